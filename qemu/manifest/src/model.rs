@@ -1,0 +1,222 @@
+//! The validated manifest: the types other crates consume.
+//!
+//! A value of these types has passed every check in `schema` and
+//! `validate`, so consumers (image builder, runner, code generator) can use
+//! it without re-checking. Fields are added here as the schema grows
+//! (per-task capabilities, regions, channels, IRQs, restart policy), each as
+//! a new field or a new list beside `tasks`, so existing users keep working.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// One system image: what it is called, what it runs, and, for an in-guest
+/// test image, what the runner must see.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Manifest {
+    /// The path or label the manifest came from, used in messages and in
+    /// the header of generated code.
+    pub origin: String,
+    pub system: System,
+    /// Every task, sorted by `start_order` (the index is the task's index in
+    /// start order, `TASK_INDEX` in its generated constants).
+    pub tasks: Vec<Task>,
+    /// Present only in in-guest test systems.
+    pub test: Option<TestSpec>,
+}
+
+/// The `[system]` table: the machine the image needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct System {
+    pub name: String,
+    pub description: Option<String>,
+    /// Guest memory, in MiB.
+    pub memory_mib: u32,
+    pub cpus: u32,
+}
+
+/// One `[tasks.NAME]` table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Task {
+    pub name: String,
+    /// The cargo package that builds the task's ELF (`crate` in TOML).
+    pub crate_name: String,
+    /// 0 is the most urgent.
+    pub priority: u8,
+    /// Bytes, a whole number of pages.
+    pub stack_size: u32,
+    /// Bytes, a whole number of pages.
+    pub heap_size: u32,
+    /// Unique across tasks; tasks start in ascending order.
+    pub start_order: u32,
+}
+
+/// The `[test]` table: how the runner judges an in-guest test image.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestSpec {
+    pub timeout_secs: u32,
+    /// The modes to run the image in, each once, in the order given.
+    pub modes: Vec<Mode>,
+    /// Substrings the serial console must print, in this order.
+    pub expect: Vec<String>,
+    /// Substrings the serial console must never print.
+    pub forbid: Vec<String>,
+    pub outcome: Outcome,
+}
+
+/// How QEMU runs the guest (see the design brief, "Measuring without
+/// hardware counters").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// TCG, guest time from the TSC.
+    Tcg,
+    /// TCG with `-icount shift=0,sleep=off`: deterministic, counts
+    /// instructions.
+    Icount,
+    /// Hardware KVM, only where the host has it.
+    Kvm,
+}
+
+/// The exit the kernel must report for a test to pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// Every task ended and the kernel exited with success.
+    Pass,
+    /// The kernel reported a fault of its own.
+    KernelFault,
+}
+
+/// A string that names no variant of [`Mode`] or [`Outcome`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownVariant {
+    /// What was being parsed: "mode" or "outcome".
+    pub what: &'static str,
+    pub given: String,
+    pub allowed: &'static [&'static str],
+}
+
+impl Manifest {
+    /// The task built by `crate_name`, with its index in start order.
+    pub fn task_for_crate(&self, crate_name: &str) -> Option<(usize, &Task)> {
+        self.tasks
+            .iter()
+            .enumerate()
+            .find(|(_, task)| task.crate_name == crate_name)
+    }
+
+    /// The task called `name`, with its index in start order.
+    pub fn task(&self, name: &str) -> Option<(usize, &Task)> {
+        self.tasks
+            .iter()
+            .enumerate()
+            .find(|(_, task)| task.name == name)
+    }
+}
+
+impl Task {
+    /// Bytes of guest memory this task's stack and heap take.
+    pub fn memory_bytes(&self) -> u64 {
+        u64::from(self.stack_size) + u64::from(self.heap_size)
+    }
+}
+
+impl Mode {
+    pub const ALL: [Mode; 3] = [Mode::Tcg, Mode::Icount, Mode::Kvm];
+    pub const NAMES: &'static [&'static str] = &["tcg", "icount", "kvm"];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Tcg => "tcg",
+            Mode::Icount => "icount",
+            Mode::Kvm => "kvm",
+        }
+    }
+}
+
+impl Outcome {
+    pub const ALL: [Outcome; 2] = [Outcome::Pass, Outcome::KernelFault];
+    pub const NAMES: &'static [&'static str] = &["pass", "kernel-fault"];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::KernelFault => "kernel-fault",
+        }
+    }
+}
+
+/// Finds the variant whose `as_str` is `text`.
+fn variant<T: Copy>(
+    all: &[T],
+    names: &'static [&'static str],
+    what: &'static str,
+    text: &str,
+) -> Result<T, UnknownVariant> {
+    names
+        .iter()
+        .position(|name| *name == text)
+        .map(|index| all[index])
+        .ok_or_else(|| UnknownVariant {
+            what,
+            given: text.to_owned(),
+            allowed: names,
+        })
+}
+
+impl FromStr for Mode {
+    type Err = UnknownVariant;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        variant(&Mode::ALL, Mode::NAMES, "mode", text)
+    }
+}
+
+impl FromStr for Outcome {
+    type Err = UnknownVariant;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        variant(&Outcome::ALL, Outcome::NAMES, "outcome", text)
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Display for UnknownVariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let allowed: Vec<String> = self.allowed.iter().map(|a| format!("`{a}`")).collect();
+        write!(
+            f,
+            "unknown {} `{}`; use one of {}",
+            self.what,
+            self.given,
+            allowed.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownVariant {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_variants() {
+        let modes: Vec<&str> = Mode::ALL.iter().map(|mode| mode.as_str()).collect();
+        assert_eq!(modes, Mode::NAMES);
+        let outcomes: Vec<&str> = Outcome::ALL
+            .iter()
+            .map(|outcome| outcome.as_str())
+            .collect();
+        assert_eq!(outcomes, Outcome::NAMES);
+    }
+}

@@ -1,0 +1,91 @@
+//! The `[test]` table: how the runner judges an in-guest test image.
+//!
+//! Only test systems have it. Its rules are about what the runner can
+//! check: known modes, each once; a non-empty `expect` list; no empty
+//! pattern (it would match any output); a known outcome.
+
+use crate::error::Error;
+use crate::limits::*;
+use crate::model::{Mode, Outcome, TestSpec};
+use crate::rules::{self, Unit};
+use crate::strict::Fields;
+use crate::suggest::{Suggestion, Words};
+
+/// Keys allowed in `[test]`.
+pub(crate) const KEYS: &[&str] = &["timeout_secs", "modes", "expect", "forbid", "outcome"];
+
+pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
+    let timeout_secs = rules::integer(
+        fields,
+        "timeout_secs",
+        Some(DEFAULT_TIMEOUT_SECS),
+        MIN_TIMEOUT_SECS,
+        MAX_TIMEOUT_SECS,
+        Unit::Count,
+    )?;
+    let modes = modes(fields)?;
+    let expect = patterns(fields, fields.required("expect")?, "expect")?;
+    if expect.is_empty() {
+        return Err(Error::EmptyExpect {
+            origin: fields.origin().to_owned(),
+        });
+    }
+    let forbid = patterns(
+        fields,
+        fields.optional("forbid")?.unwrap_or_default(),
+        "forbid",
+    )?;
+    let outcome = outcome(fields)?;
+    Ok(TestSpec {
+        timeout_secs,
+        modes,
+        expect,
+        forbid,
+        outcome,
+    })
+}
+
+fn modes(fields: &Fields) -> Result<Vec<Mode>, Error> {
+    let Some(names) = fields.optional::<Vec<&str>>("modes")? else {
+        return Ok(vec![Mode::Tcg]);
+    };
+    let mut modes = Vec::with_capacity(names.len());
+    for (index, name) in names.iter().enumerate() {
+        let mode = name.parse::<Mode>().map_err(|_| Error::UnknownMode {
+            origin: fields.origin().to_owned(),
+            path: format!("{}[{index}]", fields.path_of("modes")),
+            value: (*name).to_owned(),
+            suggestion: Suggestion::new(name, Mode::NAMES, Words::Values),
+        })?;
+        if modes.contains(&mode) {
+            return Err(Error::DuplicateMode {
+                origin: fields.origin().to_owned(),
+                mode,
+            });
+        }
+        modes.push(mode);
+    }
+    Ok(modes)
+}
+
+/// Owns the patterns at `key`, rejecting empty ones.
+fn patterns(fields: &Fields, patterns: Vec<&str>, key: &str) -> Result<Vec<String>, Error> {
+    match patterns.iter().position(|pattern| pattern.is_empty()) {
+        Some(index) => Err(Error::EmptyPattern {
+            origin: fields.origin().to_owned(),
+            path: format!("{}[{index}]", fields.path_of(key)),
+        }),
+        None => Ok(patterns.into_iter().map(str::to_owned).collect()),
+    }
+}
+
+fn outcome(fields: &Fields) -> Result<Outcome, Error> {
+    let Some(name) = fields.optional::<&str>("outcome")? else {
+        return Ok(Outcome::Pass);
+    };
+    name.parse().map_err(|_| Error::UnknownOutcome {
+        origin: fields.origin().to_owned(),
+        value: name.to_owned(),
+        suggestion: Suggestion::new(name, Outcome::NAMES, Words::Values),
+    })
+}

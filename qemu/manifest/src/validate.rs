@@ -1,0 +1,73 @@
+//! Rules about the system as a whole: how many tasks, what must be unique
+//! among them, and whether their memory fits.
+//!
+//! These run after `schema` has checked every single value, so they see
+//! trusted fields. Issue 3's rules (no overlapping regions, one owner per
+//! IRQ, an acyclic call graph) belong here too.
+
+use crate::error::Error;
+use crate::limits::{MAX_TASKS, MIB};
+use crate::model::{Manifest, Task};
+
+/// Checks the whole-system rules, in a fixed order so that a manifest with
+/// several problems always reports the same one first.
+pub(crate) fn system(manifest: &Manifest) -> Result<(), Error> {
+    let origin = || manifest.origin.clone();
+    let tasks = &manifest.tasks;
+    if tasks.is_empty() {
+        return Err(Error::NoTasks { origin: origin() });
+    }
+    if tasks.len() > MAX_TASKS {
+        return Err(Error::TooManyTasks {
+            origin: origin(),
+            count: tasks.len(),
+            max: MAX_TASKS,
+        });
+    }
+    if let Some((first, second)) = first_duplicate(tasks, |task| task.start_order) {
+        return Err(Error::DuplicateStartOrder {
+            origin: origin(),
+            first: first.name.clone(),
+            second: second.name.clone(),
+            start_order: first.start_order,
+        });
+    }
+    if let Some((first, second)) = first_duplicate(tasks, |task| task.crate_name.as_str()) {
+        return Err(Error::DuplicateCrate {
+            origin: origin(),
+            first: first.name.clone(),
+            second: second.name.clone(),
+            crate_name: first.crate_name.clone(),
+        });
+    }
+    memory_budget(manifest)
+}
+
+/// The first pair of tasks, in document order, that share `key`.
+fn first_duplicate<'a, K: PartialEq>(
+    tasks: &'a [Task],
+    key: impl Fn(&'a Task) -> K,
+) -> Option<(&'a Task, &'a Task)> {
+    tasks.iter().enumerate().find_map(|(index, second)| {
+        let first = tasks[..index]
+            .iter()
+            .find(|first| key(first) == key(second))?;
+        Some((first, second))
+    })
+}
+
+/// Tasks may take at most half of guest memory for their stacks and heaps;
+/// the rest is for the kernel, page tables, ELF images and shared regions.
+fn memory_budget(manifest: &Manifest) -> Result<(), Error> {
+    let requested: u64 = manifest.tasks.iter().map(Task::memory_bytes).sum();
+    let available = u64::from(manifest.system.memory_mib) * u64::from(MIB) / 2;
+    if requested > available {
+        return Err(Error::MemoryBudget {
+            origin: manifest.origin.clone(),
+            requested,
+            available,
+            memory_mib: manifest.system.memory_mib,
+        });
+    }
+    Ok(())
+}
