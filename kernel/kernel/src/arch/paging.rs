@@ -1,0 +1,196 @@
+//! Address spaces: one 4-level page table per task.
+//!
+//! Every address space shares the kernel half (PML4 entries 256..512, which
+//! point at the boot page tables: the direct map of physical memory at
+//! [`PHYS_OFFSET`] and the kernel image at -2 GiB). The lower half belongs to
+//! the task. The kernel reaches page-table frames and task memory through
+//! the direct map, never through user addresses, so it cannot be tricked
+//! into touching memory a task does not own.
+
+use crate::mem;
+use x86_64::registers::control::{Cr3, Cr3Flags};
+use x86_64::structures::paging::page_table::{PageTable, PageTableEntry, PageTableFlags as F};
+use x86_64::structures::paging::{
+    mapper::TranslateResult, FrameAllocator, Mapper, OffsetPageTable, Page, PhysFrame, Size4KiB, Translate,
+};
+use x86_64::{PhysAddr, VirtAddr};
+
+/// Base of the direct map of physical memory (first 4 GiB).
+pub const PHYS_OFFSET: u64 = 0xffff_8000_0000_0000;
+/// How much physical memory the direct map covers.
+pub const DIRECT_MAP_SIZE: u64 = 4 << 30;
+
+/// Kernel-virtual pointer to physical address `phys` (must be below 4 GiB).
+pub fn phys_to_virt(phys: u64) -> *mut u8 {
+    (PHYS_OFFSET + phys) as *mut u8
+}
+
+/// Byte slice view of one physical frame through the direct map.
+///
+/// # Safety
+/// The frame must be owned by the caller (allocated and not shared with a
+/// live reference), and below [`DIRECT_MAP_SIZE`].
+pub unsafe fn frame_bytes(phys: u64) -> &'static mut [u8; 4096] {
+    // Safety: the caller owns the frame; the direct map covers it.
+    unsafe { &mut *(phys_to_virt(phys) as *mut [u8; 4096]) }
+}
+
+/// Allocates frames for new page tables from the kernel's frame allocator.
+struct Frames;
+
+// Safety: `mem::alloc_frame` returns frames no one else owns.
+unsafe impl FrameAllocator<Size4KiB> for Frames {
+    fn allocate_frame(&mut self) -> Option<PhysFrame> {
+        mem::alloc_frame().map(|p| PhysFrame::containing_address(PhysAddr::new(p)))
+    }
+}
+
+/// Why a mapping could not be made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapError {
+    OutOfMemory,
+    AlreadyMapped,
+}
+
+/// Permissions of a user page.
+#[derive(Debug, Clone, Copy)]
+pub struct UserPerms {
+    pub writable: bool,
+    pub executable: bool,
+}
+
+/// The physical address of the kernel's template PML4 (the boot tables).
+static KERNEL_PML4: spin::Once<u64> = spin::Once::new();
+
+/// Records the boot PML4 as the kernel template and drops the identity map
+/// of low memory that the boot code needed, so that the lower half is empty
+/// for tasks and a stray kernel access to a low address faults.
+pub fn init() {
+    let (frame, _) = Cr3::read();
+    let phys = frame.start_address().as_u64();
+    // Safety: CR3 points at the boot PML4, reachable through the direct map
+    // and used only by this CPU during boot.
+    let pml4 = unsafe { &mut *(phys_to_virt(phys) as *mut PageTable) };
+    pml4[0].set_unused();
+    x86_64::instructions::tlb::flush_all();
+    KERNEL_PML4.call_once(|| phys);
+}
+
+/// One task's address space.
+pub struct AddressSpace {
+    pml4: u64,
+}
+
+impl AddressSpace {
+    /// A new address space with the kernel half mapped and nothing below.
+    pub fn new() -> Result<Self, MapError> {
+        let pml4 = mem::alloc_frame().ok_or(MapError::OutOfMemory)?;
+        let template = *KERNEL_PML4.get().expect("paging::init runs before any address space is made");
+        // Safety: `pml4` is a fresh frame we own; the template is the boot
+        // PML4, only read here.
+        unsafe {
+            let new = &mut *(phys_to_virt(pml4) as *mut PageTable);
+            let old = &*(phys_to_virt(template) as *const PageTable);
+            for i in 0..256 {
+                new[i] = PageTableEntry::new();
+            }
+            for i in 256..512 {
+                new[i] = old[i].clone();
+            }
+        }
+        Ok(Self { pml4 })
+    }
+
+    fn mapper(&mut self) -> OffsetPageTable<'_> {
+        // Safety: `self.pml4` is this address space's PML4 frame, borrowed
+        // mutably through `&mut self`; the direct map covers it.
+        unsafe { OffsetPageTable::new(&mut *(phys_to_virt(self.pml4) as *mut PageTable), VirtAddr::new(PHYS_OFFSET)) }
+    }
+
+    /// Maps a fresh zeroed frame at user page `vaddr`; returns its physical address.
+    pub fn map_zeroed(&mut self, vaddr: u64, perms: UserPerms) -> Result<u64, MapError> {
+        let phys = mem::alloc_frame().ok_or(MapError::OutOfMemory)?;
+        // Safety: a fresh frame is ours to clear.
+        unsafe { frame_bytes(phys).fill(0) };
+        let mut flags = F::PRESENT | F::USER_ACCESSIBLE;
+        if perms.writable {
+            flags |= F::WRITABLE;
+        }
+        if !perms.executable {
+            flags |= F::NO_EXECUTE;
+        }
+        let page = Page::<Size4KiB>::containing_address(VirtAddr::new(vaddr));
+        let frame = PhysFrame::containing_address(PhysAddr::new(phys));
+        // Safety: the frame is fresh (no aliasing) and the page is in the
+        // user half, which the kernel never uses for its own data. Parent
+        // tables allow everything; the leaf entry alone sets permissions.
+        let parents = F::PRESENT | F::WRITABLE | F::USER_ACCESSIBLE;
+        let result = unsafe { self.mapper().map_to_with_table_flags(page, frame, flags, parents, &mut Frames) };
+        match result {
+            Ok(flush) => {
+                flush.ignore(); // not the active address space yet, or the caller flushes
+                Ok(phys)
+            }
+            Err(e) => {
+                let _ = mem::free_frame(phys);
+                Err(match e {
+                    x86_64::structures::paging::mapper::MapToError::FrameAllocationFailed => MapError::OutOfMemory,
+                    _ => MapError::AlreadyMapped,
+                })
+            }
+        }
+    }
+
+    /// Physical address behind user address `vaddr`, if the page is mapped
+    /// user-accessible (and writable when `write` is asked).
+    pub fn translate_user(&mut self, vaddr: u64, write: bool) -> Option<u64> {
+        if !conflux_abi::layout::is_user_range(vaddr, 1) {
+            return None;
+        }
+        match self.mapper().translate(VirtAddr::new(vaddr)) {
+            TranslateResult::Mapped { frame, offset, flags }
+                if flags.contains(F::USER_ACCESSIBLE) && (!write || flags.contains(F::WRITABLE)) =>
+            {
+                Some(frame.start_address().as_u64() + offset)
+            }
+            _ => None,
+        }
+    }
+
+    /// Makes this the current address space on this CPU.
+    pub fn activate(&self) {
+        if Cr3::read().0.start_address().as_u64() == self.pml4 {
+            return;
+        }
+        let frame = PhysFrame::containing_address(PhysAddr::new(self.pml4));
+        // Safety: the PML4 maps the kernel half identically to every other
+        // address space, so the kernel keeps running after the switch.
+        unsafe { Cr3::write(frame, Cr3Flags::empty()) };
+    }
+
+    /// Returns every frame of the lower half — pages and page tables — and
+    /// the PML4 itself to the allocator.
+    pub fn destroy(self) {
+        // The kernel half is shared and must not be freed.
+        free_table(self.pml4, 4, 256);
+    }
+}
+
+/// Frees the user part of a page table at `level` (4 = PML4), then the table.
+fn free_table(phys: u64, level: u8, entries: usize) {
+    // Safety: the table belongs to an address space being destroyed; no
+    // CPU runs on it (the caller switched away), so we own its frames.
+    let table = unsafe { &*(phys_to_virt(phys) as *const PageTable) };
+    for entry in table.iter().take(entries) {
+        if !entry.flags().contains(F::PRESENT) {
+            continue;
+        }
+        let child = entry.addr().as_u64();
+        if level > 1 && !entry.flags().contains(F::HUGE_PAGE) {
+            free_table(child, level - 1, 512);
+        } else {
+            let _ = mem::free_frame(child);
+        }
+    }
+    let _ = mem::free_frame(phys);
+}

@@ -1,0 +1,105 @@
+//! The Conflux kernel.
+//!
+//! A small capability microkernel for x86-64 on QEMU `q35`. Principles:
+//!
+//! - **The kernel is not a task's victim.** Nothing a task passes or does —
+//!   a wild pointer, an unknown syscall, a fault — can make the kernel
+//!   fault, panic or hang. Task pointers are checked against the task's own
+//!   page tables ([`usermem`]); task faults stop the task ([`trap`]).
+//! - **Every stop is explained.** Task faults, kernel faults and panics
+//!   print a report a person can act on, and the machine exits with a
+//!   verdict the runner understands; there are no silent hangs.
+//! - **One kernel stack per CPU, no kernel threads.** A task that is not
+//!   running is its saved registers; every entry builds one frame and every
+//!   exit restores one ([`arch::trap`]).
+//! - **Static system.** The set of tasks comes from the manifest, lowered by
+//!   the host into the boot image; the kernel validates it once and runs it.
+//! - **Hardware in one place.** Everything x86-specific lives in [`arch`];
+//!   hardware-free logic (frames, ELF planning) lives in `conflux-kcore`
+//!   and is tested on the host.
+#![no_std]
+#![no_main]
+
+mod arch;
+mod console;
+mod fault;
+mod mem;
+mod panic;
+mod pvh;
+mod sched;
+mod syscall;
+mod task;
+mod trap;
+mod usermem;
+
+use arch::trap::TrapFrame;
+use arch::{cpu, gdt, idt, machine, paging};
+use conflux_abi::exit::Verdict;
+use conflux_bootimg::BootImage;
+
+/// The kernel's link base: virtual = physical + KERNEL_VMA for its image.
+const KERNEL_VMA: u64 = 0xffff_ffff_8000_0000;
+/// Physical memory below this is left to firmware (real-mode tables, PVH
+/// start info, option ROMs) and never allocated.
+const LOW_MEMORY: u64 = 0x10_0000;
+
+const KERNEL_STACK_SIZE: usize = 64 * 1024;
+const FAULT_STACK_SIZE: usize = 16 * 1024;
+
+#[repr(C, align(16))]
+struct Stack<const N: usize>([u8; N]);
+
+static mut KERNEL_STACK: Stack<KERNEL_STACK_SIZE> = Stack([0; KERNEL_STACK_SIZE]);
+static mut FAULT_STACK: Stack<FAULT_STACK_SIZE> = Stack([0; FAULT_STACK_SIZE]);
+static mut PERCPU: cpu::PerCpu = cpu::PerCpu { self_ptr: 0, kernel_stack_top: 0, user_rsp: 0, cpu: 0 };
+
+extern "C" {
+    static __kernel_virt_end: u8;
+}
+
+fn stack_top<const N: usize>(s: *mut Stack<N>) -> u64 {
+    s as u64 + N as u64
+}
+
+/// Stops the boot with a message: the machine cannot run this image.
+fn boot_failed(why: &dyn core::fmt::Display) -> ! {
+    kprintln!("boot failed: {why}");
+    machine::exit(Verdict::KernelFault)
+}
+
+/// Rust entry point, called by the PVH boot code on the boot stack.
+#[no_mangle]
+extern "C" fn kernel_main(start_info: u64) -> ! {
+    arch::serial::init();
+    kprintln!("Conflux {} booting", env!("CARGO_PKG_VERSION"));
+    let features = cpu::features();
+    if !features.nx {
+        boot_failed(&"the CPU has no NX bit; run QEMU with -cpu max");
+    }
+    paging::init();
+    let kstack = stack_top(core::ptr::addr_of_mut!(KERNEL_STACK));
+    gdt::init(kstack, stack_top(core::ptr::addr_of_mut!(FAULT_STACK)));
+    idt::init();
+    // Safety: PERCPU is handed out exactly once, here, to this CPU.
+    let percpu = unsafe { &mut *core::ptr::addr_of_mut!(PERCPU) };
+    percpu.kernel_stack_top = kstack;
+    cpu::init(&features, percpu, arch::trap::syscall_entry_address());
+    cpu::mask_legacy_pic();
+    kprintln!(
+        "cpu: nx={} smep={} smap={} pcid={}",
+        features.nx,
+        features.smep,
+        features.smap,
+        features.pcid
+    );
+
+    let boot = pvh::parse(start_info).unwrap_or_else(|e| boot_failed(&e));
+    // Only the address of the linker symbol is taken, never its contents.
+    let kernel_end = core::ptr::addr_of!(__kernel_virt_end) as u64 - KERNEL_VMA;
+    let reserved = [(0, LOW_MEMORY), (LOW_MEMORY, kernel_end), (boot.image.0, boot.image.0 + boot.image.1)];
+    mem::init(boot.ram(), reserved.into_iter());
+    let image = BootImage::parse(boot.image_bytes()).unwrap_or_else(|e| boot_failed(&e));
+
+    let slot = (kstack - core::mem::size_of::<TrapFrame>() as u64) as *mut TrapFrame;
+    sched::start(&image, slot)
+}

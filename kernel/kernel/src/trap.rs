@@ -1,0 +1,67 @@
+//! The kernel's single entry point after the assembly stubs.
+//!
+//! Every trap arrives here with the interrupted registers. From a task:
+//! save them, act (syscall, fault, interrupt), pick who runs next, and
+//! leave that task's registers in the frame. From the kernel itself: an
+//! exception is a kernel bug and stops the machine with a report.
+
+use crate::arch::machine;
+use crate::arch::trap::{TrapFrame, SYSCALL_VECTOR};
+use crate::fault::Report;
+use crate::sched::KERNEL;
+use crate::syscall::{self, Effect};
+use crate::task::State;
+use crate::{arch, kprintln};
+use conflux_abi::exit::Verdict;
+
+/// First vector of hardware interrupts.
+const IRQ_BASE: u64 = 32;
+
+#[no_mangle]
+extern "C" fn trap_dispatch(frame: &mut TrapFrame) {
+    if !frame.from_user() {
+        return kernel_trap(frame);
+    }
+    let mut k = KERNEL.lock();
+    k.current().ctx = *frame;
+    let effect = match frame.vector {
+        SYSCALL_VECTOR => syscall::handle(k.current()),
+        v if v < IRQ_BASE => {
+            let report = Report { frame, cr2: arch::fault_address() };
+            let t = k.current();
+            kprintln!("task '{}' faulted: {report}; task stopped, other tasks continue", t.name);
+            let dead = k.end_current(State::Faulted);
+            k.switch(frame);
+            if let Some(space) = dead {
+                space.destroy();
+            }
+            return;
+        }
+        _ => Effect::Resume, // no device interrupts are routed yet
+    };
+    match effect {
+        Effect::Resume => *frame = k.current().ctx,
+        Effect::Yield => k.switch(frame),
+        Effect::Exit(code) => {
+            kprintln!("task '{}' exited with code {code}", k.current().name);
+            let dead = k.end_current(State::Exited(code));
+            k.switch(frame);
+            if let Some(space) = dead {
+                space.destroy();
+            }
+        }
+    }
+}
+
+/// A trap taken while the kernel itself was running.
+fn kernel_trap(frame: &mut TrapFrame) {
+    if frame.vector >= IRQ_BASE {
+        return; // an interrupt while idle: nothing to do yet
+    }
+    let report = Report { frame, cr2: arch::fault_address() };
+    let task = KERNEL.try_lock().map(|mut k| k.current().name).unwrap_or("<kernel state locked>");
+    crate::console::print_forced(format_args!(
+        "conflux: KERNEL FAULT: {report} (kernel mode, last task '{task}')\nconflux: stopping the machine: this is a kernel bug; the line above names the instruction\n"
+    ));
+    machine::exit(Verdict::KernelFault)
+}

@@ -1,0 +1,47 @@
+//! The runtime every Conflux task links.
+//!
+//! It owns the few places where a task must be unsafe — the `syscall`
+//! instruction, the heap over the region the kernel mapped, the entry point
+//! — and offers safe functions in their place, so tasks themselves can
+//! `#![forbid(unsafe_code)]`. A task is written as:
+//!
+//! ```ignore
+//! #![no_std]
+//! #![no_main]
+//! #![forbid(unsafe_code)]
+//! conflux_userlib::entry!(main);
+//! fn main() {
+//!     conflux_userlib::println!("hello from {}", config::TASK_NAME);
+//! }
+//! ```
+//!
+//! `entry!` also brings the task's generated constants into scope as
+//! `config` (see `conflux-manifest`'s codegen).
+#![no_std]
+
+extern crate alloc;
+
+pub mod io;
+pub mod rt;
+pub mod sys;
+
+pub use conflux_abi::SysError;
+
+/// Declares the task's entry point and its generated `config` module.
+///
+/// The task crate's `build.rs` must call
+/// `conflux_manifest::build_script_main()`, which writes the constants.
+#[macro_export]
+macro_rules! entry {
+    ($main:path) => {
+        /// Constants generated from the system manifest for this task.
+        pub mod config {
+            include!(concat!(env!("OUT_DIR"), "/task_consts.rs"));
+        }
+
+        #[no_mangle]
+        extern "C" fn _start() -> ! {
+            $crate::rt::start(config::HEAP_SIZE, $main)
+        }
+    };
+}

@@ -1,0 +1,31 @@
+//! Task start-up, heap and panic handling.
+
+use conflux_abi::layout::HEAP_BASE;
+use linked_list_allocator::LockedHeap;
+
+#[global_allocator]
+static HEAP: LockedHeap = LockedHeap::empty();
+
+/// Runs `main` after setting up the heap the kernel mapped, then exits 0.
+pub fn start(heap_size: usize, main: fn()) -> ! {
+    if heap_size > 0 {
+        // Safety: the kernel maps `heap_size` zeroed, writable bytes at
+        // HEAP_BASE for this task (the manifest's heap_size, passed in from
+        // the generated constants), and nothing else uses that range.
+        unsafe { HEAP.lock().init(HEAP_BASE as *mut u8, heap_size) };
+    }
+    main();
+    crate::sys::exit(0)
+}
+
+/// Exit code of a task that panicked.
+pub const PANIC_EXIT_CODE: u64 = 101;
+
+#[panic_handler]
+fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
+    match info.location() {
+        Some(l) => crate::println!("panicked at {}:{}: {}", l.file(), l.line(), info.message()),
+        None => crate::println!("panicked: {}", info.message()),
+    }
+    crate::sys::exit(PANIC_EXIT_CODE)
+}

@@ -1,0 +1,140 @@
+//! Benchmarks: each writes one JSON object per line to
+//! `target/bench/results.jsonl` (fields bench, config, param, metric,
+//! value, unit, mode) and prints a table.
+
+use crate::accel::Accel;
+use crate::{image, qemu, workspace};
+use std::io::Write;
+use std::process::Command;
+use std::time::Duration;
+
+const BENCHES: [&str; 2] = ["boot", "cosy-interp"];
+const BOOT_RUNS: usize = 15;
+
+/// One machine-readable result.
+pub struct Record<'a> {
+    pub bench: &'a str,
+    pub config: &'a str,
+    pub param: &'a str,
+    pub metric: &'a str,
+    pub value: f64,
+    pub unit: &'a str,
+    pub mode: &'a str,
+}
+
+fn json_str(s: &str) -> String {
+    let mut o = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+impl Record<'_> {
+    pub fn to_json(&self) -> String {
+        format!(
+            "{{\"bench\":{},\"config\":{},\"param\":{},\"metric\":{},\"value\":{},\"unit\":{},\"mode\":{}}}",
+            json_str(self.bench),
+            json_str(self.config),
+            json_str(self.param),
+            json_str(self.metric),
+            self.value,
+            json_str(self.unit),
+            json_str(self.mode)
+        )
+    }
+}
+
+fn results_path() -> std::path::PathBuf {
+    workspace::root().join("target/bench/results.jsonl")
+}
+
+/// Appends records to the results file.
+pub fn append(records: &[Record<'_>]) -> Result<(), String> {
+    let path = results_path();
+    std::fs::create_dir_all(path.parent().expect("results file has a parent")).map_err(|e| e.to_string())?;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    for r in records {
+        writeln!(f, "{}", r.to_json()).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Wall time from starting QEMU to the kernel banner, default system, TCG.
+fn boot() -> Result<(), String> {
+    let built = image::build_named("default")?;
+    let mut times = Vec::new();
+    for _ in 0..BOOT_RUNS {
+        let run = qemu::run_captured(&built, Accel::Tcg, Duration::from_secs(30))?;
+        let t = run.banner_after.ok_or_else(|| format!("the kernel banner never appeared; console:\n{}", run.output))?;
+        times.push(t.as_secs_f64() * 1000.0);
+    }
+    let (min, max) = times.iter().fold((f64::MAX, 0f64), |(a, b), &t| (a.min(t), b.max(t)));
+    let med = median(&mut times);
+    println!("bench boot (tcg, host wall clock, {BOOT_RUNS} runs)");
+    println!("  {:<28} {:>9} {:>9} {:>9}", "metric", "median", "min", "max");
+    println!("  {:<28} {:>7.1}ms {:>7.1}ms {:>7.1}ms", "qemu start -> banner", med, min, max);
+    append(&[Record { bench: "boot", config: "default", param: "median", metric: "qemu_start_to_banner", value: med, unit: "ms", mode: "tcg" }])
+}
+
+/// The cosy-abi interpreter benchmark runs on the host.
+fn cosy_interp() -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .current_dir(workspace::root())
+        .args(["bench", "-p", "cosy-abi", "--bench", "interp"])
+        .env("CONFLUX_BENCH_OUT", results_path())
+        .status()
+        .map_err(|e| format!("cannot run cargo bench: {e}"))?;
+    if !status.success() {
+        return Err("cargo bench -p cosy-abi --bench interp failed".into());
+    }
+    Ok(())
+}
+
+/// Runs the benchmark named `name`, or all of them.
+pub fn run(name: Option<&str>) -> Result<(), String> {
+    let names: Vec<&str> = match name {
+        None => BENCHES.to_vec(),
+        Some(n) if BENCHES.contains(&n) => vec![n],
+        Some(n) => return Err(format!("no benchmark named `{n}`; known: {}", BENCHES.join(", "))),
+    };
+    for n in names {
+        match n {
+            "boot" => boot()?,
+            "cosy-interp" => cosy_interp()?,
+            _ => unreachable!("BENCHES lists only handled names"),
+        }
+    }
+    println!("records appended to {}", results_path().display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_are_one_json_object_with_every_field() {
+        let r = Record { bench: "b", config: "c\"q", param: "median", metric: "m", value: 1.5, unit: "ns", mode: "host" };
+        assert_eq!(
+            r.to_json(),
+            r#"{"bench":"b","config":"c\"q","param":"median","metric":"m","value":1.5,"unit":"ns","mode":"host"}"#
+        );
+    }
+}

@@ -1,0 +1,77 @@
+//! `conflux`: the host side of Conflux.
+//!
+//! Builds a system's boot image from its manifest (kernel + task ELFs),
+//! boots it in QEMU `q35` with the right accelerator, and turns what the
+//! guest prints and how QEMU exits into verdicts. `cargo make` tasks call
+//! this tool; it can also be run directly with `cargo run -p conflux-runner`.
+
+mod accel;
+mod bench;
+mod guest_test;
+mod host_test;
+mod image;
+mod qemu;
+mod symbolize;
+mod workspace;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "conflux", about = "Build and run Conflux systems in QEMU")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build a system and boot it with the serial console on this terminal.
+    Run {
+        /// A system name (qemu/systems/NAME.toml or qemu/tests/NAME.toml) or a manifest path.
+        #[arg(default_value = "default")]
+        system: String,
+        /// Accelerator: tcg, icount or kvm (default: kvm only where hardware-backed, else tcg).
+        #[arg(long)]
+        accel: Option<accel::Accel>,
+    },
+    /// Run every host test, then every in-guest test system.
+    Test {
+        /// Only guest tests whose name contains this text (host tests are skipped when given).
+        filter: Option<String>,
+    },
+    /// Boot a system halted, waiting for gdb, and print the command to attach.
+    Gdb {
+        #[arg(default_value = "default")]
+        system: String,
+    },
+    /// Build a system's boot image and print where it is.
+    Build {
+        #[arg(default_value = "default")]
+        system: String,
+    },
+    /// Run benchmarks (all, or the one named) and append records to target/bench/results.jsonl.
+    Bench {
+        name: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run { system, accel } => qemu::run_interactive(&system, accel),
+        Command::Test { filter } => guest_test::run_all(filter.as_deref()),
+        Command::Gdb { system } => qemu::run_gdb(&system),
+        Command::Build { system } => image::build_named(&system).map(|b| {
+            println!("boot image: {}\nkernel:     {}", b.image.display(), b.kernel.display());
+        }),
+        Command::Bench { name } => bench::run(name.as_deref()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("conflux: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

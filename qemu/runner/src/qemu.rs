@@ -1,0 +1,181 @@
+//! Starting QEMU: the machine every Conflux system runs on, interactively
+//! or captured (for tests and benchmarks) with a timeout.
+
+use crate::accel::{self, Accel};
+use crate::image::{self, Built};
+use crate::symbolize;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const QEMU: &str = "qemu-system-x86_64";
+/// Text of the kernel's banner line, printed once every task is loaded.
+pub const BANNER_MARK: &str = "' up: ";
+
+/// Finds QEMU on the PATH, or says how to install it.
+pub fn find_qemu() -> Result<PathBuf, String> {
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|d| d.join(QEMU))
+        .find(|p| p.is_file())
+        .ok_or_else(|| format!("{QEMU} not found on PATH: install it with `sudo apt-get install qemu-system-x86` (or run `bash qemu/setup.sh`)"))
+}
+
+/// The QEMU command for `built` under `accel`, without serial settings.
+fn command(built: &Built, accel: Accel) -> Result<Command, String> {
+    let mut cmd = Command::new(find_qemu()?);
+    let sys = &built.manifest.system;
+    // Under icount a guest with more than one CPU may never finish booting
+    // (seen with Linux here), so icount always runs one CPU.
+    let cpus = if accel == Accel::Icount { 1 } else { sys.cpus };
+    cmd.args(["-machine", "q35", "-nodefaults", "-no-reboot", "-display", "none"])
+        .args(["-m", &format!("{}M", sys.memory_mib), "-smp", &cpus.to_string()])
+        .args(["-device", "isa-debug-exit,iobase=0xf4,iosize=4"])
+        .arg("-kernel")
+        .arg(&built.kernel)
+        .arg("-initrd")
+        .arg(&built.image)
+        .args(accel.qemu_args());
+    Ok(cmd)
+}
+
+fn describe(built: &Built, accel: Accel) -> String {
+    let s = &built.manifest.system;
+    format!("system '{}' under {accel} (QEMU q35, {} CPU, {} MiB)", s.name, s.cpus, s.memory_mib)
+}
+
+/// Builds `system` and boots it with the console on this terminal.
+pub fn run_interactive(system: &str, accel: Option<Accel>) -> Result<(), String> {
+    let accel = accel.unwrap_or_else(accel::default_accel);
+    accel::check(accel)?;
+    let built = image::build_named(system)?;
+    eprintln!("conflux: booting {}; quit with Ctrl-A X", describe(&built, accel));
+    let mut child = command(&built, accel)?
+        .args(["-serial", "mon:stdio"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start QEMU: {e}"))?;
+    let output = forward_output(&mut child)?;
+    let status = child.wait().map_err(|e| format!("waiting for QEMU: {e}"))?;
+    for line in symbolize::annotate(&output, &built.kernel) {
+        eprintln!("{line}");
+    }
+    eprintln!("conflux: QEMU exited: {}", verdict_text(status.code()));
+    Ok(())
+}
+
+/// Copies QEMU's output to our stdout as it arrives; returns all of it.
+fn forward_output(child: &mut Child) -> Result<String, String> {
+    let mut out = child.stdout.take().ok_or("QEMU stdout not captured")?;
+    let mut all = Vec::new();
+    let mut buf = [0u8; 4096];
+    let mut stdout = std::io::stdout();
+    while let Ok(n) = out.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        let _ = stdout.write_all(&buf[..n]);
+        let _ = stdout.flush();
+        all.extend_from_slice(&buf[..n]);
+    }
+    Ok(String::from_utf8_lossy(&all).into_owned())
+}
+
+/// Readable meaning of QEMU's exit status.
+pub fn verdict_text(code: Option<i32>) -> String {
+    use conflux_abi::exit::Verdict;
+    match code.and_then(Verdict::from_qemu_status) {
+        Some(Verdict::AllTasksEnded) => "all tasks ended, no kernel fault".into(),
+        Some(Verdict::KernelFault) => "the kernel stopped the machine after a kernel fault or panic".into(),
+        None => match code {
+            Some(0) => "QEMU quit (monitor or Ctrl-A X)".into(),
+            Some(c) => format!("QEMU exited with status {c} (not a Conflux verdict: QEMU itself failed?)"),
+            None => "QEMU was killed by a signal".into(),
+        },
+    }
+}
+
+/// What a captured run produced.
+pub struct Captured {
+    pub output: String,
+    /// QEMU's exit status; `None` when the run timed out and was killed.
+    pub status: Option<i32>,
+    pub elapsed: Duration,
+    /// Time from QEMU start until the kernel banner appeared.
+    pub banner_after: Option<Duration>,
+}
+
+/// Boots `built` with the console captured, killing QEMU after `timeout`.
+pub fn run_captured(built: &Built, accel: Accel, timeout: Duration) -> Result<Captured, String> {
+    let start = Instant::now();
+    let mut child = command(built, accel)?
+        .args(["-serial", "stdio", "-monitor", "none"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start QEMU: {e}"))?;
+    let shared = Arc::new(Mutex::new((Vec::<u8>::new(), None::<Duration>)));
+    let reader = {
+        let shared = Arc::clone(&shared);
+        let mut out = child.stdout.take().ok_or("QEMU stdout not captured")?;
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = out.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let mut g = shared.lock().expect("reader lock");
+                g.0.extend_from_slice(&buf[..n]);
+                if g.1.is_none() && String::from_utf8_lossy(&g.0).contains(BANNER_MARK) {
+                    g.1 = Some(start.elapsed());
+                }
+            }
+        })
+    };
+    let status = loop {
+        if let Some(s) = child.try_wait().map_err(|e| format!("waiting for QEMU: {e}"))? {
+            break s.code();
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let elapsed = start.elapsed();
+    let _ = reader.join();
+    let mut stderr = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut stderr);
+    }
+    let g = shared.lock().expect("reader lock");
+    let mut output = String::from_utf8_lossy(&g.0).replace('\r', "");
+    if !stderr.trim().is_empty() {
+        output.push_str("\n[qemu stderr]\n");
+        output.push_str(&stderr);
+    }
+    Ok(Captured { output, status, elapsed, banner_after: g.1 })
+}
+
+/// Builds `system` and starts it halted with QEMU's gdb stub on :1234.
+pub fn run_gdb(system: &str) -> Result<(), String> {
+    let built = image::build_named(system)?;
+    let accel = Accel::Tcg;
+    eprintln!("conflux: {} halted, gdb stub on localhost:1234. Attach from another terminal with:", describe(&built, accel));
+    eprintln!(
+        "\n    gdb -ex 'file {}' -ex 'target remote localhost:1234' -ex 'break kernel_main' -ex 'continue'\n",
+        built.kernel.display()
+    );
+    eprintln!("conflux: task symbols: add-symbol-file target/x86_64-unknown-none/release/<task crate>; quit QEMU with Ctrl-A X");
+    let status = command(&built, accel)?
+        .args(["-serial", "mon:stdio", "-s", "-S"])
+        .status()
+        .map_err(|e| format!("cannot start QEMU: {e}"))?;
+    eprintln!("conflux: QEMU exited: {}", verdict_text(status.code()));
+    Ok(())
+}
