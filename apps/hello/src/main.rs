@@ -12,7 +12,12 @@ use conflux_userlib::{println, sys};
 conflux_userlib::entry!(main);
 
 fn main() {
-    println!("hello from task {} of {} in system '{}'", config::TASK_INDEX, config::TASK_COUNT, config::SYSTEM_NAME);
+    println!(
+        "hello from task {} of {} in system '{}'",
+        config::TASK_INDEX,
+        config::TASK_COUNT,
+        config::SYSTEM_NAME
+    );
     let squares: Vec<u64> = (1..=5).map(|i| i * i).collect();
     println!("heap works: squares {:?}", squares);
     sys::yield_now();

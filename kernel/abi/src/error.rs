@@ -53,7 +53,11 @@ mod tests {
 
     #[test]
     fn codes_round_trip_and_zero_is_success() {
-        for e in [SysError::UnknownSyscall, SysError::BadAddress, SysError::TooLong] {
+        for e in [
+            SysError::UnknownSyscall,
+            SysError::BadAddress,
+            SysError::TooLong,
+        ] {
             assert_eq!(SysError::from_code(e.code()), Some(e));
         }
         assert_eq!(SysError::from_code(0), None);

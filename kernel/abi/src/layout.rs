@@ -24,6 +24,11 @@ pub const USER_TOP: u64 = 0x0000_7fff_ffff_0000;
 /// Page size used for every user mapping.
 pub const PAGE_SIZE: u64 = 4096;
 
+// The regions must not overlap; checked when the crate compiles.
+const _: () = assert!(
+    USER_IMAGE_MIN < USER_IMAGE_MAX && HEAP_BASE < USER_STACK_TOP && USER_STACK_TOP < USER_TOP
+);
+
 /// True when `[addr, addr + len)` lies inside the user half without
 /// wrapping around.
 pub fn is_user_range(addr: u64, len: u64) -> bool {
@@ -44,12 +49,5 @@ mod tests {
         assert!(!is_user_range(USER_TOP - 1, 2));
         assert!(!is_user_range(0xffff_8000_0000_0000, 1));
         assert!(!is_user_range(u64::MAX, 2));
-    }
-
-    #[test]
-    fn regions_do_not_overlap() {
-        assert!(USER_IMAGE_MIN < USER_IMAGE_MAX);
-        assert!(HEAP_BASE < USER_STACK_TOP);
-        assert!(USER_STACK_TOP < USER_TOP);
     }
 }

@@ -2,7 +2,9 @@
 
 use alloc::vec::Vec;
 
-use crate::{ImageError, ELF_ALIGN, HEADER_LEN, MAGIC, MAX_TASKS, NAME_MAX, PAGE_SIZE, RECORD_LEN, VERSION};
+use crate::{
+    ImageError, ELF_ALIGN, HEADER_LEN, MAGIC, MAX_TASKS, NAME_MAX, PAGE_SIZE, RECORD_LEN, VERSION,
+};
 
 /// One task to put in the image.
 #[derive(Clone, Copy, Debug)]
@@ -30,7 +32,9 @@ fn align_up(n: usize) -> usize {
 /// Lays out `tasks` (already in start order) into an image.
 pub fn encode(system_name: &str, tasks: &[TaskSpec<'_>]) -> Result<Vec<u8>, ImageError> {
     if tasks.is_empty() || tasks.len() > MAX_TASKS {
-        return Err(ImageError::BadTaskCount { count: tasks.len() as u32 });
+        return Err(ImageError::BadTaskCount {
+            count: tasks.len() as u32,
+        });
     }
     let table_end = HEADER_LEN + tasks.len() * RECORD_LEN;
     let mut offsets = Vec::with_capacity(tasks.len());
@@ -48,7 +52,10 @@ pub fn encode(system_name: &str, tasks: &[TaskSpec<'_>]) -> Result<Vec<u8>, Imag
     out.extend_from_slice(&0u64.to_le_bytes());
     for (i, (t, &off)) in tasks.iter().zip(&offsets).enumerate() {
         let task = i as u32;
-        if t.stack_size == 0 || t.stack_size % PAGE_SIZE != 0 || t.heap_size % PAGE_SIZE != 0 {
+        if t.stack_size == 0
+            || !t.stack_size.is_multiple_of(PAGE_SIZE)
+            || !t.heap_size.is_multiple_of(PAGE_SIZE)
+        {
             return Err(ImageError::BadSize { task });
         }
         if t.elf.is_empty() {
@@ -76,7 +83,13 @@ mod tests {
     use crate::BootImage;
 
     fn spec<'a>(name: &'a str, elf: &'a [u8]) -> TaskSpec<'a> {
-        TaskSpec { name, elf, stack_size: 4096, heap_size: 8192, priority: 3 }
+        TaskSpec {
+            name,
+            elf,
+            stack_size: 4096,
+            heap_size: 8192,
+            priority: 3,
+        }
     }
 
     fn sample() -> Vec<u8> {
@@ -93,7 +106,10 @@ mod tests {
         assert_eq!(tasks[0].name, "one");
         assert_eq!(tasks[0].elf, b"\x7fELF-one");
         assert_eq!(tasks[1].elf, b"ELF2");
-        assert_eq!((tasks[1].stack_size, tasks[1].heap_size, tasks[1].priority), (4096, 8192, 3));
+        assert_eq!(
+            (tasks[1].stack_size, tasks[1].heap_size, tasks[1].priority),
+            (4096, 8192, 3)
+        );
     }
 
     #[test]
@@ -103,11 +119,20 @@ mod tests {
         assert_eq!(BootImage::parse(&b).unwrap_err(), ImageError::BadMagic);
         let mut b = sample();
         b[8] = 9;
-        assert_eq!(BootImage::parse(&b).unwrap_err(), ImageError::BadVersion { found: 9 });
+        assert_eq!(
+            BootImage::parse(&b).unwrap_err(),
+            ImageError::BadVersion { found: 9 }
+        );
         let b = sample();
         let short = &b[..b.len() - 1];
-        assert!(matches!(BootImage::parse(short).unwrap_err(), ImageError::Truncated { .. }));
-        assert!(matches!(BootImage::parse(&b[..10]).unwrap_err(), ImageError::Truncated { need: 64, have: 10 }));
+        assert!(matches!(
+            BootImage::parse(short).unwrap_err(),
+            ImageError::Truncated { .. }
+        ));
+        assert!(matches!(
+            BootImage::parse(&b[..10]).unwrap_err(),
+            ImageError::Truncated { need: 64, have: 10 }
+        ));
     }
 
     #[test]
@@ -115,32 +140,59 @@ mod tests {
         let rec = HEADER_LEN;
         let mut b = sample();
         b[rec + 32] = 1; // misaligned ELF offset
-        assert_eq!(BootImage::parse(&b).unwrap_err(), ImageError::BadElfRange { task: 0 });
+        assert_eq!(
+            BootImage::parse(&b).unwrap_err(),
+            ImageError::BadElfRange { task: 0 }
+        );
         let mut b = sample();
         b[rec + 40..rec + 48].copy_from_slice(&u64::MAX.to_le_bytes()); // length overflows
-        assert_eq!(BootImage::parse(&b).unwrap_err(), ImageError::BadElfRange { task: 0 });
+        assert_eq!(
+            BootImage::parse(&b).unwrap_err(),
+            ImageError::BadElfRange { task: 0 }
+        );
         let mut b = sample();
         b[rec + RECORD_LEN + 48] = 1; // stack not page multiple
-        assert_eq!(BootImage::parse(&b).unwrap_err(), ImageError::BadSize { task: 1 });
+        assert_eq!(
+            BootImage::parse(&b).unwrap_err(),
+            ImageError::BadSize { task: 1 }
+        );
         let mut b = sample();
         b[rec] = 0; // empty name
-        assert_eq!(BootImage::parse(&b).unwrap_err(), ImageError::BadName { task: Some(0) });
+        assert_eq!(
+            BootImage::parse(&b).unwrap_err(),
+            ImageError::BadName { task: Some(0) }
+        );
         let mut b = sample();
         b[rec + 60] = 1;
-        assert_eq!(BootImage::parse(&b).unwrap_err(), ImageError::ReservedNotZero { task: Some(0) });
+        assert_eq!(
+            BootImage::parse(&b).unwrap_err(),
+            ImageError::ReservedNotZero { task: Some(0) }
+        );
         let mut b = sample();
         b[12] = 0;
-        assert_eq!(BootImage::parse(&b).unwrap_err(), ImageError::BadTaskCount { count: 0 });
+        assert_eq!(
+            BootImage::parse(&b).unwrap_err(),
+            ImageError::BadTaskCount { count: 0 }
+        );
     }
 
     #[test]
     fn encoder_refuses_what_it_cannot_represent() {
         let long = "x".repeat(32);
-        assert_eq!(encode("demo", &[spec(&long, b"E")]).unwrap_err(), ImageError::BadName { task: Some(0) });
-        assert_eq!(encode("demo", &[]).unwrap_err(), ImageError::BadTaskCount { count: 0 });
+        assert_eq!(
+            encode("demo", &[spec(&long, b"E")]).unwrap_err(),
+            ImageError::BadName { task: Some(0) }
+        );
+        assert_eq!(
+            encode("demo", &[]).unwrap_err(),
+            ImageError::BadTaskCount { count: 0 }
+        );
         let mut s = spec("a", b"E");
         s.stack_size = 100;
-        assert_eq!(encode("demo", &[s]).unwrap_err(), ImageError::BadSize { task: 0 });
+        assert_eq!(
+            encode("demo", &[s]).unwrap_err(),
+            ImageError::BadSize { task: 0 }
+        );
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! The checked view of a boot image that the kernel reads.
 
-use crate::{ImageError, ELF_ALIGN, HEADER_LEN, MAGIC, MAX_TASKS, NAME_MAX, PAGE_SIZE, RECORD_LEN, VERSION};
+use crate::{
+    ImageError, ELF_ALIGN, HEADER_LEN, MAGIC, MAX_TASKS, NAME_MAX, PAGE_SIZE, RECORD_LEN, VERSION,
+};
 
 /// A boot image whose every field has been validated.
 #[derive(Clone, Copy, Debug)]
@@ -51,7 +53,10 @@ impl<'a> BootImage<'a> {
     pub fn parse(bytes: &'a [u8]) -> Result<Self, ImageError> {
         let have = bytes.len() as u64;
         if bytes.len() < HEADER_LEN {
-            return Err(ImageError::Truncated { need: HEADER_LEN as u64, have });
+            return Err(ImageError::Truncated {
+                need: HEADER_LEN as u64,
+                have,
+            });
         }
         if bytes[..8] != MAGIC {
             return Err(ImageError::BadMagic);
@@ -67,9 +72,15 @@ impl<'a> BootImage<'a> {
         let total = u64_at(bytes, 16);
         let table_end = (HEADER_LEN + count as usize * RECORD_LEN) as u64;
         if total > have || total < table_end {
-            return Err(ImageError::Truncated { need: total.max(table_end), have });
+            return Err(ImageError::Truncated {
+                need: total.max(table_end),
+                have,
+            });
         }
-        let image = Self { bytes: &bytes[..total as usize], count: count as usize };
+        let image = Self {
+            bytes: &bytes[..total as usize],
+            count: count as usize,
+        };
         name_at(bytes, 24).ok_or(ImageError::BadName { task: None })?;
         if u64_at(bytes, 56) != 0 {
             return Err(ImageError::ReservedNotZero { task: None });
@@ -86,12 +97,18 @@ impl<'a> BootImage<'a> {
         let b = self.bytes;
         name_at(b, off).ok_or(ImageError::BadName { task: Some(task) })?;
         let (start, len) = (u64_at(b, off + 32), u64_at(b, off + 40));
-        let end = start.checked_add(len).ok_or(ImageError::BadElfRange { task })?;
-        if start < table_end || end > b.len() as u64 || start % ELF_ALIGN as u64 != 0 || len == 0 {
+        let end = start
+            .checked_add(len)
+            .ok_or(ImageError::BadElfRange { task })?;
+        if start < table_end
+            || end > b.len() as u64
+            || !start.is_multiple_of(ELF_ALIGN as u64)
+            || len == 0
+        {
             return Err(ImageError::BadElfRange { task });
         }
         let (stack, heap) = (u32_at(b, off + 48), u32_at(b, off + 52));
-        if stack == 0 || stack % PAGE_SIZE != 0 || heap % PAGE_SIZE != 0 {
+        if stack == 0 || !stack.is_multiple_of(PAGE_SIZE) || !heap.is_multiple_of(PAGE_SIZE) {
             return Err(ImageError::BadSize { task });
         }
         if b[off + 57..off + RECORD_LEN].iter().any(|&c| c != 0) {

@@ -86,12 +86,16 @@ impl fmt::Display for ElfError {
 
 fn check_header_bounds(bytes: &[u8]) -> Result<(), ElfError> {
     // e_phoff at 0x20 (u64), e_phentsize at 0x36 (u16), e_phnum at 0x38 (u16).
-    let b = bytes.get(..64).ok_or(ElfError::Malformed("shorter than an ELF64 header"))?;
+    let b = bytes
+        .get(..64)
+        .ok_or(ElfError::Malformed("shorter than an ELF64 header"))?;
     let phoff = u64::from_le_bytes(b[0x20..0x28].try_into().unwrap_or([0xff; 8]));
     let phentsize = u16::from_le_bytes([b[0x36], b[0x37]]) as u64;
     let phnum = u16::from_le_bytes([b[0x38], b[0x39]]) as u64;
     if phentsize != 56 {
-        return Err(ElfError::Malformed("program header entries are not 56 bytes"));
+        return Err(ElfError::Malformed(
+            "program header entries are not 56 bytes",
+        ));
     }
     match phoff.checked_add(phentsize * phnum) {
         Some(end) if end <= bytes.len() as u64 => Ok(()),
@@ -99,7 +103,11 @@ fn check_header_bounds(bytes: &[u8]) -> Result<(), ElfError> {
     }
 }
 
-fn segment<'a>(bytes: &'a [u8], ph: &program::ProgramHeader64, index: usize) -> Result<Segment<'a>, ElfError> {
+fn segment<'a>(
+    bytes: &'a [u8],
+    ph: &program::ProgramHeader64,
+    index: usize,
+) -> Result<Segment<'a>, ElfError> {
     let oob = ElfError::SegmentOutOfBounds { index };
     let (vaddr, mem_size) = (ph.virtual_addr, ph.mem_size);
     let end = vaddr.checked_add(mem_size).ok_or(oob)?;
@@ -107,7 +115,9 @@ fn segment<'a>(bytes: &'a [u8], ph: &program::ProgramHeader64, index: usize) -> 
         return Err(oob);
     }
     let file_end = ph.offset.checked_add(ph.file_size).ok_or(oob)?;
-    let data = bytes.get(ph.offset as usize..file_end as usize).ok_or(oob)?;
+    let data = bytes
+        .get(ph.offset as usize..file_end as usize)
+        .ok_or(oob)?;
     Ok(Segment {
         vaddr,
         mem_size,
@@ -129,7 +139,10 @@ pub fn plan(bytes: &[u8]) -> Result<LoadPlan<'_>, ElfError> {
     if !is_exec {
         return Err(ElfError::NotX86_64Executable);
     }
-    let mut plan = LoadPlan { entry: h.pt2.entry_point(), segments: [None; MAX_SEGMENTS] };
+    let mut plan = LoadPlan {
+        entry: h.pt2.entry_point(),
+        segments: [None; MAX_SEGMENTS],
+    };
     let mut n = 0;
     for (index, ph) in elf.program_iter().enumerate() {
         let program::ProgramHeader::Ph64(ph) = ph else {
@@ -153,7 +166,10 @@ pub fn plan(bytes: &[u8]) -> Result<LoadPlan<'_>, ElfError> {
         return Err(ElfError::SegmentCount);
     }
     let entry = plan.entry;
-    if !plan.segments().any(|s| s.executable && entry >= s.vaddr && entry < s.vaddr + s.mem_size) {
+    if !plan
+        .segments()
+        .any(|s| s.executable && entry >= s.vaddr && entry < s.vaddr + s.mem_size)
+    {
         return Err(ElfError::BadEntry { entry });
     }
     Ok(plan)
@@ -204,7 +220,10 @@ mod tests {
 
     #[test]
     fn plans_text_and_data() {
-        let f = elf(0x20_0010, &[(0x20_0000, 0x100, 0x100, RX), (0x20_1000, 0x2000, 0x10, RW)]);
+        let f = elf(
+            0x20_0010,
+            &[(0x20_0000, 0x100, 0x100, RX), (0x20_1000, 0x2000, 0x10, RW)],
+        );
         let p = plan(&f).unwrap();
         assert_eq!(p.entry, 0x20_0010);
         let s: Vec<_> = p.segments().collect();
@@ -217,23 +236,47 @@ mod tests {
     #[test]
     fn rejects_segments_outside_the_user_window() {
         let f = elf(0x10, &[(0x0, 0x100, 0x100, RX)]);
-        assert_eq!(plan(&f).unwrap_err(), ElfError::SegmentOutOfBounds { index: 0 });
+        assert_eq!(
+            plan(&f).unwrap_err(),
+            ElfError::SegmentOutOfBounds { index: 0 }
+        );
         let kernel = 0xffff_ffff_8000_0000;
         let f = elf(kernel, &[(kernel, 0x100, 0x100, RX)]);
-        assert_eq!(plan(&f).unwrap_err(), ElfError::SegmentOutOfBounds { index: 0 });
+        assert_eq!(
+            plan(&f).unwrap_err(),
+            ElfError::SegmentOutOfBounds { index: 0 }
+        );
     }
 
     #[test]
     fn rejects_overlap_bad_entry_and_file_overrun() {
-        let f = elf(0x20_0000, &[(0x20_0000, 0x100, 0x100, RX), (0x20_0800, 0x100, 0x10, RW)]);
-        assert_eq!(plan(&f).unwrap_err(), ElfError::SegmentsOverlap { index: 1 });
+        let f = elf(
+            0x20_0000,
+            &[(0x20_0000, 0x100, 0x100, RX), (0x20_0800, 0x100, 0x10, RW)],
+        );
+        assert_eq!(
+            plan(&f).unwrap_err(),
+            ElfError::SegmentsOverlap { index: 1 }
+        );
         let f = elf(0x30_0000, &[(0x20_0000, 0x100, 0x100, RX)]);
-        assert_eq!(plan(&f).unwrap_err(), ElfError::BadEntry { entry: 0x30_0000 });
-        let f = elf(0x20_1000, &[(0x20_0000, 0x100, 0x100, RX), (0x20_1000, 0x100, 0x10, RW)]);
-        assert_eq!(plan(&f).unwrap_err(), ElfError::BadEntry { entry: 0x20_1000 });
+        assert_eq!(
+            plan(&f).unwrap_err(),
+            ElfError::BadEntry { entry: 0x30_0000 }
+        );
+        let f = elf(
+            0x20_1000,
+            &[(0x20_0000, 0x100, 0x100, RX), (0x20_1000, 0x100, 0x10, RW)],
+        );
+        assert_eq!(
+            plan(&f).unwrap_err(),
+            ElfError::BadEntry { entry: 0x20_1000 }
+        );
         let mut f = elf(0x20_0000, &[(0x20_0000, 0x100, 0x100, RX)]);
         f.truncate(f.len() - 1);
-        assert_eq!(plan(&f).unwrap_err(), ElfError::SegmentOutOfBounds { index: 0 });
+        assert_eq!(
+            plan(&f).unwrap_err(),
+            ElfError::SegmentOutOfBounds { index: 0 }
+        );
     }
 
     #[test]
@@ -241,13 +284,22 @@ mod tests {
         let mut f = elf(0x20_0000, &[(0x20_0000, 0x100, 0x100, RX)]);
         f[0x10] = 3; // ET_DYN
         assert_eq!(plan(&f).unwrap_err(), ElfError::NotX86_64Executable);
-        assert!(matches!(plan(b"\x7fELF").unwrap_err(), ElfError::Malformed(_)));
-        assert!(matches!(plan(&[0u8; 200]).unwrap_err(), ElfError::Malformed(_)));
+        assert!(matches!(
+            plan(b"\x7fELF").unwrap_err(),
+            ElfError::Malformed(_)
+        ));
+        assert!(matches!(
+            plan(&[0u8; 200]).unwrap_err(),
+            ElfError::Malformed(_)
+        ));
     }
 
     #[test]
     fn never_panics_on_corrupted_files() {
-        let f = elf(0x20_0010, &[(0x20_0000, 0x100, 0x100, RX), (0x20_1000, 0x2000, 0x10, RW)]);
+        let f = elf(
+            0x20_0010,
+            &[(0x20_0000, 0x100, 0x100, RX), (0x20_1000, 0x2000, 0x10, RW)],
+        );
         for i in 0..f.len().min(64 + 2 * 56) {
             for v in [0u8, 0xff, 0x80, 1] {
                 let mut m = f.clone();

@@ -20,7 +20,11 @@ impl<'a> FrameBitmap<'a> {
     /// Creates an allocator covering `bits.len() * 64` frames, all in use.
     pub fn new(bits: &'a mut [u64]) -> Self {
         bits.fill(u64::MAX);
-        Self { bits, hint: 0, free: 0 }
+        Self {
+            bits,
+            hint: 0,
+            free: 0,
+        }
     }
 
     /// Number of frames this allocator can track.
@@ -90,7 +94,10 @@ impl<'a> FrameBitmap<'a> {
     /// that is not frame-aligned, is a kernel bug and reported as `Err`.
     pub fn free(&mut self, addr: u64) -> Result<(), DoubleFree> {
         let frame = (addr / FRAME_SIZE) as usize;
-        if addr % FRAME_SIZE != 0 || frame >= self.capacity() || self.bits[frame / 64] & (1 << (frame % 64)) == 0 {
+        if !addr.is_multiple_of(FRAME_SIZE)
+            || frame >= self.capacity()
+            || self.bits[frame / 64] & (1 << (frame % 64)) == 0
+        {
             return Err(DoubleFree(addr));
         }
         self.set(frame, false);
@@ -114,7 +121,11 @@ mod tests {
         fa.add_free_range(0x1000, 0x5000);
         fa.reserve_range(0x2000, 0x2001);
         assert_eq!(fa.free_frames(), 3);
-        let mut got = [fa.alloc().unwrap(), fa.alloc().unwrap(), fa.alloc().unwrap()];
+        let mut got = [
+            fa.alloc().unwrap(),
+            fa.alloc().unwrap(),
+            fa.alloc().unwrap(),
+        ];
         got.sort();
         assert_eq!(got, [0x1000, 0x3000, 0x4000]);
         assert_eq!(fa.alloc(), None);

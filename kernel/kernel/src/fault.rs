@@ -69,7 +69,11 @@ impl fmt::Display for Report<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let fr = self.frame;
         let (mnemonic, name) = vector_name(fr.vector);
-        write!(f, "{name} ({mnemonic}, vector {}), error code {:#x}", fr.vector, fr.error)?;
+        write!(
+            f,
+            "{name} ({mnemonic}, vector {}), error code {:#x}",
+            fr.vector, fr.error
+        )?;
         if fr.vector == 14 {
             write!(f, " [{}], address {:#x}", PfError(fr.error), self.cr2)?;
         }

@@ -51,7 +51,12 @@ struct Stack<const N: usize>([u8; N]);
 
 static mut KERNEL_STACK: Stack<KERNEL_STACK_SIZE> = Stack([0; KERNEL_STACK_SIZE]);
 static mut FAULT_STACK: Stack<FAULT_STACK_SIZE> = Stack([0; FAULT_STACK_SIZE]);
-static mut PERCPU: cpu::PerCpu = cpu::PerCpu { self_ptr: 0, kernel_stack_top: 0, user_rsp: 0, cpu: 0 };
+static mut PERCPU: cpu::PerCpu = cpu::PerCpu {
+    self_ptr: 0,
+    kernel_stack_top: 0,
+    user_rsp: 0,
+    cpu: 0,
+};
 
 extern "C" {
     static __kernel_virt_end: u8;
@@ -96,7 +101,11 @@ extern "C" fn kernel_main(start_info: u64) -> ! {
     let boot = pvh::parse(start_info).unwrap_or_else(|e| boot_failed(&e));
     // Only the address of the linker symbol is taken, never its contents.
     let kernel_end = core::ptr::addr_of!(__kernel_virt_end) as u64 - KERNEL_VMA;
-    let reserved = [(0, LOW_MEMORY), (LOW_MEMORY, kernel_end), (boot.image.0, boot.image.0 + boot.image.1)];
+    let reserved = [
+        (0, LOW_MEMORY),
+        (LOW_MEMORY, kernel_end),
+        (boot.image.0, boot.image.0 + boot.image.1),
+    ];
     mem::init(boot.ram(), reserved.into_iter());
     let image = BootImage::parse(boot.image_bytes()).unwrap_or_else(|e| boot_failed(&e));
 

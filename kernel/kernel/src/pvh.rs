@@ -52,7 +52,8 @@ pub struct BootInfo {
 }
 
 fn in_direct_map(addr: u64, len: u64) -> bool {
-    addr.checked_add(len).is_some_and(|end| end <= DIRECT_MAP_SIZE)
+    addr.checked_add(len)
+        .is_some_and(|end| end <= DIRECT_MAP_SIZE)
 }
 
 fn read<T: Copy>(phys: u64) -> T {
@@ -68,7 +69,9 @@ pub fn parse(addr: u64) -> Result<BootInfo, &'static str> {
     }
     let info: StartInfo = read(addr);
     if info.magic != MAGIC {
-        return Err("start info magic is wrong: the kernel must be booted through PVH (QEMU -kernel)");
+        return Err(
+            "start info magic is wrong: the kernel must be booted through PVH (QEMU -kernel)",
+        );
     }
     if info.version < 1 || info.memmap_entries == 0 || info.memmap_entries > MAX_MEMMAP {
         return Err("start info has no usable memory map (needs PVH version 1)");
@@ -87,14 +90,18 @@ pub fn parse(addr: u64) -> Result<BootInfo, &'static str> {
     if !in_direct_map(module.paddr, module.size) || module.size == 0 {
         return Err("boot image lies outside the first 4 GiB or is empty");
     }
-    Ok(BootInfo { info, image: (module.paddr, module.size) })
+    Ok(BootInfo {
+        info,
+        image: (module.paddr, module.size),
+    })
 }
 
 impl BootInfo {
     /// Usable RAM ranges `[start, end)` from the memory map.
     pub fn ram(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         (0..self.info.memmap_entries as u64).filter_map(move |i| {
-            let e: MemmapEntry = read(self.info.memmap_paddr + i * core::mem::size_of::<MemmapEntry>() as u64);
+            let e: MemmapEntry =
+                read(self.info.memmap_paddr + i * core::mem::size_of::<MemmapEntry>() as u64);
             (e.kind == RAM).then(|| (e.addr, e.addr.saturating_add(e.size)))
         })
     }

@@ -32,7 +32,9 @@ pub static KERNEL: Mutex<Kernel> = Mutex::new(Kernel {
 impl Kernel {
     /// The running task.
     pub fn current(&mut self) -> &mut Task {
-        self.tasks[self.current].as_mut().expect("the current slot always holds a task")
+        self.tasks[self.current]
+            .as_mut()
+            .expect("the current slot always holds a task")
     }
 
     /// The most urgent ready task, round robin among equals, starting after
@@ -110,8 +112,8 @@ pub fn start(image: &BootImage<'static>, frame_slot: *mut TrapFrame) -> ! {
         crate::mem::free_frames() / 256
     );
     k.current = MAX_TASKS - 1; // so the search starts at slot 0
-    // Safety: `frame_slot` is the top of this CPU's kernel stack, reserved
-    // for the frame that `enter` restores.
+                               // Safety: `frame_slot` is the top of this CPU's kernel stack, reserved
+                               // for the frame that `enter` restores.
     let frame = unsafe { &mut *frame_slot };
     k.switch(frame);
     drop(k);

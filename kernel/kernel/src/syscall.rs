@@ -34,7 +34,10 @@ pub fn handle(task: &mut Task) -> Effect {
     let ctx = task.ctx;
     let (result, effect) = match Sysno::from_raw(ctx.rax) {
         None => (Err(SysError::UnknownSyscall), Effect::Resume),
-        Some(Sysno::DebugWrite) => (debug_write(task, UserSlice::new(ctx.rdi, ctx.rsi)), Effect::Resume),
+        Some(Sysno::DebugWrite) => (
+            debug_write(task, UserSlice::new(ctx.rdi, ctx.rsi)),
+            Effect::Resume,
+        ),
         Some(Sysno::Exit) => return Effect::Exit(ctx.rdi),
         Some(Sysno::Yield) => (Ok(0), Effect::Yield),
     };

@@ -37,8 +37,12 @@ impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Elf(e) => write!(f, "bad ELF file: {e}"),
-            Self::Map(MapError::OutOfMemory) => f.write_str("out of physical memory (raise system.memory_mib)"),
-            Self::Map(MapError::AlreadyMapped) => f.write_str("two mappings of one page (kernel bug)"),
+            Self::Map(MapError::OutOfMemory) => {
+                f.write_str("out of physical memory (raise system.memory_mib)")
+            }
+            Self::Map(MapError::AlreadyMapped) => {
+                f.write_str("two mappings of one page (kernel bug)")
+            }
         }
     }
 }
@@ -51,7 +55,10 @@ impl From<MapError> for LoadError {
 
 /// Maps one ELF segment and copies its file bytes in.
 fn load_segment(space: &mut AddressSpace, seg: &Segment<'_>) -> Result<(), MapError> {
-    let perms = UserPerms { writable: seg.writable, executable: seg.executable };
+    let perms = UserPerms {
+        writable: seg.writable,
+        executable: seg.executable,
+    };
     let (start, end) = seg.page_range();
     let data_end = seg.vaddr + seg.data.len() as u64;
     for page in (start..end).step_by(PAGE_SIZE as usize) {
@@ -70,7 +77,10 @@ fn load_segment(space: &mut AddressSpace, seg: &Segment<'_>) -> Result<(), MapEr
 }
 
 fn map_anonymous(space: &mut AddressSpace, start: u64, len: u64) -> Result<(), MapError> {
-    let perms = UserPerms { writable: true, executable: false };
+    let perms = UserPerms {
+        writable: true,
+        executable: false,
+    };
     for page in (start..start + len).step_by(PAGE_SIZE as usize) {
         space.map_zeroed(page, perms)?;
     }
@@ -82,7 +92,11 @@ fn build_space(rec: &TaskRecord<'static>, space: &mut AddressSpace) -> Result<u6
     for seg in plan.segments() {
         load_segment(space, seg)?;
     }
-    map_anonymous(space, USER_STACK_TOP - rec.stack_size as u64, rec.stack_size as u64)?;
+    map_anonymous(
+        space,
+        USER_STACK_TOP - rec.stack_size as u64,
+        rec.stack_size as u64,
+    )?;
     map_anonymous(space, HEAP_BASE, rec.heap_size as u64)?;
     Ok(plan.entry)
 }

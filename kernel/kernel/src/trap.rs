@@ -19,7 +19,7 @@ const IRQ_BASE: u64 = 32;
 
 #[no_mangle]
 extern "C" fn trap_dispatch(frame: &mut TrapFrame) {
-    if !frame.from_user() {
+    if !frame.is_from_user() {
         return kernel_trap(frame);
     }
     let mut k = KERNEL.lock();
@@ -27,9 +27,15 @@ extern "C" fn trap_dispatch(frame: &mut TrapFrame) {
     let effect = match frame.vector {
         SYSCALL_VECTOR => syscall::handle(k.current()),
         v if v < IRQ_BASE => {
-            let report = Report { frame, cr2: arch::fault_address() };
+            let report = Report {
+                frame,
+                cr2: arch::fault_address(),
+            };
             let t = k.current();
-            kprintln!("task '{}' faulted: {report}; task stopped, other tasks continue", t.name);
+            kprintln!(
+                "task '{}' faulted: {report}; task stopped, other tasks continue",
+                t.name
+            );
             let dead = k.end_current(State::Faulted);
             k.switch(frame);
             if let Some(space) = dead {
@@ -58,8 +64,14 @@ fn kernel_trap(frame: &mut TrapFrame) {
     if frame.vector >= IRQ_BASE {
         return; // an interrupt while idle: nothing to do yet
     }
-    let report = Report { frame, cr2: arch::fault_address() };
-    let task = KERNEL.try_lock().map(|mut k| k.current().name).unwrap_or("<kernel state locked>");
+    let report = Report {
+        frame,
+        cr2: arch::fault_address(),
+    };
+    let task = KERNEL
+        .try_lock()
+        .map(|mut k| k.current().name)
+        .unwrap_or("<kernel state locked>");
     crate::console::print_forced(format_args!(
         "conflux: KERNEL FAULT: {report} (kernel mode, last task '{task}')\nconflux: stopping the machine: this is a kernel bug; the line above names the instruction\n"
     ));

@@ -40,7 +40,9 @@ impl UserSlice {
         let last = (self.addr + self.len - 1) & !(PAGE_SIZE - 1);
         let mut page = first;
         loop {
-            space.translate_user(page, write).ok_or(SysError::BadAddress)?;
+            space
+                .translate_user(page, write)
+                .ok_or(SysError::BadAddress)?;
             if page == last {
                 return Ok(());
             }
@@ -56,7 +58,9 @@ impl UserSlice {
         let end = self.addr + self.len;
         while addr < end {
             let piece = (PAGE_SIZE - addr % PAGE_SIZE).min(end - addr);
-            let phys = space.translate_user(addr, false).ok_or(SysError::BadAddress)?;
+            let phys = space
+                .translate_user(addr, false)
+                .ok_or(SysError::BadAddress)?;
             // Safety: `check` verified the page is the task's and mapped; the
             // direct map covers it and `piece` stays within the page.
             let bytes = unsafe { core::slice::from_raw_parts(phys_to_virt(phys), piece as usize) };

@@ -40,7 +40,10 @@ impl Write for LineWriter {
 
 #[doc(hidden)]
 pub fn print(args: fmt::Arguments<'_>) {
-    let mut w = LineWriter { buf: [0; LINE], len: 0 };
+    let mut w = LineWriter {
+        buf: [0; LINE],
+        len: 0,
+    };
     let _ = w.write_fmt(args);
     w.flush();
 }

@@ -41,7 +41,13 @@ fn decode((status, value): (u64, u64)) -> Result<u64, SysError> {
 
 /// Prints `bytes` on the kernel console (each line prefixed with the task's name).
 pub fn debug_write(bytes: &[u8]) -> Result<usize, SysError> {
-    decode(raw_syscall(Sysno::DebugWrite as u64, bytes.as_ptr() as u64, bytes.len() as u64, 0)).map(|n| n as usize)
+    decode(raw_syscall(
+        Sysno::DebugWrite as u64,
+        bytes.as_ptr() as u64,
+        bytes.len() as u64,
+        0,
+    ))
+    .map(|n| n as usize)
 }
 
 /// Gives the CPU to another ready task of the same priority.

@@ -62,7 +62,14 @@ impl Accel {
     pub fn qemu_args(self) -> Vec<&'static str> {
         match self {
             Self::Tcg => vec!["-accel", "tcg", "-cpu", "max"],
-            Self::Icount => vec!["-accel", "tcg", "-icount", "shift=0,sleep=off", "-cpu", "max"],
+            Self::Icount => vec![
+                "-accel",
+                "tcg",
+                "-icount",
+                "shift=0,sleep=off",
+                "-cpu",
+                "max",
+            ],
             Self::Kvm => vec!["-accel", "kvm", "-cpu", "host"],
         }
     }
@@ -70,7 +77,10 @@ impl Accel {
 
 /// True when a hardware KVM module is loaded.
 pub fn hardware_kvm() -> bool {
-    ["kvm_intel", "kvm_amd"].iter().any(|m| Path::new("/sys/module").join(m).exists()) && Path::new("/dev/kvm").exists()
+    ["kvm_intel", "kvm_amd"]
+        .iter()
+        .any(|m| Path::new("/sys/module").join(m).exists())
+        && Path::new("/dev/kvm").exists()
 }
 
 /// The accelerator to use when none is forced.
@@ -97,7 +107,10 @@ mod tests {
     #[test]
     fn parses_names_and_rejects_others() {
         assert_eq!("icount".parse::<Accel>(), Ok(Accel::Icount));
-        assert!("kvm_pvm".parse::<Accel>().unwrap_err().contains("unknown accelerator"));
+        assert!("kvm_pvm"
+            .parse::<Accel>()
+            .unwrap_err()
+            .contains("unknown accelerator"));
     }
 
     #[test]

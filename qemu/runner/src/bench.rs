@@ -58,14 +58,16 @@ fn results_path() -> std::path::PathBuf {
 /// Appends records to the results file.
 pub fn append(records: &[Record<'_>]) -> Result<(), String> {
     let path = results_path();
-    std::fs::create_dir_all(path.parent().expect("results file has a parent")).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(path.parent().expect("results file has a parent"))
+        .map_err(|e| e.to_string())?;
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&path)
         .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
     for r in records {
-        writeln!(f, "{}", r.to_json()).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        writeln!(f, "{}", r.to_json())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(())
 }
@@ -81,15 +83,33 @@ fn boot() -> Result<(), String> {
     let mut times = Vec::new();
     for _ in 0..BOOT_RUNS {
         let run = qemu::run_captured(&built, Accel::Tcg, Duration::from_secs(30))?;
-        let t = run.banner_after.ok_or_else(|| format!("the kernel banner never appeared; console:\n{}", run.output))?;
+        let t = run
+            .banner_after
+            .ok_or_else(|| format!("the kernel banner never appeared; console:\n{}", run.output))?;
         times.push(t.as_secs_f64() * 1000.0);
     }
-    let (min, max) = times.iter().fold((f64::MAX, 0f64), |(a, b), &t| (a.min(t), b.max(t)));
+    let (min, max) = times
+        .iter()
+        .fold((f64::MAX, 0f64), |(a, b), &t| (a.min(t), b.max(t)));
     let med = median(&mut times);
     println!("bench boot (tcg, host wall clock, {BOOT_RUNS} runs)");
-    println!("  {:<28} {:>9} {:>9} {:>9}", "metric", "median", "min", "max");
-    println!("  {:<28} {:>7.1}ms {:>7.1}ms {:>7.1}ms", "qemu start -> banner", med, min, max);
-    append(&[Record { bench: "boot", config: "default", param: "median", metric: "qemu_start_to_banner", value: med, unit: "ms", mode: "tcg" }])
+    println!(
+        "  {:<28} {:>9} {:>9} {:>9}",
+        "metric", "median", "min", "max"
+    );
+    println!(
+        "  {:<28} {:>7.1}ms {:>7.1}ms {:>7.1}ms",
+        "qemu start -> banner", med, min, max
+    );
+    append(&[Record {
+        bench: "boot",
+        config: "default",
+        param: "median",
+        metric: "qemu_start_to_banner",
+        value: med,
+        unit: "ms",
+        mode: "tcg",
+    }])
 }
 
 /// The cosy-abi interpreter benchmark runs on the host.
@@ -112,7 +132,12 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
     let names: Vec<&str> = match name {
         None => BENCHES.to_vec(),
         Some(n) if BENCHES.contains(&n) => vec![n],
-        Some(n) => return Err(format!("no benchmark named `{n}`; known: {}", BENCHES.join(", "))),
+        Some(n) => {
+            return Err(format!(
+                "no benchmark named `{n}`; known: {}",
+                BENCHES.join(", ")
+            ))
+        }
     };
     for n in names {
         match n {
@@ -131,7 +156,15 @@ mod tests {
 
     #[test]
     fn records_are_one_json_object_with_every_field() {
-        let r = Record { bench: "b", config: "c\"q", param: "median", metric: "m", value: 1.5, unit: "ns", mode: "host" };
+        let r = Record {
+            bench: "b",
+            config: "c\"q",
+            param: "median",
+            metric: "m",
+            value: 1.5,
+            unit: "ns",
+            mode: "host",
+        };
         assert_eq!(
             r.to_json(),
             r#"{"bench":"b","config":"c\"q","param":"median","metric":"m","value":1.5,"unit":"ns","mode":"host"}"#

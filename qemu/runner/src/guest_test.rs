@@ -27,7 +27,9 @@ pub fn judge(spec: &TestSpec, output: &str, status: Option<i32>) -> Vec<String> 
     for want in &spec.expect {
         match rest.find(want.as_str()) {
             Some(i) => rest = &rest[i + want.len()..],
-            None if output.contains(want.as_str()) => problems.push(format!("`{want}` appeared, but not after the previous expected line")),
+            None if output.contains(want.as_str()) => problems.push(format!(
+                "`{want}` appeared, but not after the previous expected line"
+            )),
             None => problems.push(format!("never printed `{want}`")),
         }
     }
@@ -48,17 +50,25 @@ pub fn judge(spec: &TestSpec, output: &str, status: Option<i32>) -> Vec<String> 
         Outcome::KernelFault => Verdict::KernelFault,
     };
     match status {
-        None => problems.push(format!("timed out after {} s (hung, or the timeout is too short)", spec.timeout_secs)),
-        Some(s) if Verdict::from_qemu_status(s) != Some(want) => {
-            problems.push(format!("ended with: {}; expected: {}", qemu::verdict_text(Some(s)), qemu::verdict_text(Some(want.qemu_status()))))
-        }
+        None => problems.push(format!(
+            "timed out after {} s (hung, or the timeout is too short)",
+            spec.timeout_secs
+        )),
+        Some(s) if Verdict::from_qemu_status(s) != Some(want) => problems.push(format!(
+            "ended with: {}; expected: {}",
+            qemu::verdict_text(Some(s)),
+            qemu::verdict_text(Some(want.qemu_status()))
+        )),
         Some(_) => {}
     }
     problems
 }
 
 fn run_system(path: &std::path::Path, tally: &mut Tally) -> Result<(), String> {
-    let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let built = image::build(path)?;
     let spec = built
         .manifest
@@ -78,10 +88,16 @@ fn run_system(path: &std::path::Path, tally: &mut Tally) -> Result<(), String> {
         let _ = std::fs::write(&log, &run.output);
         let problems = judge(&spec, &run.output, run.status);
         if problems.is_empty() {
-            println!("guest {name} [{accel}] ... ok ({:.1} s)", run.elapsed.as_secs_f64());
+            println!(
+                "guest {name} [{accel}] ... ok ({:.1} s)",
+                run.elapsed.as_secs_f64()
+            );
             tally.passed += 1;
         } else {
-            println!("guest {name} [{accel}] ... FAILED ({:.1} s)", run.elapsed.as_secs_f64());
+            println!(
+                "guest {name} [{accel}] ... FAILED ({:.1} s)",
+                run.elapsed.as_secs_f64()
+            );
             for p in &problems {
                 println!("    - {p}");
             }
@@ -108,7 +124,10 @@ pub fn run_all(filter: Option<&str>) -> Result<(), String> {
     }
     qemu::find_qemu()?;
     for path in workspace::manifests_in(&workspace::tests_dir()) {
-        let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
         if filter.is_some_and(|f| !name.contains(f)) {
             continue;
         }
@@ -122,7 +141,11 @@ pub fn run_all(filter: Option<&str>) -> Result<(), String> {
     for f in &tally.failures {
         println!("failed: {f}");
     }
-    let skipped = if tally.skipped > 0 { format!(", {} skipped", tally.skipped) } else { String::new() };
+    let skipped = if tally.skipped > 0 {
+        format!(", {} skipped", tally.skipped)
+    } else {
+        String::new()
+    };
     println!("{} passed, {} failed{skipped}", tally.passed, tally.failed);
     if tally.failed > 0 {
         return Err(format!("{} test(s) failed", tally.failed));
@@ -153,7 +176,11 @@ mod tests {
 
     #[test]
     fn reports_order_missing_forbidden_and_exit() {
-        let p = judge(&spec(&["b", "a"], &["zap"], Outcome::Pass), "a\nb zap\n", Some(1));
+        let p = judge(
+            &spec(&["b", "a"], &["zap"], Outcome::Pass),
+            "a\nb zap\n",
+            Some(1),
+        );
         assert_eq!(p.len(), 3, "{p:?}");
         assert!(p[0].contains("not after the previous"));
         assert!(p[1].contains("forbidden `zap`"));

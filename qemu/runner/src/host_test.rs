@@ -11,7 +11,12 @@ pub fn parse_result(line: &str) -> Option<(usize, usize)> {
     let rest = line.trim().strip_prefix("test result: ")?;
     let num = |word: &str| -> Option<usize> {
         let i = rest.find(word)?;
-        rest[..i].trim_end().rsplit([' ', '.', ';']).next()?.parse().ok()
+        rest[..i]
+            .trim_end()
+            .rsplit([' ', '.', ';'])
+            .next()?
+            .parse()
+            .ok()
     };
     Some((num(" passed")?, num(" failed")?))
 }
@@ -30,7 +35,9 @@ pub fn run(tally: &mut Tally) {
         Err(e) => {
             println!("host tests ... FAILED: cannot run cargo: {e}");
             tally.failed += 1;
-            tally.failures.push("host tests (cargo did not start)".into());
+            tally
+                .failures
+                .push("host tests (cargo did not start)".into());
             return;
         }
     };
@@ -53,7 +60,9 @@ pub fn run(tally: &mut Tally) {
     if !ok && failed == 0 {
         // A build failure runs no tests: it must still fail the run.
         tally.failed += 1;
-        tally.failures.push("host tests did not build or cargo test failed".into());
+        tally
+            .failures
+            .push("host tests did not build or cargo test failed".into());
     }
     println!("host tests: {passed} passed, {failed} failed\n");
 }

@@ -28,7 +28,15 @@ fn cargo_build(manifest_path: &Path, m: &Manifest) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(workspace::root())
-        .args(["build", "--quiet", "--release", "--target", "x86_64-unknown-none", "-p", "conflux-kernel"])
+        .args([
+            "build",
+            "--quiet",
+            "--release",
+            "--target",
+            "x86_64-unknown-none",
+            "-p",
+            "conflux-kernel",
+        ])
         .env(conflux_manifest::MANIFEST_ENV, manifest_path);
     for t in &m.tasks {
         cmd.args(["-p", &t.crate_name]);
@@ -54,7 +62,13 @@ pub fn build(path: &Path) -> Result<Built, String> {
         .iter()
         .map(|t| {
             let p = bins.join(&t.crate_name);
-            std::fs::read(&p).map_err(|e| format!("task `{}`: cannot read its ELF {}: {e}", t.name, p.display()))
+            std::fs::read(&p).map_err(|e| {
+                format!(
+                    "task `{}`: cannot read its ELF {}: {e}",
+                    t.name,
+                    p.display()
+                )
+            })
         })
         .collect::<Result<_, _>>()?;
     let specs: Vec<TaskSpec<'_>> = manifest
@@ -69,10 +83,17 @@ pub fn build(path: &Path) -> Result<Built, String> {
             priority: t.priority,
         })
         .collect();
-    let bytes = encode(&manifest.system.name, &specs).map_err(|e| format!("{}: {e}", path.display()))?;
-    let dir = workspace::root().join("target/images").join(&manifest.system.name);
+    let bytes =
+        encode(&manifest.system.name, &specs).map_err(|e| format!("{}: {e}", path.display()))?;
+    let dir = workspace::root()
+        .join("target/images")
+        .join(&manifest.system.name);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let image = dir.join("boot.img");
     std::fs::write(&image, bytes).map_err(|e| format!("cannot write {}: {e}", image.display()))?;
-    Ok(Built { manifest, kernel: bins.join("conflux-kernel"), image })
+    Ok(Built {
+        manifest,
+        kernel: bins.join("conflux-kernel"),
+        image,
+    })
 }

@@ -10,6 +10,7 @@ mod bench;
 mod guest_test;
 mod host_test;
 mod image;
+mod lint;
 mod qemu;
 mod symbolize;
 mod workspace;
@@ -51,9 +52,9 @@ enum Command {
         system: String,
     },
     /// Run benchmarks (all, or the one named) and append records to target/bench/results.jsonl.
-    Bench {
-        name: Option<String>,
-    },
+    Bench { name: Option<String> },
+    /// Check formatting and run clippy (warnings denied) on host and guest crates.
+    Lint,
 }
 
 fn main() -> ExitCode {
@@ -63,9 +64,14 @@ fn main() -> ExitCode {
         Command::Test { filter } => guest_test::run_all(filter.as_deref()),
         Command::Gdb { system } => qemu::run_gdb(&system),
         Command::Build { system } => image::build_named(&system).map(|b| {
-            println!("boot image: {}\nkernel:     {}", b.image.display(), b.kernel.display());
+            println!(
+                "boot image: {}\nkernel:     {}",
+                b.image.display(),
+                b.kernel.display()
+            );
         }),
         Command::Bench { name } => bench::run(name.as_deref()),
+        Command::Lint => lint::run(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -31,20 +31,35 @@ fn command(built: &Built, accel: Accel) -> Result<Command, String> {
     // Under icount a guest with more than one CPU may never finish booting
     // (seen with Linux here), so icount always runs one CPU.
     let cpus = if accel == Accel::Icount { 1 } else { sys.cpus };
-    cmd.args(["-machine", "q35", "-nodefaults", "-no-reboot", "-display", "none"])
-        .args(["-m", &format!("{}M", sys.memory_mib), "-smp", &cpus.to_string()])
-        .args(["-device", "isa-debug-exit,iobase=0xf4,iosize=4"])
-        .arg("-kernel")
-        .arg(&built.kernel)
-        .arg("-initrd")
-        .arg(&built.image)
-        .args(accel.qemu_args());
+    cmd.args([
+        "-machine",
+        "q35",
+        "-nodefaults",
+        "-no-reboot",
+        "-display",
+        "none",
+    ])
+    .args([
+        "-m",
+        &format!("{}M", sys.memory_mib),
+        "-smp",
+        &cpus.to_string(),
+    ])
+    .args(["-device", "isa-debug-exit,iobase=0xf4,iosize=4"])
+    .arg("-kernel")
+    .arg(&built.kernel)
+    .arg("-initrd")
+    .arg(&built.image)
+    .args(accel.qemu_args());
     Ok(cmd)
 }
 
 fn describe(built: &Built, accel: Accel) -> String {
     let s = &built.manifest.system;
-    format!("system '{}' under {accel} (QEMU q35, {} CPU, {} MiB)", s.name, s.cpus, s.memory_mib)
+    format!(
+        "system '{}' under {accel} (QEMU q35, {} CPU, {} MiB)",
+        s.name, s.cpus, s.memory_mib
+    )
 }
 
 /// Builds `system` and boots it with the console on this terminal.
@@ -52,7 +67,10 @@ pub fn run_interactive(system: &str, accel: Option<Accel>) -> Result<(), String>
     let accel = accel.unwrap_or_else(accel::default_accel);
     accel::check(accel)?;
     let built = image::build_named(system)?;
-    eprintln!("conflux: booting {}; quit with Ctrl-A X", describe(&built, accel));
+    eprintln!(
+        "conflux: booting {}; quit with Ctrl-A X",
+        describe(&built, accel)
+    );
     let mut child = command(&built, accel)?
         .args(["-serial", "mon:stdio"])
         .stdout(Stdio::piped())
@@ -89,10 +107,14 @@ pub fn verdict_text(code: Option<i32>) -> String {
     use conflux_abi::exit::Verdict;
     match code.and_then(Verdict::from_qemu_status) {
         Some(Verdict::AllTasksEnded) => "all tasks ended, no kernel fault".into(),
-        Some(Verdict::KernelFault) => "the kernel stopped the machine after a kernel fault or panic".into(),
+        Some(Verdict::KernelFault) => {
+            "the kernel stopped the machine after a kernel fault or panic".into()
+        }
         None => match code {
             Some(0) => "QEMU quit (monitor or Ctrl-A X)".into(),
-            Some(c) => format!("QEMU exited with status {c} (not a Conflux verdict: QEMU itself failed?)"),
+            Some(c) => {
+                format!("QEMU exited with status {c} (not a Conflux verdict: QEMU itself failed?)")
+            }
             None => "QEMU was killed by a signal".into(),
         },
     }
@@ -137,7 +159,10 @@ pub fn run_captured(built: &Built, accel: Accel, timeout: Duration) -> Result<Ca
         })
     };
     let status = loop {
-        if let Some(s) = child.try_wait().map_err(|e| format!("waiting for QEMU: {e}"))? {
+        if let Some(s) = child
+            .try_wait()
+            .map_err(|e| format!("waiting for QEMU: {e}"))?
+        {
             break s.code();
         }
         if start.elapsed() > timeout {
@@ -159,14 +184,22 @@ pub fn run_captured(built: &Built, accel: Accel, timeout: Duration) -> Result<Ca
         output.push_str("\n[qemu stderr]\n");
         output.push_str(&stderr);
     }
-    Ok(Captured { output, status, elapsed, banner_after: g.1 })
+    Ok(Captured {
+        output,
+        status,
+        elapsed,
+        banner_after: g.1,
+    })
 }
 
 /// Builds `system` and starts it halted with QEMU's gdb stub on :1234.
 pub fn run_gdb(system: &str) -> Result<(), String> {
     let built = image::build_named(system)?;
     let accel = Accel::Tcg;
-    eprintln!("conflux: {} halted, gdb stub on localhost:1234. Attach from another terminal with:", describe(&built, accel));
+    eprintln!(
+        "conflux: {} halted, gdb stub on localhost:1234. Attach from another terminal with:",
+        describe(&built, accel)
+    );
     eprintln!(
         "\n    gdb -ex 'file {}' -ex 'target remote localhost:1234' -ex 'break kernel_main' -ex 'continue'\n",
         built.kernel.display()

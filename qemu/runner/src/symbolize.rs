@@ -12,7 +12,9 @@ pub fn fault_rip(line: &str) -> Option<u64> {
         return None;
     }
     let hex = line.split("rip=0x").nth(1)?;
-    let end = hex.find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(hex.len());
+    let end = hex
+        .find(|c: char| !c.is_ascii_hexdigit())
+        .unwrap_or(hex.len());
     u64::from_str_radix(&hex[..end], 16).ok()
 }
 
@@ -24,7 +26,12 @@ pub fn annotate(output: &str, kernel: &Path) -> Vec<String> {
     }
     let loader = match addr2line::Loader::new(kernel) {
         Ok(l) => l,
-        Err(e) => return vec![format!("conflux: cannot read kernel symbols from {}: {e}", kernel.display())],
+        Err(e) => {
+            return vec![format!(
+                "conflux: cannot read kernel symbols from {}: {e}",
+                kernel.display()
+            )]
+        }
     };
     rips.into_iter()
         .map(|rip| match loader.find_location(rip) {
@@ -33,7 +40,10 @@ pub fn annotate(output: &str, kernel: &Path) -> Vec<String> {
                 loc.file.unwrap_or("?"),
                 loc.line.map_or("?".into(), |l| l.to_string())
             ),
-            _ => format!("conflux: kernel fault at {rip:#x}: no source line in {}", kernel.display()),
+            _ => format!(
+                "conflux: kernel fault at {rip:#x}: no source line in {}",
+                kernel.display()
+            ),
         })
         .collect()
 }

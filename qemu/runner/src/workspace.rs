@@ -4,7 +4,10 @@ use std::path::{Path, PathBuf};
 
 /// The workspace root (two levels above this crate).
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("the runner runs from its source tree")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("the runner runs from its source tree")
 }
 
 /// Folder of interactive and benchmark systems.
@@ -34,9 +37,11 @@ pub fn resolve_system(system: &str) -> Result<PathBuf, String> {
             return Ok(p);
         }
     }
-    let mut known: Vec<String> = manifests_in(&systems_dir()).into_iter().chain(manifests_in(&tests_dir())).filter_map(|p| {
-        p.file_stem().map(|s| s.to_string_lossy().into_owned())
-    }).collect();
+    let mut known: Vec<String> = manifests_in(&systems_dir())
+        .into_iter()
+        .chain(manifests_in(&tests_dir()))
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect();
     known.sort();
     Err(format!("no system named `{system}`: looked for qemu/systems/{system}.toml and qemu/tests/{system}.toml; known systems: {}", known.join(", ")))
 }
@@ -44,7 +49,12 @@ pub fn resolve_system(system: &str) -> Result<PathBuf, String> {
 /// Every `*.toml` in `dir`, sorted.
 pub fn manifests_in(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect())
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                .collect()
+        })
         .unwrap_or_default();
     v.sort();
     v

@@ -2,10 +2,12 @@
 //! per-CPU block reached through `gs`, and the legacy PIC.
 
 use core::arch::x86_64::__cpuid;
-use x86_64::registers::control::{Cr4, Cr4Flags};
-use x86_64::registers::model_specific::{Efer, EferFlags, GsBase, KernelGsBase, LStar, SFMask, Star};
-use x86_64::registers::rflags::RFlags;
 use x86_64::instructions::port::Port;
+use x86_64::registers::control::{Cr4, Cr4Flags};
+use x86_64::registers::model_specific::{
+    Efer, EferFlags, GsBase, KernelGsBase, LStar, SFMask, Star,
+};
+use x86_64::registers::rflags::RFlags;
 use x86_64::VirtAddr;
 
 /// Protection features the CPU offers, as reported by CPUID.
@@ -51,7 +53,9 @@ pub struct PerCpu {
 pub fn init(f: &Features, percpu: &'static mut PerCpu, syscall_entry: u64) {
     // Safety: setting NXE only makes the NX bit meaningful; the kernel's
     // own mappings do not use it, so nothing currently mapped changes.
-    unsafe { Efer::update(|e| *e |= EferFlags::NO_EXECUTE_ENABLE | EferFlags::SYSTEM_CALL_EXTENSIONS) };
+    unsafe {
+        Efer::update(|e| *e |= EferFlags::NO_EXECUTE_ENABLE | EferFlags::SYSTEM_CALL_EXTENSIONS)
+    };
     let mut cr4 = Cr4Flags::empty();
     if f.smep {
         cr4 |= Cr4Flags::SUPERVISOR_MODE_EXECUTION_PROTECTION;
@@ -74,7 +78,12 @@ pub fn init(f: &Features, percpu: &'static mut PerCpu, syscall_entry: u64) {
     LStar::write(VirtAddr::new(syscall_entry));
     // Interrupts, direction, trap and alignment-check flags are cleared on
     // entry so the kernel starts from a known state whatever the task set.
-    SFMask::write(RFlags::INTERRUPT_FLAG | RFlags::DIRECTION_FLAG | RFlags::TRAP_FLAG | RFlags::ALIGNMENT_CHECK);
+    SFMask::write(
+        RFlags::INTERRUPT_FLAG
+            | RFlags::DIRECTION_FLAG
+            | RFlags::TRAP_FLAG
+            | RFlags::ALIGNMENT_CHECK,
+    );
     let sel = |v: u16| x86_64::structures::gdt::SegmentSelector(v);
     Star::write(
         sel(super::gdt::USER_CS),

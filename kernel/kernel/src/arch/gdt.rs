@@ -49,7 +49,11 @@ pub fn init(kernel_stack_top: u64, fault_stack_top: u64) {
         ];
         let expect = [KERNEL_CS, KERNEL_SS, USER_SS, USER_CS, TSS_SEL];
         for (got, want) in sels.iter().zip(expect) {
-            debug_assert_eq!(got.0 & !3, want & !3, "GDT layout must match syscall/sysret's expectations");
+            debug_assert_eq!(
+                got.0 & !3,
+                want & !3,
+                "GDT layout must match syscall/sysret's expectations"
+            );
         }
         Tables { gdt }
     });

@@ -48,7 +48,11 @@ pub fn init() {
     let idt = IDT.call_once(|| {
         let mut gates = [Gate::default(); 256];
         for (v, g) in gates.iter_mut().enumerate().take(STUB_COUNT) {
-            let ist = if v == DOUBLE_FAULT { DOUBLE_FAULT_IST as u8 } else { 0 };
+            let ist = if v == DOUBLE_FAULT {
+                DOUBLE_FAULT_IST as u8
+            } else {
+                0
+            };
             *g = gate(stub_address(v), ist);
         }
         Idt(gates)

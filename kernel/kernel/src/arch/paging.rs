@@ -11,7 +11,8 @@ use crate::mem;
 use x86_64::registers::control::{Cr3, Cr3Flags};
 use x86_64::structures::paging::page_table::{PageTable, PageTableEntry, PageTableFlags as F};
 use x86_64::structures::paging::{
-    mapper::TranslateResult, FrameAllocator, Mapper, OffsetPageTable, Page, PhysFrame, Size4KiB, Translate,
+    mapper::TranslateResult, FrameAllocator, Mapper, OffsetPageTable, Page, PhysFrame, Size4KiB,
+    Translate,
 };
 use x86_64::{PhysAddr, VirtAddr};
 
@@ -85,7 +86,9 @@ impl AddressSpace {
     /// A new address space with the kernel half mapped and nothing below.
     pub fn new() -> Result<Self, MapError> {
         let pml4 = mem::alloc_frame().ok_or(MapError::OutOfMemory)?;
-        let template = *KERNEL_PML4.get().expect("paging::init runs before any address space is made");
+        let template = *KERNEL_PML4
+            .get()
+            .expect("paging::init runs before any address space is made");
         // Safety: `pml4` is a fresh frame we own; the template is the boot
         // PML4, only read here.
         unsafe {
@@ -104,7 +107,12 @@ impl AddressSpace {
     fn mapper(&mut self) -> OffsetPageTable<'_> {
         // Safety: `self.pml4` is this address space's PML4 frame, borrowed
         // mutably through `&mut self`; the direct map covers it.
-        unsafe { OffsetPageTable::new(&mut *(phys_to_virt(self.pml4) as *mut PageTable), VirtAddr::new(PHYS_OFFSET)) }
+        unsafe {
+            OffsetPageTable::new(
+                &mut *(phys_to_virt(self.pml4) as *mut PageTable),
+                VirtAddr::new(PHYS_OFFSET),
+            )
+        }
     }
 
     /// Maps a fresh zeroed frame at user page `vaddr`; returns its physical address.
@@ -121,11 +129,14 @@ impl AddressSpace {
         }
         let page = Page::<Size4KiB>::containing_address(VirtAddr::new(vaddr));
         let frame = PhysFrame::containing_address(PhysAddr::new(phys));
+        let parents = F::PRESENT | F::WRITABLE | F::USER_ACCESSIBLE;
         // Safety: the frame is fresh (no aliasing) and the page is in the
         // user half, which the kernel never uses for its own data. Parent
         // tables allow everything; the leaf entry alone sets permissions.
-        let parents = F::PRESENT | F::WRITABLE | F::USER_ACCESSIBLE;
-        let result = unsafe { self.mapper().map_to_with_table_flags(page, frame, flags, parents, &mut Frames) };
+        let result = unsafe {
+            self.mapper()
+                .map_to_with_table_flags(page, frame, flags, parents, &mut Frames)
+        };
         match result {
             Ok(flush) => {
                 flush.ignore(); // not the active address space yet, or the caller flushes
@@ -134,7 +145,9 @@ impl AddressSpace {
             Err(e) => {
                 let _ = mem::free_frame(phys);
                 Err(match e {
-                    x86_64::structures::paging::mapper::MapToError::FrameAllocationFailed => MapError::OutOfMemory,
+                    x86_64::structures::paging::mapper::MapToError::FrameAllocationFailed => {
+                        MapError::OutOfMemory
+                    }
                     _ => MapError::AlreadyMapped,
                 })
             }
@@ -148,9 +161,11 @@ impl AddressSpace {
             return None;
         }
         match self.mapper().translate(VirtAddr::new(vaddr)) {
-            TranslateResult::Mapped { frame, offset, flags }
-                if flags.contains(F::USER_ACCESSIBLE) && (!write || flags.contains(F::WRITABLE)) =>
-            {
+            TranslateResult::Mapped {
+                frame,
+                offset,
+                flags,
+            } if flags.contains(F::USER_ACCESSIBLE) && (!write || flags.contains(F::WRITABLE)) => {
                 Some(frame.start_address().as_u64() + offset)
             }
             _ => None,

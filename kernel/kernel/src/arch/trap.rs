@@ -64,7 +64,7 @@ impl TrapFrame {
     }
 
     /// True when the trap interrupted ring 3.
-    pub fn from_user(&self) -> bool {
+    pub fn is_from_user(&self) -> bool {
         self.cs & 3 == 3
     }
 }

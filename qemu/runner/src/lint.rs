@@ -1,0 +1,72 @@
+//! `conflux lint`: rustfmt and clippy (warnings denied) over every crate.
+//!
+//! Host crates are checked as usual. Guest crates are checked for the guest
+//! target; a task crate's constants come from a manifest, so each system's
+//! tasks are checked with that system's manifest (cargo re-checks only the
+//! crates whose generated constants changed).
+
+use crate::workspace;
+use std::path::Path;
+use std::process::Command;
+
+fn cargo(args: &[&str], manifest: Option<&Path>) -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(workspace::root()).args(args);
+    if let Some(m) = manifest {
+        cmd.env(conflux_manifest::MANIFEST_ENV, m);
+    }
+    let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`cargo {}` failed: fix the findings above",
+            args.join(" ")
+        ))
+    }
+}
+
+const GUEST: [&str; 5] = [
+    "--quiet",
+    "--release",
+    "--target",
+    "x86_64-unknown-none",
+    "-p",
+];
+
+/// Runs every check; stops at the first that fails.
+pub fn run() -> Result<(), String> {
+    cargo(&["fmt", "--all", "--check"], None)?;
+    cargo(
+        &["clippy", "--quiet", "--all-targets", "--", "-D", "warnings"],
+        None,
+    )?;
+    let mut kernel = vec!["clippy"];
+    kernel.extend(GUEST);
+    kernel.extend([
+        "conflux-kernel",
+        "-p",
+        "conflux-userlib",
+        "--",
+        "-D",
+        "warnings",
+    ]);
+    cargo(&kernel, None)?;
+    let systems = workspace::manifests_in(&workspace::systems_dir());
+    for path in systems
+        .iter()
+        .chain(&workspace::manifests_in(&workspace::tests_dir()))
+    {
+        let m = conflux_manifest::load(path).map_err(|e| e.to_string())?;
+        let mut args = vec!["clippy"];
+        args.extend(&GUEST[..4]);
+        for t in &m.tasks {
+            args.extend(["-p", t.crate_name.as_str()]);
+        }
+        args.extend(["--", "-D", "warnings"]);
+        cargo(&args, Some(path))?;
+    }
+    println!("lint: rustfmt and clippy clean");
+    Ok(())
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what Conflux needs on a Debian machine that has only rustup:
+# QEMU (Debian's qemu-system-x86), the Rust toolchain pinned in
+# rust-toolchain.toml with its x86_64-unknown-none target, and cargo-make.
+# Safe to run again: it installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+as_root() {
+    if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+        echo "setup: need root to run: $* (no sudo found)" >&2; exit 1
+    fi
+}
+
+if ! command -v qemu-system-x86_64 >/dev/null; then
+    echo "setup: installing QEMU (qemu-system-x86) from Debian's packages"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-system-x86 >/dev/null
+fi
+
+toolchain=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)
+if ! rustup target list --installed --toolchain "$toolchain" 2>/dev/null | grep -q x86_64-unknown-none; then
+    echo "setup: installing Rust $toolchain with the x86_64-unknown-none target"
+    rustup toolchain install "$toolchain" --profile minimal --component clippy,rustfmt --target x86_64-unknown-none
+fi
+
+if ! cargo make --version >/dev/null 2>&1; then
+    echo "setup: installing cargo-make (about 2 minutes, once)"
+    cargo install cargo-make --locked --debug --quiet
+fi
