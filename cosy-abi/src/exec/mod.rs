@@ -1,0 +1,389 @@
+//! The executor: runs a verified [`Program`] against a [`Service`].
+//!
+//! One loop, one `match` per op. What the verifier proved is not checked
+//! again (op codes, register numbers, targets); what can change between
+//! runs is (the regions' lengths, register-relative buffer refs, divisors,
+//! byte counts, the budget). Region bytes are only reached through
+//! bounds-checked slices, so no compound can make the server touch memory
+//! outside the regions it passed in; the step counter is checked before
+//! every op, so no compound runs past its budget. It allocates nothing.
+
+mod data;
+
+use crate::args::{Args, Operand, Span};
+use crate::code;
+use crate::program::{Arg, Insn, Op, Program, RefDesc};
+use crate::registers::Registers;
+use crate::report::{Fault, OpResult, Outcome, Report};
+use crate::service::Service;
+use crate::wire::{MAX_OPERANDS, NO_REG, NREGS};
+use data::Second;
+
+/// Why an op did not complete.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Fail {
+    /// It failed with this code.
+    Code(u16),
+    /// It would exceed the budget.
+    Budget,
+}
+
+/// What the loop does after an op.
+enum Flow {
+    /// Go on with the next op; the op produced this value.
+    Next(u64),
+    /// Jump; the op produced this value.
+    Goto(u16, u64),
+    /// Stop with an exit value.
+    Exit(u64),
+    /// The op failed with a code; its destination register.
+    Fail(u16, u8),
+    /// The op was not run: not enough budget.
+    Budget,
+}
+
+/// The registers plus a scratch slot at 63 where writes to `NO_REG` (0xFF
+/// & 63) land, so a missing destination needs no branch. The mask also
+/// makes every index provably in bounds.
+struct Regfile([u64; 64]);
+
+impl Regfile {
+    fn load(regs: &Registers) -> Self {
+        let mut file = [0; 64];
+        file[..NREGS].copy_from_slice(regs.as_array());
+        Regfile(file)
+    }
+
+    fn store(&self, regs: &mut Registers) {
+        regs.as_mut_array().copy_from_slice(&self.0[..NREGS]);
+    }
+
+    #[inline(always)]
+    fn get(&self, reg: u8) -> u64 {
+        self.0[usize::from(reg) & 63]
+    }
+
+    #[inline(always)]
+    fn set(&mut self, reg: u8, value: u64) {
+        self.0[usize::from(reg) & 63] = value;
+    }
+
+    #[inline(always)]
+    fn arg(&self, arg: &Arg) -> u64 {
+        match *arg {
+            Arg::Imm(v) => v,
+            Arg::Reg(r) => self.get(r),
+            Arg::Buf(d) => u64::from(d.len),
+        }
+    }
+
+    /// Locates a buffer ref now, adding its offset register.
+    #[inline]
+    fn resolve(&self, d: &RefDesc, regions: &[&mut [u8]]) -> Result<Span, Fail> {
+        let base = if d.offset_reg == NO_REG {
+            0
+        } else {
+            self.get(d.offset_reg)
+        };
+        let oob = Fail::Code(code::REF_OUT_OF_BOUNDS);
+        let start = base.checked_add(u64::from(d.offset)).ok_or(oob)?;
+        let end = start.checked_add(u64::from(d.len)).ok_or(oob)?;
+        let region = regions.get(usize::from(d.region)).ok_or(oob)?;
+        if end > region.len() as u64 {
+            return Err(oob);
+        }
+        Ok(Span {
+            region: usize::from(d.region),
+            start: start as usize,
+            len: d.len as usize,
+        })
+    }
+}
+
+impl<S: AsRef<[Insn]>> Program<S> {
+    /// Runs the program once.
+    ///
+    /// - `service` performs the `CALL`s;
+    /// - `regions` are the client's regions, numbered as when the program
+    ///   was verified (each must be at least as long as it was then);
+    /// - `regs` holds the parameters going in (see
+    ///   [`Registers::with_params`]) and the final registers coming out;
+    /// - `results` receives one [`OpResult`] per op and must have room for
+    ///   them all.
+    ///
+    /// The run is bounded by [`Program::budget`] steps. Write the results
+    /// back to the client with [`crate::Compound::write_results`].
+    pub fn run<V: Service + ?Sized>(
+        &self,
+        service: &mut V,
+        regions: &mut [&mut [u8]],
+        regs: &mut Registers,
+        results: &mut [OpResult],
+    ) -> Report {
+        let insns = self.insns();
+        let Some(results) = results.get_mut(..insns.len()) else {
+            return setup_failure(code::RESULTS_TOO_SMALL);
+        };
+        if !self.regions_still_fit(regions) {
+            return setup_failure(code::REGION_TOO_SMALL);
+        }
+        results.fill(OpResult::EMPTY);
+        let mut file = Regfile::load(regs);
+        let report = self.exec(insns, service, regions, &mut file, results);
+        file.store(regs);
+        report
+    }
+
+    fn regions_still_fit(&self, regions: &[&mut [u8]]) -> bool {
+        let verified = self.region_lens.get(..self.region_count).unwrap_or(&[]);
+        regions.len() >= verified.len()
+            && verified.iter().zip(regions).all(|(len, r)| r.len() >= *len)
+    }
+
+    fn exec<V: Service + ?Sized>(
+        &self,
+        insns: &[Insn],
+        service: &mut V,
+        regions: &mut [&mut [u8]],
+        file: &mut Regfile,
+        results: &mut [OpResult],
+    ) -> Report {
+        let budget = self.budget;
+        let mut report = Report {
+            outcome: Outcome::Finished,
+            ..Report::default()
+        };
+        let mut steps = 0u32;
+        let mut pc = 0usize;
+        loop {
+            let Some(insn) = insns.get(pc) else { break };
+            if steps >= budget {
+                report.outcome = Outcome::Stopped;
+                report.stop = Some(fault(pc, code::BUDGET_EXHAUSTED));
+                break;
+            }
+            steps += 1;
+            let flow = step(
+                insn,
+                pc,
+                insns,
+                service,
+                regions,
+                file,
+                budget - steps,
+                &mut steps,
+            );
+            match flow {
+                Flow::Next(v) => {
+                    record(results, pc, v, code::OK);
+                    pc += 1;
+                }
+                Flow::Goto(target, v) => {
+                    record(results, pc, v, code::OK);
+                    pc = usize::from(target);
+                }
+                Flow::Exit(v) => {
+                    record(results, pc, v, code::OK);
+                    report.exit_value = v;
+                    break;
+                }
+                Flow::Fail(code, dst) => {
+                    // Like a Linux syscall's -errno: negative as an i64.
+                    let v = 0u64.wrapping_sub(u64::from(code));
+                    file.set(dst, v);
+                    record(results, pc, v, code);
+                    report.failures = report.failures.saturating_add(1);
+                    report.first_failure.get_or_insert(fault(pc, code));
+                    if self.fail_fast {
+                        report.outcome = Outcome::Stopped;
+                        report.stop = Some(fault(pc, code));
+                        break;
+                    }
+                    pc += 1;
+                }
+                Flow::Budget => {
+                    steps -= 1;
+                    report.outcome = Outcome::Stopped;
+                    report.stop = Some(fault(pc, code::BUDGET_EXHAUSTED));
+                    break;
+                }
+            }
+        }
+        report.steps = steps;
+        report
+    }
+}
+
+/// Executes one op. `steps_left` is what the budget allows beyond this
+/// op's first step; data ops add their extra steps to `steps`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn step<V: Service + ?Sized>(
+    insn: &Insn,
+    pc: usize,
+    insns: &[Insn],
+    service: &mut V,
+    regions: &mut [&mut [u8]],
+    file: &mut Regfile,
+    steps_left: u32,
+    steps: &mut u32,
+) -> Flow {
+    macro_rules! alu {
+        ($dst:expr, $value:expr) => {{
+            let v = $value;
+            file.set($dst, v);
+            Flow::Next(v)
+        }};
+    }
+    match &insn.0 {
+        Op::Call {
+            dst,
+            opcode,
+            argc,
+            args,
+        } => call(service, *dst, *opcode, *argc, args, regions, file),
+        Op::Exit { a } => Flow::Exit(file.arg(a)),
+        Op::Mov { dst, a } => alu!(*dst, file.arg(a)),
+        Op::Add { dst, a, b } => alu!(*dst, file.arg(a).wrapping_add(file.arg(b))),
+        Op::Sub { dst, a, b } => alu!(*dst, file.arg(a).wrapping_sub(file.arg(b))),
+        Op::Mul { dst, a, b } => alu!(*dst, file.arg(a).wrapping_mul(file.arg(b))),
+        Op::Div { dst, a, b } => match file.arg(a).checked_div(file.arg(b)) {
+            Some(v) => alu!(*dst, v),
+            None => Flow::Fail(code::DIVIDE_BY_ZERO, *dst),
+        },
+        Op::Rem { dst, a, b } => match file.arg(a).checked_rem(file.arg(b)) {
+            Some(v) => alu!(*dst, v),
+            None => Flow::Fail(code::DIVIDE_BY_ZERO, *dst),
+        },
+        Op::And { dst, a, b } => alu!(*dst, file.arg(a) & file.arg(b)),
+        Op::Or { dst, a, b } => alu!(*dst, file.arg(a) | file.arg(b)),
+        Op::Xor { dst, a, b } => alu!(*dst, file.arg(a) ^ file.arg(b)),
+        Op::Shl { dst, a, b } => alu!(*dst, shift(file.arg(a), file.arg(b), u64::checked_shl)),
+        Op::Shr { dst, a, b } => alu!(*dst, shift(file.arg(a), file.arg(b), u64::checked_shr)),
+        Op::Br { cmp, a, b, target } => {
+            if cmp.holds(file.arg(a), file.arg(b)) {
+                Flow::Goto(*target, 1)
+            } else {
+                Flow::Next(0)
+            }
+        }
+        Op::Jump { target } => Flow::Goto(*target, 0),
+        Op::Loop {
+            counter,
+            cmp,
+            step,
+            limit,
+            target,
+        } => {
+            let v = file.get(*counter).wrapping_add(file.arg(step));
+            file.set(*counter, v);
+            if cmp.holds(v, file.arg(limit)) {
+                Flow::Goto(*target, v)
+            } else {
+                Flow::Next(v)
+            }
+        }
+        Op::Switch { a, size, default } => {
+            let v = file.arg(a);
+            // The verifier made ops pc+1..=pc+size jumps.
+            let entry = (v < u64::from(*size))
+                .then(|| insns.get(pc + 1 + v as usize))
+                .flatten();
+            match entry {
+                Some(Insn(Op::Jump { target })) => Flow::Goto(*target, v),
+                _ => Flow::Goto(*default, u64::from(*size)),
+            }
+        }
+        Op::Data { op, dst, args } => {
+            let result = data_op(*op, args, regions, file, steps_left);
+            match result {
+                Ok((v, extra)) => {
+                    *steps += extra;
+                    alu!(*dst, v)
+                }
+                Err(Fail::Budget) => Flow::Budget,
+                Err(Fail::Code(code)) => Flow::Fail(code, *dst),
+            }
+        }
+    }
+}
+
+/// Shifts by `by`, giving 0 for shifts of 64 or more.
+#[inline(always)]
+fn shift(a: u64, by: u64, f: fn(u64, u32) -> Option<u64>) -> u64 {
+    u32::try_from(by).ok().and_then(|by| f(a, by)).unwrap_or(0)
+}
+
+#[inline(always)]
+fn call<V: Service + ?Sized>(
+    service: &mut V,
+    dst: u8,
+    opcode: u16,
+    argc: u8,
+    args: &[Arg; MAX_OPERANDS],
+    regions: &mut [&mut [u8]],
+    file: &mut Regfile,
+) -> Flow {
+    let mut operands = [Operand::Value(0); MAX_OPERANDS];
+    for (slot, arg) in operands.iter_mut().zip(args).take(usize::from(argc)) {
+        *slot = match arg {
+            Arg::Buf(d) => match file.resolve(d, regions) {
+                Ok(span) => Operand::Buf(span),
+                Err(_) => return Flow::Fail(code::REF_OUT_OF_BOUNDS, dst),
+            },
+            value => Operand::Value(file.arg(value)),
+        };
+    }
+    let mut call_args = Args::from_parts(operands, usize::from(argc), regions);
+    match service.call(opcode, &mut call_args) {
+        Ok(v) => {
+            file.set(dst, v);
+            Flow::Next(v)
+        }
+        Err(e) => Flow::Fail(e.code(), dst),
+    }
+}
+
+fn data_op(
+    op: crate::program::DataOp,
+    args: &[Arg; 3],
+    regions: &mut [&mut [u8]],
+    file: &Regfile,
+    steps_left: u32,
+) -> Result<(u64, u32), Fail> {
+    let [a, b, c] = args;
+    let Arg::Buf(first) = a else {
+        return Err(Fail::Code(code::NOT_A_BUFFER));
+    };
+    let first = file.resolve(first, regions)?;
+    let second = match b {
+        Arg::Buf(d) => Second::Buf(file.resolve(d, regions)?),
+        value => Second::Value(file.arg(value)),
+    };
+    data::execute(op, first, second, file.arg(c), regions, steps_left)
+}
+
+#[inline(always)]
+fn record(results: &mut [OpResult], pc: usize, value: u64, status: u16) {
+    if let Some(r) = results.get_mut(pc) {
+        r.value = value;
+        r.status = status;
+        r.runs = r.runs.saturating_add(1);
+    }
+}
+
+fn fault(pc: usize, code: u16) -> Fault {
+    // Op indexes are below the op count, itself a u16.
+    Fault {
+        op: Some(pc as u16),
+        code,
+    }
+}
+
+fn setup_failure(code: u16) -> Report {
+    Report {
+        outcome: Outcome::Stopped,
+        stop: Some(Fault { op: None, code }),
+        ..Report::default()
+    }
+}

@@ -1,0 +1,123 @@
+//! The `Service` trait a server implements, and the op table that tells
+//! the verifier which operations exist and what they take.
+//!
+//! A server describes its operations once, as a static `OpTable`; the
+//! verifier checks every `CALL` against it, and the executor calls
+//! `Service::call` with an `Args` whose buffers are bounds-checked slices
+//! of the client's regions. The service never sees an address.
+
+use core::fmt;
+
+use crate::args::Args;
+use crate::code;
+
+/// What one service operand must be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgKind {
+    /// An immediate or a register.
+    Value,
+    /// A buffer ref (a slice of a client region).
+    Buf,
+}
+
+/// One operation of a service: its name (for error messages) and its
+/// operands, at most six.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpSpec {
+    /// Name, e.g. `"read"`.
+    pub name: &'static str,
+    /// Operand kinds, in order.
+    pub args: &'static [ArgKind],
+}
+
+impl OpSpec {
+    /// Describes an operation.
+    pub const fn new(name: &'static str, args: &'static [ArgKind]) -> Self {
+        OpSpec { name, args }
+    }
+}
+
+/// A service's operations, indexed by opcode (the `sub` of a `CALL`).
+#[derive(Clone, Copy, Debug)]
+pub struct OpTable<'a> {
+    name: &'static str,
+    specs: &'a [OpSpec],
+}
+
+impl<'a> OpTable<'a> {
+    /// A table whose opcode `i` is `specs[i]`. `name` names the service in
+    /// error messages.
+    pub const fn new(name: &'static str, specs: &'a [OpSpec]) -> Self {
+        OpTable { name, specs }
+    }
+
+    /// The service's name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The operation with this opcode.
+    pub fn get(&self, opcode: u16) -> Option<&'a OpSpec> {
+        self.specs.get(usize::from(opcode))
+    }
+}
+
+/// Why a service call failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallError {
+    /// The service asked for a buffer at an operand that holds a value.
+    NotABuffer {
+        /// Operand index.
+        operand: usize,
+    },
+    /// A buffer the service built (see [`Args::with_buf`]) does not fit.
+    OutOfBounds,
+    /// The service has no operation with this opcode (the compound was
+    /// verified against another table).
+    UnknownOp {
+        /// The opcode.
+        opcode: u16,
+    },
+    /// A service-defined error, 1..=0x7FFF (e.g. an errno).
+    Service(u16),
+}
+
+impl CallError {
+    /// The wire code (spec §10).
+    pub fn code(&self) -> u16 {
+        match self {
+            CallError::NotABuffer { .. } => code::NOT_A_BUFFER,
+            CallError::OutOfBounds => code::REF_OUT_OF_BOUNDS,
+            CallError::UnknownOp { .. } => code::UNKNOWN_SERVICE_OP_AT_RUN,
+            CallError::Service(c) => code::SERVICE | (c & 0x7FFF),
+        }
+    }
+}
+
+impl fmt::Display for CallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallError::NotABuffer { operand } => {
+                write!(
+                    f,
+                    "the service wanted a buffer at operand {operand}, which holds a value"
+                )
+            }
+            CallError::OutOfBounds => f.write_str("buffer outside its region"),
+            CallError::UnknownOp { opcode } => write!(f, "the service has no opcode {opcode}"),
+            CallError::Service(c) => write!(f, "service error {c}"),
+        }
+    }
+}
+
+/// A server's operations, as the executor calls them.
+pub trait Service {
+    /// The op table compounds for this service are verified against.
+    fn ops(&self) -> OpTable<'_>;
+
+    /// Performs operation `opcode`. The operands were checked against the
+    /// op table when the compound was verified, but a service must still
+    /// handle a mismatch without panicking: the accessors of `Args` return
+    /// errors rather than trusting it.
+    fn call(&mut self, opcode: u16, args: &mut Args<'_, '_>) -> Result<u64, CallError>;
+}

@@ -1,0 +1,1 @@
+//! placeholder until the cosy-abi helper writes this file
