@@ -5,8 +5,8 @@
 //! leave that task's registers in the frame. From the kernel itself: an
 //! exception is a kernel bug and stops the machine with a report.
 
-use crate::arch::machine;
 use crate::arch::trap::{TrapFrame, SYSCALL_VECTOR};
+use crate::arch::{apic, machine};
 use crate::fault::Report;
 use crate::sched::KERNEL;
 use crate::syscall::{self, Effect};
@@ -43,7 +43,11 @@ extern "C" fn trap_dispatch(frame: &mut TrapFrame) {
             }
             return;
         }
-        _ => Effect::Resume, // no device interrupts are routed yet
+        v if v == apic::TIMER_VECTOR as u64 => {
+            apic::eoi();
+            Effect::Yield // preemption: the tick ends the task's turn
+        }
+        _ => Effect::Resume, // spurious, or a line nobody has claimed yet
     };
     match effect {
         Effect::Resume => *frame = k.current().ctx,
@@ -62,7 +66,12 @@ extern "C" fn trap_dispatch(frame: &mut TrapFrame) {
 /// A trap taken while the kernel itself was running.
 fn kernel_trap(frame: &mut TrapFrame) {
     if frame.vector >= IRQ_BASE {
-        return; // an interrupt while idle: nothing to do yet
+        // The kernel runs with interrupts off, so this only happens if it
+        // ever idles with them on; acknowledge and carry on.
+        if frame.vector == apic::TIMER_VECTOR as u64 {
+            apic::eoi();
+        }
+        return;
     }
     let report = Report {
         frame,

@@ -4,6 +4,7 @@
 //! The rest of the kernel sees this module's functions and types only, so a
 //! second architecture would replace this directory and nothing else.
 
+pub mod apic;
 pub mod boot;
 pub mod cpu;
 pub mod gdt;
