@@ -27,6 +27,7 @@ mod mem;
 mod panic;
 mod pvh;
 mod sched;
+mod selftest;
 mod syscall;
 mod task;
 mod trap;
@@ -109,6 +110,7 @@ extern "C" fn kernel_main(start_info: u64) -> ! {
     mem::init(boot.ram(), reserved.into_iter());
     let image = BootImage::parse(boot.image_bytes()).unwrap_or_else(|e| boot_failed(&e));
 
+    selftest::run(boot.cmdline());
     arch::apic::init();
     let slot = (kstack - core::mem::size_of::<TrapFrame>() as u64) as *mut TrapFrame;
     sched::start(&image, slot)

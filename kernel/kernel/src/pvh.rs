@@ -106,6 +106,21 @@ impl BootInfo {
         })
     }
 
+    /// The kernel command line (QEMU `-append`), or "" if absent or not
+    /// text. Bounded so a missing terminator cannot run through memory.
+    pub fn cmdline(&self) -> &'static str {
+        const MAX: u64 = 1024;
+        let p = self.info.cmdline_paddr;
+        if p == 0 || !in_direct_map(p, MAX) {
+            return "";
+        }
+        // Safety: the range lies in the direct map (checked above) and the
+        // firmware's command line is never written after boot.
+        let bytes = unsafe { core::slice::from_raw_parts(phys_to_virt(p), MAX as usize) };
+        let len = bytes.iter().position(|&b| b == 0).unwrap_or(0);
+        core::str::from_utf8(&bytes[..len]).unwrap_or("")
+    }
+
     /// The boot image bytes.
     pub fn image_bytes(&self) -> &'static [u8] {
         // Safety: `parse` checked the range lies in the direct map; the

@@ -77,10 +77,12 @@ fn kernel_trap(frame: &mut TrapFrame) {
         frame,
         cr2: arch::fault_address(),
     };
+    // Never block or panic here: the kernel may have faulted holding the
+    // lock, or before any task existed.
     let task = KERNEL
         .try_lock()
-        .map(|mut k| k.current().name)
-        .unwrap_or("<kernel state locked>");
+        .and_then(|k| k.tasks.get(k.current)?.as_ref().map(|t| t.name))
+        .unwrap_or("none");
     crate::console::print_forced(format_args!(
         "conflux: KERNEL FAULT: {report} (kernel mode, last task '{task}')\nconflux: stopping the machine: this is a kernel bug; the line above names the instruction\n"
     ));

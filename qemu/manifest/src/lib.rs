@@ -45,6 +45,7 @@
 //! expect = ["...", "..."]   # required, non-empty: console text that must appear, in order
 //! forbid = ["..."]          # optional: console text that must never appear
 //! outcome = "pass"          # optional, default "pass"; or "kernel-fault"
+//! kernel_args = "..."       # optional: kernel command line (e.g. "selftest=panic")
 //! ```
 //!
 //! The tasks' stacks and heaps together may take at most half of

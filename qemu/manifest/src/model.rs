@@ -61,6 +61,8 @@ pub struct TestSpec {
     /// Substrings the serial console must never print.
     pub forbid: Vec<String>,
     pub outcome: Outcome,
+    /// Kernel command line for this test (e.g. `selftest=panic`); empty for none.
+    pub kernel_args: String,
 }
 
 /// How QEMU runs the guest (see the design brief, "Measuring without

@@ -12,7 +12,14 @@ use crate::strict::Fields;
 use crate::suggest::{Suggestion, Words};
 
 /// Keys allowed in `[test]`.
-pub(crate) const KEYS: &[&str] = &["timeout_secs", "modes", "expect", "forbid", "outcome"];
+pub(crate) const KEYS: &[&str] = &[
+    "timeout_secs",
+    "modes",
+    "expect",
+    "forbid",
+    "outcome",
+    "kernel_args",
+];
 
 pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
     let timeout_secs = rules::integer(
@@ -36,12 +43,17 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
         "forbid",
     )?;
     let outcome = outcome(fields)?;
+    let kernel_args = fields
+        .optional::<&str>("kernel_args")?
+        .unwrap_or_default()
+        .to_owned();
     Ok(TestSpec {
         timeout_secs,
         modes,
         expect,
         forbid,
         outcome,
+        kernel_args,
     })
 }
 

@@ -55,6 +55,7 @@ fn every_key_is_read() {
         expect = ["ready", "2 passed, 0 failed"]
         forbid = ["PANIC"]
         outcome = "kernel-fault"
+        kernel_args = "selftest=panic"
     "#);
     assert_eq!(
         manifest.system.description.as_deref(),
@@ -79,6 +80,7 @@ fn every_key_is_read() {
             expect: vec!["ready".into(), "2 passed, 0 failed".into()],
             forbid: vec!["PANIC".into()],
             outcome: Outcome::KernelFault,
+            kernel_args: "selftest=panic".into(),
         })
     );
 }
@@ -94,6 +96,7 @@ fn test_defaults_are_applied() {
             expect: vec!["hello".into()],
             forbid: vec![],
             outcome: Outcome::Pass,
+            kernel_args: String::new(),
         })
     );
 }

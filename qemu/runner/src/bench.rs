@@ -82,7 +82,7 @@ fn boot() -> Result<(), String> {
     let built = image::build_named("default")?;
     let mut times = Vec::new();
     for _ in 0..BOOT_RUNS {
-        let run = qemu::run_captured(&built, Accel::Tcg, Duration::from_secs(30))?;
+        let run = qemu::run_captured(&built, Accel::Tcg, Duration::from_secs(30), "")?;
         let t = run
             .banner_after
             .ok_or_else(|| format!("the kernel banner never appeared; console:\n{}", run.output))?;

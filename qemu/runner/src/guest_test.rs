@@ -82,7 +82,18 @@ fn run_system(path: &std::path::Path, tally: &mut Tally) -> Result<(), String> {
             tally.skipped += 1;
             continue;
         }
-        let run = qemu::run_captured(&built, accel, Duration::from_secs(spec.timeout_secs as u64))?;
+        let mut run = qemu::run_captured(
+            &built,
+            accel,
+            Duration::from_secs(spec.timeout_secs as u64),
+            &spec.kernel_args,
+        )?;
+        // The runner's source lines for kernel faults count as console
+        // output, so a test can check them too.
+        for l in symbolize::annotate(&run.output, &built.kernel) {
+            run.output.push_str(&l);
+            run.output.push('\n');
+        }
         let log = workspace::root().join(format!("target/test-logs/{name}.{accel}.log"));
         let _ = std::fs::create_dir_all(log.parent().expect("log has a parent"));
         let _ = std::fs::write(&log, &run.output);
@@ -100,9 +111,6 @@ fn run_system(path: &std::path::Path, tally: &mut Tally) -> Result<(), String> {
             );
             for p in &problems {
                 println!("    - {p}");
-            }
-            for l in symbolize::annotate(&run.output, &built.kernel) {
-                println!("    {l}");
             }
             println!("    console log: {}; last lines:", log.display());
             let lines: Vec<&str> = run.output.lines().collect();
@@ -164,6 +172,7 @@ mod tests {
             expect: expect.iter().map(|s| s.to_string()).collect(),
             forbid: forbid.iter().map(|s| s.to_string()).collect(),
             outcome,
+            kernel_args: String::new(),
         }
     }
 

@@ -130,10 +130,20 @@ pub struct Captured {
     pub banner_after: Option<Duration>,
 }
 
-/// Boots `built` with the console captured, killing QEMU after `timeout`.
-pub fn run_captured(built: &Built, accel: Accel, timeout: Duration) -> Result<Captured, String> {
+/// Boots `built` with the console captured, killing QEMU after `timeout`;
+/// `kernel_args` becomes the kernel command line.
+pub fn run_captured(
+    built: &Built,
+    accel: Accel,
+    timeout: Duration,
+    kernel_args: &str,
+) -> Result<Captured, String> {
     let start = Instant::now();
-    let mut child = command(built, accel)?
+    let mut cmd = command(built, accel)?;
+    if !kernel_args.is_empty() {
+        cmd.args(["-append", kernel_args]);
+    }
+    let mut child = cmd
         .args(["-serial", "stdio", "-monitor", "none"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

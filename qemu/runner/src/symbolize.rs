@@ -18,6 +18,29 @@ pub fn fault_rip(line: &str) -> Option<u64> {
     u64::from_str_radix(&hex[..end], 16).ok()
 }
 
+/// The innermost source location of `rip` that is the project's own code
+/// (inlined library frames such as `core::ptr` say little at 2 a.m.).
+fn project_location(loader: &addr2line::Loader, rip: u64) -> Option<String> {
+    let mut frames = loader.find_frames(rip).ok()?;
+    let mut first = None;
+    while let Ok(Some(frame)) = frames.next() {
+        let Some(loc) = frame.location else { continue };
+        let text = format!(
+            "{}:{}",
+            loc.file.unwrap_or("?"),
+            loc.line.map_or("?".into(), |l| l.to_string())
+        );
+        let ours = loc
+            .file
+            .is_some_and(|f| !f.starts_with("/rustc/") && !f.contains("/.cargo/registry/"));
+        if ours {
+            return Some(text);
+        }
+        first.get_or_insert(text);
+    }
+    first
+}
+
 /// One line per kernel fault in `output`, naming its source location.
 pub fn annotate(output: &str, kernel: &Path) -> Vec<String> {
     let rips: Vec<u64> = output.lines().filter_map(fault_rip).collect();
@@ -34,13 +57,9 @@ pub fn annotate(output: &str, kernel: &Path) -> Vec<String> {
         }
     };
     rips.into_iter()
-        .map(|rip| match loader.find_location(rip) {
-            Ok(Some(loc)) => format!(
-                "conflux: kernel fault at {rip:#x} is {}:{}",
-                loc.file.unwrap_or("?"),
-                loc.line.map_or("?".into(), |l| l.to_string())
-            ),
-            _ => format!(
+        .map(|rip| match project_location(&loader, rip) {
+            Some(loc) => format!("conflux: kernel fault at {rip:#x} is {loc}"),
+            None => format!(
                 "conflux: kernel fault at {rip:#x}: no source line in {}",
                 kernel.display()
             ),
