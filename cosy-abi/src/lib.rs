@@ -75,6 +75,8 @@ mod builder;
 pub mod code;
 mod crc32c;
 mod exec;
+#[cfg(feature = "alloc")]
+pub mod examples;
 pub mod memfs;
 mod program;
 mod region_alloc;
@@ -94,4 +96,4 @@ pub use registers::Registers;
 pub use report::{Fault, OpResult, Outcome, Report};
 pub use service::{ArgKind, CallError, OpSpec, OpTable, Service};
 pub use verify::{Expect, Field, OpError, OpName, RefError, VerifyError};
-pub use wire::{Cmp, Compound};
+pub use wire::{Cmp, Compound, Opcode};

@@ -245,6 +245,31 @@ impl Builder {
         self.alu(Opcode::Rem, dst, a, b)
     }
 
+    /// `dst = a & b`.
+    pub fn and(&mut self, dst: Reg, a: impl Into<Operand>, b: impl Into<Operand>) -> &mut Self {
+        self.alu(Opcode::And, dst, a, b)
+    }
+
+    /// `dst = a | b`.
+    pub fn or(&mut self, dst: Reg, a: impl Into<Operand>, b: impl Into<Operand>) -> &mut Self {
+        self.alu(Opcode::Or, dst, a, b)
+    }
+
+    /// `dst = a ^ b`.
+    pub fn xor(&mut self, dst: Reg, a: impl Into<Operand>, b: impl Into<Operand>) -> &mut Self {
+        self.alu(Opcode::Xor, dst, a, b)
+    }
+
+    /// `dst = a << b` (0 when b >= 64).
+    pub fn shl(&mut self, dst: Reg, a: impl Into<Operand>, b: impl Into<Operand>) -> &mut Self {
+        self.alu(Opcode::Shl, dst, a, b)
+    }
+
+    /// `dst = a >> b`, logical (0 when b >= 64).
+    pub fn shr(&mut self, dst: Reg, a: impl Into<Operand>, b: impl Into<Operand>) -> &mut Self {
+        self.alu(Opcode::Shr, dst, a, b)
+    }
+
     /// `if cmp(a, b) goto to`.
     pub fn branch(
         &mut self,
