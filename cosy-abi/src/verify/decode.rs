@@ -184,7 +184,7 @@ impl<T: AsRef<[u8]>> Decoder<'_, T> {
         let given = (0..MAX_OPERANDS)
             .filter(|&i| self.view.kind(i) != Kind::None)
             .count();
-        if (arity..MAX_OPERANDS).any(|i| self.view.kind(i) != Kind::None) {
+        if given != arity || (arity..MAX_OPERANDS).any(|i| self.view.kind(i) != Kind::None) {
             return Err(OpError::ArgCount {
                 expected: arity as u8,
                 found: given as u8,
