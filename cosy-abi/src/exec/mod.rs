@@ -275,9 +275,12 @@ fn step<V: Service + ?Sized>(
             limit,
             target,
         } => {
-            let v = file.get(*counter).wrapping_add(file.arg(step));
+            // Operands are read before the op writes (spec §4.1), even
+            // when the limit is the counter itself.
+            let (step, limit) = (file.arg(step), file.arg(limit));
+            let v = file.get(*counter).wrapping_add(step);
             file.set(*counter, v);
-            if cmp.holds(v, file.arg(limit)) {
+            if cmp.holds(v, limit) {
                 Flow::Goto(*target, v)
             } else {
                 Flow::Next(v)
