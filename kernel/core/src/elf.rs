@@ -92,6 +92,11 @@ fn check_header_bounds(bytes: &[u8]) -> Result<(), ElfError> {
     let phoff = u64::from_le_bytes(b[0x20..0x28].try_into().unwrap_or([0xff; 8]));
     let phentsize = u16::from_le_bytes([b[0x36], b[0x37]]) as u64;
     let phnum = u16::from_le_bytes([b[0x38], b[0x39]]) as u64;
+    // xmas-elf reads headers in place as typed structs: a misaligned file
+    // or program-header table would trip its alignment assertion (a panic).
+    if !(bytes.as_ptr() as usize).is_multiple_of(8) || !phoff.is_multiple_of(8) {
+        return Err(ElfError::Malformed("ELF headers are not 8-byte aligned"));
+    }
     if phentsize != 56 {
         return Err(ElfError::Malformed(
             "program header entries are not 56 bytes",

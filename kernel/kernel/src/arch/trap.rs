@@ -8,6 +8,9 @@
 //! serves every task (the seL4/Hubris model: a blocked task is just its
 //! saved registers).
 //!
+//! Frames that entered through `syscall` leave through `sysretq`; all
+//! others (first start, interrupts, faults) through `iretq`.
+//!
 //! `syscall` does not switch stacks, so its entry fetches the kernel stack
 //! from the per-CPU block through `gs` (after `swapgs`) and fabricates the
 //! part of the frame an interrupt would have pushed.
@@ -112,6 +115,8 @@ trap_save:
     call trap_dispatch
     .global trap_restore
 trap_restore:
+    cmp qword ptr [rsp + 15 * 8], {syscall_vector}
+    je sysret_restore
     pop r15
     pop r14
     pop r13
@@ -132,6 +137,33 @@ trap_restore:
     jz 2f
     swapgs
 2:  iretq
+
+    /* A frame saved by the syscall entry (possibly another task's) goes
+       back with sysretq: rcx and r11 are clobbered by the syscall ABI
+       anyway, so they carry rip and rflags. The user rip cannot be
+       non-canonical: it follows a syscall instruction, and the last user
+       page below the canonical hole is never mapped (USER_TOP). */
+sysret_restore:
+    pop r15
+    pop r14
+    pop r13
+    pop r12
+    add rsp, 8                      /* r11: becomes rflags */
+    pop r10
+    pop r9
+    pop r8
+    pop rbp
+    pop rdi
+    pop rsi
+    pop rdx
+    add rsp, 8                      /* rcx: becomes rip */
+    pop rbx
+    pop rax
+    mov rcx, qword ptr [rsp + 16]   /* rip */
+    mov r11, qword ptr [rsp + 32]   /* rflags */
+    mov rsp, qword ptr [rsp + 40]   /* user rsp: no kernel stack from here */
+    swapgs
+    sysretq
 
     .global syscall_entry
 syscall_entry:
