@@ -3,18 +3,9 @@
 use alloc::vec::Vec;
 
 use crate::{
-    ImageError, ELF_ALIGN, HEADER_LEN, MAGIC, MAX_TASKS, NAME_MAX, PAGE_SIZE, RECORD_LEN, VERSION,
+    ImageError, TaskRecord, ELF_ALIGN, HEADER_LEN, MAGIC, MAX_TASKS, NAME_MAX, PAGE_SIZE,
+    RECORD_LEN, VERSION,
 };
-
-/// One task to put in the image.
-#[derive(Clone, Copy, Debug)]
-pub struct TaskSpec<'a> {
-    pub name: &'a str,
-    pub elf: &'a [u8],
-    pub stack_size: u32,
-    pub heap_size: u32,
-    pub priority: u8,
-}
 
 fn put_name(out: &mut Vec<u8>, name: &str, task: Option<u32>) -> Result<(), ImageError> {
     if name.is_empty() || name.len() > NAME_MAX || name.contains('\0') {
@@ -30,7 +21,7 @@ fn align_up(n: usize) -> usize {
 }
 
 /// Lays out `tasks` (already in start order) into an image.
-pub fn encode(system_name: &str, tasks: &[TaskSpec<'_>]) -> Result<Vec<u8>, ImageError> {
+pub fn encode(system_name: &str, tasks: &[TaskRecord<'_>]) -> Result<Vec<u8>, ImageError> {
     if tasks.is_empty() || tasks.len() > MAX_TASKS {
         return Err(ImageError::BadTaskCount {
             count: tasks.len() as u32,
@@ -82,8 +73,8 @@ mod tests {
     use super::*;
     use crate::BootImage;
 
-    fn spec<'a>(name: &'a str, elf: &'a [u8]) -> TaskSpec<'a> {
-        TaskSpec {
+    fn spec<'a>(name: &'a str, elf: &'a [u8]) -> TaskRecord<'a> {
+        TaskRecord {
             name,
             elf,
             stack_size: 4096,

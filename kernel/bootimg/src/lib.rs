@@ -29,7 +29,7 @@ mod error;
 mod parse;
 
 #[cfg(any(test, feature = "alloc"))]
-pub use encode::{encode, TaskSpec};
+pub use encode::encode;
 pub use error::ImageError;
 pub use parse::{BootImage, TaskRecord};
 

@@ -11,7 +11,7 @@ pub struct BootImage<'a> {
     count: usize,
 }
 
-/// One task as the image describes it.
+/// One task as the image describes it (and as the encoder takes it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TaskRecord<'a> {
     /// The task's name from the manifest.

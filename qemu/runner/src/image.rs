@@ -2,7 +2,7 @@
 //! lays the tasks out in the boot image the kernel reads as its initrd.
 
 use crate::workspace;
-use conflux_bootimg::{encode, TaskSpec};
+use conflux_bootimg::{encode, TaskRecord};
 use conflux_manifest::Manifest;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -71,11 +71,11 @@ pub fn build(path: &Path) -> Result<Built, String> {
             })
         })
         .collect::<Result<_, _>>()?;
-    let specs: Vec<TaskSpec<'_>> = manifest
+    let specs: Vec<TaskRecord<'_>> = manifest
         .tasks
         .iter()
         .zip(&elfs)
-        .map(|(t, elf)| TaskSpec {
+        .map(|(t, elf)| TaskRecord {
             name: &t.name,
             elf,
             stack_size: t.stack_size,
