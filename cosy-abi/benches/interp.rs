@@ -21,13 +21,17 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use cosy_abi::{
-    Args, ArgKind, Builder, CallError, Cmp, Insn, OpResult, OpSpec, OpTable, Program, Registers, Service, Target,
+    ArgKind, Args, Builder, CallError, Cmp, Insn, OpResult, OpSpec, OpTable, Program, Registers,
+    Service, Target,
 };
 
 const ITERATIONS: u64 = 256;
 const SAMPLES: usize = 301;
 
-const SPECS: [OpSpec; 2] = [OpSpec::new("nop", &[]), OpSpec::new("touch", &[ArgKind::Buf, ArgKind::Value])];
+const SPECS: [OpSpec; 2] = [
+    OpSpec::new("nop", &[]),
+    OpSpec::new("touch", &[ArgKind::Buf, ArgKind::Value]),
+];
 const OPS: OpTable<'static> = OpTable::new("bench", &SPECS);
 const NOP: u16 = 0;
 const TOUCH: u16 = 1;
@@ -89,8 +93,14 @@ fn mixed() -> Vec<u8> {
     let top = b.label();
     b.bind(top);
     while b.len() < 252 {
-        b.call_void(NOP, ()).call(y, TOUCH, (buf, x)).add(x, x, 1).mul(y, y, x);
-        b.branch(Cmp::LtU, x, 10, top).copy(y, buf, other, 16).crc32c(y, buf, 64, y).xor(x, x, y);
+        b.call_void(NOP, ())
+            .call(y, TOUCH, (buf, x))
+            .add(x, x, 1)
+            .mul(y, y, x);
+        b.branch(Cmp::LtU, x, 10, top)
+            .copy(y, buf, other, 16)
+            .crc32c(y, buf, 64, y)
+            .xor(x, x, y);
     }
     while b.len() < 256 {
         b.exit(y);
@@ -105,13 +115,23 @@ struct Record {
 }
 
 fn write_records(records: &[Record]) {
-    let path = std::env::var_os("CONFLUX_BENCH_OUT").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("target").join("bench").join("results.jsonl")
-    });
+    let path = std::env::var_os("CONFLUX_BENCH_OUT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("..")
+                .join("target")
+                .join("bench")
+                .join("results.jsonl")
+        });
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).expect("create the bench output directory");
     }
-    let mut out = OpenOptions::new().create(true).append(true).open(&path).expect("open the bench output");
+    let mut out = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .expect("open the bench output");
     for r in records {
         writeln!(
             out,
@@ -126,21 +146,35 @@ fn write_records(records: &[Record]) {
 fn main() {
     let mut region = vec![0u8; 4096];
     let lens = [region.len()];
-    let target = Target { ops: OPS, regions: &lens, max_steps: u32::MAX };
+    let target = Target {
+        ops: OPS,
+        regions: &lens,
+        max_steps: u32::MAX,
+    };
 
     let compound = nop_loop();
     let program = Program::verify(&compound, &target, [Insn::EMPTY; 8]).expect("verify");
     let mut results = [OpResult::EMPTY; 8];
     let mut service = NopService { calls: 0 };
     let mut regs = Registers::new();
-    let report = program.run(&mut service, &mut [&mut region[..]], &mut regs, &mut results);
+    let report = program.run(
+        &mut service,
+        &mut [&mut region[..]],
+        &mut regs,
+        &mut results,
+    );
     assert!(report.is_clean(), "{report}");
     let ops_run = f64::from(report.steps);
     assert_eq!(service.calls, ITERATIONS);
 
     let compound_ns = median_ns(200, || {
         let mut regs = Registers::new();
-        let report = program.run(black_box(&mut service), &mut [&mut region[..]], &mut regs, &mut results);
+        let report = program.run(
+            black_box(&mut service),
+            &mut [&mut region[..]],
+            &mut regs,
+            &mut results,
+        );
         black_box(report);
     });
     let direct_ns = median_ns(200, || {
@@ -154,11 +188,13 @@ fn main() {
     let mixed = mixed();
     let mut storage = vec![Insn::EMPTY; 256];
     let verify_ns = median_ns(200, || {
-        let program = Program::verify(black_box(&mixed), &target, &mut storage[..]).expect("verify");
+        let program =
+            Program::verify(black_box(&mixed), &target, &mut storage[..]).expect("verify");
         black_box(program.len());
     });
     let verify_loop_ns = median_ns(2000, || {
-        let program = Program::verify(black_box(&compound), &target, &mut storage[..]).expect("verify");
+        let program =
+            Program::verify(black_box(&compound), &target, &mut storage[..]).expect("verify");
         black_box(program.len());
     });
 
@@ -171,21 +207,65 @@ fn main() {
 
     println!("cosy-interp (host), medians of {SAMPLES} samples");
     println!("{:<44} {:>12}", "measurement", "ns");
-    println!("{:<44} {:>12.1}", format!("compound: {ITERATIONS} x nop() loop, {ops_run} ops, per run"), compound_ns);
-    println!("{:<44} {:>12.1}", format!("direct: {ITERATIONS} x nop() calls, per run"), direct_ns);
+    println!(
+        "{:<44} {:>12.1}",
+        format!("compound: {ITERATIONS} x nop() loop, {ops_run} ops, per run"),
+        compound_ns
+    );
+    println!(
+        "{:<44} {:>12.1}",
+        format!("direct: {ITERATIONS} x nop() calls, per run"),
+        direct_ns
+    );
     println!("{:<44} {:>12.2}", "compound: per op executed", per_op);
     println!("{:<44} {:>12.2}", "direct: per call", direct_per_call);
-    println!("{:<44} {:>12.2}", "executor overhead per op", overhead_per_op);
-    println!("{:<44} {:>12.2}", "executor overhead per loop iteration", overhead_per_call);
-    println!("{:<44} {:>12.2}", "verify: per op (256-op mixed compound)", verify_per_op);
-    println!("{:<44} {:>12.2}", "verify: per op (4-op nop loop)", verify_loop_per_op);
+    println!(
+        "{:<44} {:>12.2}",
+        "executor overhead per op", overhead_per_op
+    );
+    println!(
+        "{:<44} {:>12.2}",
+        "executor overhead per loop iteration", overhead_per_call
+    );
+    println!(
+        "{:<44} {:>12.2}",
+        "verify: per op (256-op mixed compound)", verify_per_op
+    );
+    println!(
+        "{:<44} {:>12.2}",
+        "verify: per op (4-op nop loop)", verify_loop_per_op
+    );
 
     write_records(&[
-        Record { config: "compound", metric: "per_op_overhead", value: overhead_per_op },
-        Record { config: "compound", metric: "per_iteration_overhead", value: overhead_per_call },
-        Record { config: "compound", metric: "per_op", value: per_op },
-        Record { config: "direct", metric: "per_call", value: direct_per_call },
-        Record { config: "verify", metric: "verify_per_op", value: verify_per_op },
-        Record { config: "verify-loop", metric: "verify_per_op", value: verify_loop_per_op },
+        Record {
+            config: "compound",
+            metric: "per_op_overhead",
+            value: overhead_per_op,
+        },
+        Record {
+            config: "compound",
+            metric: "per_iteration_overhead",
+            value: overhead_per_call,
+        },
+        Record {
+            config: "compound",
+            metric: "per_op",
+            value: per_op,
+        },
+        Record {
+            config: "direct",
+            metric: "per_call",
+            value: direct_per_call,
+        },
+        Record {
+            config: "verify",
+            metric: "verify_per_op",
+            value: verify_per_op,
+        },
+        Record {
+            config: "verify-loop",
+            metric: "verify_per_op",
+            value: verify_loop_per_op,
+        },
     ]);
 }

@@ -15,8 +15,16 @@ fn arithmetic() -> Builder {
     let mut b = Builder::new();
     let (p0, p1, p2) = (b.reg(), b.reg(), b.reg());
     let (x, y) = (b.reg(), b.reg());
-    b.add(x, p0, p1).sub(y, x, p2).mul(x, x, y).div(y, x, 3).rem(y, y, 0);
-    b.and(x, x, 0xFF).or(x, x, 0x100).xor(x, x, p2).shl(x, x, 3).shr(y, x, 70);
+    b.add(x, p0, p1)
+        .sub(y, x, p2)
+        .mul(x, x, y)
+        .div(y, x, 3)
+        .rem(y, y, 0);
+    b.and(x, x, 0xFF)
+        .or(x, x, 0x100)
+        .xor(x, x, p2)
+        .shl(x, x, 3)
+        .shr(y, x, 70);
     let (one, two, out) = (b.label(), b.label(), b.label());
     b.switch(p0, &[one, two], out);
     b.bind(one);
@@ -38,7 +46,9 @@ fn data_ops() -> Builder {
     let c = b.buf(1, 512, 512);
     let needle = b.buf(1, 7, 3);
     let r = b.reg();
-    b.fill(r, a, 0x41, 256).copy(r, c, a, 512).memcmp(r, a, c, 512);
+    b.fill(r, a, 0x41, 256)
+        .copy(r, c, a, 512)
+        .memcmp(r, a, c, 512);
     b.search(r, a, needle, 512).crc32c(r, a, 512, 0).exit(r);
     b
 }
@@ -56,13 +66,19 @@ fn walking_buffer() -> Builder {
 }
 
 fn main() -> Result<(), BuildError> {
-    let dir = std::env::args().nth(1).map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/verify_exec")
-    });
+    let dir = std::env::args()
+        .nth(1)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/verify_exec")
+        });
     std::fs::create_dir_all(&dir).expect("create the corpus directory");
     let seeds = [
         ("read_loop", examples::read_loop((0, 0, 16), (1, 0, 512))),
-        ("file_copy", examples::file_copy((0, 0, 16), (0, 16, 16), (1, 0, 512))),
+        (
+            "file_copy",
+            examples::file_copy((0, 0, 16), (0, 16, 16), (1, 0, 512)),
+        ),
         ("db_loop", examples::db_loop((0, 32, 16), (1, 512, 256))),
         ("arithmetic", arithmetic()),
         ("data_ops", data_ops()),

@@ -10,28 +10,32 @@
 use crate::service::CallError;
 use crate::wire::MAX_OPERANDS;
 
-/// A checked extent of one region.
+/// A checked extent of one region. Kept small (16 bytes) because a call
+/// builds six of them on every execution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Span {
-    pub region: usize,
     pub start: usize,
-    pub len: usize,
+    pub len: u32,
+    pub region: u8,
 }
 
 impl Span {
+    #[inline]
+    fn range(&self) -> Option<core::ops::Range<usize>> {
+        Some(self.start..self.start.checked_add(self.len as usize)?)
+    }
+
     /// The span's bytes, if it still fits in `regions`.
     #[inline]
     pub fn get<'r>(&self, regions: &'r [&mut [u8]]) -> Option<&'r [u8]> {
-        regions
-            .get(self.region)?
-            .get(self.start..self.start.checked_add(self.len)?)
+        regions.get(usize::from(self.region))?.get(self.range()?)
     }
 
     /// Mutable version of [`Span::get`].
     #[inline]
     pub fn get_mut<'r>(&self, regions: &'r mut [&mut [u8]]) -> Option<&'r mut [u8]> {
-        let end = self.start.checked_add(self.len)?;
-        regions.get_mut(self.region)?.get_mut(self.start..end)
+        let range = self.range()?;
+        regions.get_mut(usize::from(self.region))?.get_mut(range)
     }
 }
 
@@ -50,22 +54,11 @@ pub struct Args<'a, 'b> {
 
 impl<'a, 'b> Args<'a, 'b> {
     /// No operands yet, over these regions.
+    #[inline]
     pub fn new(regions: &'a mut [&'b mut [u8]]) -> Self {
         Args {
             operands: [Operand::Value(0); MAX_OPERANDS],
             count: 0,
-            regions,
-        }
-    }
-
-    pub(crate) fn from_parts(
-        operands: [Operand; MAX_OPERANDS],
-        count: usize,
-        regions: &'a mut [&'b mut [u8]],
-    ) -> Self {
-        Args {
-            operands,
-            count,
             regions,
         }
     }
@@ -78,6 +71,8 @@ impl<'a, 'b> Args<'a, 'b> {
 
     /// Appends a buffer operand: `len` bytes at `offset` of `region`.
     pub fn with_buf(mut self, region: usize, offset: usize, len: usize) -> Result<Self, CallError> {
+        let region = u8::try_from(region).map_err(|_| CallError::OutOfBounds)?;
+        let len = u32::try_from(len).map_err(|_| CallError::OutOfBounds)?;
         let span = Span {
             region,
             start: offset,
@@ -90,7 +85,15 @@ impl<'a, 'b> Args<'a, 'b> {
         Ok(self)
     }
 
-    fn push(&mut self, operand: Operand) {
+    /// The regions, for resolving buffers before they are pushed.
+    #[inline]
+    pub(crate) fn regions(&self) -> &[&'b mut [u8]] {
+        self.regions
+    }
+
+    /// Appends an operand (ignored past the sixth).
+    #[inline]
+    pub(crate) fn push(&mut self, operand: Operand) {
         if let Some(slot) = self.operands.get_mut(self.count) {
             *slot = operand;
             self.count += 1;
@@ -113,7 +116,7 @@ impl<'a, 'b> Args<'a, 'b> {
     pub fn value(&self, i: usize) -> u64 {
         match self.operands.get(i) {
             Some(Operand::Value(v)) if i < self.count => *v,
-            Some(Operand::Buf(s)) if i < self.count => s.len as u64,
+            Some(Operand::Buf(s)) if i < self.count => u64::from(s.len),
             _ => 0,
         }
     }

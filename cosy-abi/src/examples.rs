@@ -78,7 +78,12 @@ pub fn read_loop(name: Place, chunk: Place) -> Builder {
 pub fn file_copy(from: Place, to: Place, chunk: Place) -> Builder {
     let mut b = Builder::new();
     b.fail_fast(true);
-    let (from, to, data, len) = (buf(&mut b, from), buf(&mut b, to), buf(&mut b, chunk), chunk.2);
+    let (from, to, data, len) = (
+        buf(&mut b, from),
+        buf(&mut b, to),
+        buf(&mut b, chunk),
+        chunk.2,
+    );
     let (ifd, ofd, r, w, total) = (b.reg(), b.reg(), b.reg(), b.reg(), b.reg());
     b.call(ifd, OPEN, (from, O_RDONLY, 0));
     b.call(ofd, OPEN, (to, O_WRONLY | O_CREAT | O_TRUNC, 0o644));

@@ -74,9 +74,9 @@ mod args;
 mod builder;
 pub mod code;
 mod crc32c;
-mod exec;
 #[cfg(feature = "alloc")]
 pub mod examples;
+mod exec;
 pub mod memfs;
 mod program;
 mod region_alloc;

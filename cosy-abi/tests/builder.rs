@@ -48,7 +48,10 @@ fn too_many_ops() {
 fn too_many_operands() {
     let mut b = Builder::new();
     b.call_void(SUM6, &[Operand::Imm(1); 7][..]);
-    assert_eq!(build_err(&b), BuildError::TooManyOperands { op: 0, count: 7 });
+    assert_eq!(
+        build_err(&b),
+        BuildError::TooManyOperands { op: 0, count: 7 }
+    );
 }
 
 #[test]
@@ -64,14 +67,23 @@ fn fill_byte_out_of_range() {
     let mut b = Builder::new();
     let (buf, r) = (b.buf(0, 0, 1), b.reg());
     b.exit(0).fill(r, buf, 300, 1);
-    assert_eq!(build_err(&b), BuildError::ByteOutOfRange { op: 1, value: 300 });
+    assert_eq!(
+        build_err(&b),
+        BuildError::ByteOutOfRange { op: 1, value: 300 }
+    );
 }
 
 #[test]
 fn build_into_a_short_buffer() {
     let mut b = Builder::new();
     b.exit(0);
-    assert_eq!(b.build_into(&mut [0; 100]), Err(BuildError::BufferTooSmall { needed: 144, available: 100 }));
+    assert_eq!(
+        b.build_into(&mut [0; 100]),
+        Err(BuildError::BufferTooSmall {
+            needed: 144,
+            available: 100
+        })
+    );
     let mut page = [0xFFu8; 4096];
     assert_eq!(b.build_into(&mut page), Ok(144));
     assert_eq!(&page[..144], &b.build().unwrap()[..]);
@@ -83,10 +95,20 @@ fn forward_and_backward_labels_resolve_to_op_indexes() {
     let mut b = Builder::new();
     let (back, fwd) = (b.label(), b.label());
     let r = b.reg();
-    b.bind(back).branch(Cmp::Eq, r, 1, fwd).jump(back).bind(fwd).exit(r);
+    b.bind(back)
+        .branch(Cmp::Eq, r, 1, fwd)
+        .jump(back)
+        .bind(fwd)
+        .exit(r);
     let (ops, refs) = b.reprs().unwrap();
     assert!(refs.is_empty());
-    assert_eq!(ops[0], OpRepr::new(Opcode::Br).sub(Cmp::Eq as u16).target(2).operands(&[O::reg(0), O::imm(1)]));
+    assert_eq!(
+        ops[0],
+        OpRepr::new(Opcode::Br)
+            .sub(Cmp::Eq as u16)
+            .target(2)
+            .operands(&[O::reg(0), O::imm(1)])
+    );
     assert_eq!(ops[1], OpRepr::new(Opcode::Jump).target(0));
 }
 
@@ -99,22 +121,42 @@ fn header_settings_reach_the_bytes() {
     assert!(c.fail_fast());
     assert_eq!(c.step_budget(), 1234);
     b.fail_fast(false);
-    assert!(!cosy_abi::Compound::new_checked(&b.build().unwrap()[..]).unwrap().fail_fast());
+    assert!(!cosy_abi::Compound::new_checked(&b.build().unwrap()[..])
+        .unwrap()
+        .fail_fast());
 }
 
 #[test]
 fn every_builder_op_passes_the_verifier() {
     let mut b = Builder::new();
     let (x, y) = (b.reg(), b.reg());
-    let (buf, other, needle, rel) = (b.buf(0, 0, 8), b.buf(0, 8, 8), b.buf(0, 0, 2), b.buf_at(0, x, 0, 4));
+    let (buf, other, needle, rel) = (
+        b.buf(0, 0, 8),
+        b.buf(0, 8, 8),
+        b.buf(0, 0, 2),
+        b.buf_at(0, x, 0, 4),
+    );
     let (top, out) = (b.label(), b.label());
-    b.mov(x, 1).add(y, x, 2).sub(y, y, 1).mul(y, y, 3).div(y, y, 1).rem(y, y, 5);
-    b.and(y, y, 7).or(y, y, 8).xor(y, y, 1).shl(y, y, 1).shr(y, y, 1);
+    b.mov(x, 1)
+        .add(y, x, 2)
+        .sub(y, y, 1)
+        .mul(y, y, 3)
+        .div(y, y, 1)
+        .rem(y, y, 5);
+    b.and(y, y, 7)
+        .or(y, y, 8)
+        .xor(y, y, 1)
+        .shl(y, y, 1)
+        .shr(y, y, 1);
     b.bind(top).loop_back(x, 1, Cmp::LtU, 3, top);
     b.switch(y, &[out, top], out).bind(out);
-    b.copy(y, buf, other, 8).fill(y, buf, 1, 8).memcmp(y, buf, other, 8);
+    b.copy(y, buf, other, 8)
+        .fill(y, buf, 1, 8)
+        .memcmp(y, buf, other, 8);
     b.search(y, buf, needle, 8).crc32c(y, rel, 4, 0);
-    b.call(y, SUM6, (x, y, 1, 2, 3, 4)).call_void(NOP, ()).exit(y);
+    b.call(y, SUM6, (x, y, 1, 2, 3, 4))
+        .call_void(NOP, ())
+        .exit(y);
     let program = verify(&b.build().unwrap(), &[16]).unwrap();
     assert_eq!(program.len(), b.len());
 }

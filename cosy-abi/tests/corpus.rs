@@ -14,15 +14,28 @@ const MAX_STEPS: u32 = 20_000;
 const PARAMS: [u64; 3] = [6, 7, 8];
 
 fn seed(name: &str) -> Vec<u8> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/verify_exec").join(format!("seed-{name}"));
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus/verify_exec")
+        .join(format!("seed-{name}"));
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 #[test]
 fn every_seed_verifies_and_runs_in_the_fuzz_setup() {
-    for name in ["read_loop", "file_copy", "db_loop", "arithmetic", "data_ops", "walking_buffer"] {
+    for name in [
+        "read_loop",
+        "file_copy",
+        "db_loop",
+        "arithmetic",
+        "data_ops",
+        "walking_buffer",
+    ] {
         let bytes = seed(name);
-        let target = Target { ops: memfs::OPS, regions: &REGION_LENS, max_steps: MAX_STEPS };
+        let target = Target {
+            ops: memfs::OPS,
+            regions: &REGION_LENS,
+            max_steps: MAX_STEPS,
+        };
         let program = Program::verify(&bytes, &target, vec![Insn::EMPTY; 128])
             .unwrap_or_else(|e| panic!("seed {name} rejected: {e}"));
         let mut backing = vec![0u8; 8 * 2048];
@@ -36,7 +49,12 @@ fn every_seed_verifies_and_runs_in_the_fuzz_setup() {
         let mut r1 = vec![3u8; REGION_LENS[1]];
         let mut results = vec![OpResult::EMPTY; program.len()];
         let mut regs = Registers::with_params(&PARAMS).unwrap();
-        let report = program.run(&mut fs, &mut [&mut r0[..], &mut r1[..]], &mut regs, &mut results);
+        let report = program.run(
+            &mut fs,
+            &mut [&mut r0[..], &mut r1[..]],
+            &mut regs,
+            &mut results,
+        );
         assert_eq!(report.outcome, Outcome::Finished, "seed {name}: {report}");
     }
 }
@@ -45,7 +63,10 @@ fn every_seed_verifies_and_runs_in_the_fuzz_setup() {
 fn example_seeds_are_current() {
     let cases = [
         ("read_loop", examples::read_loop((0, 0, 16), (1, 0, 512))),
-        ("file_copy", examples::file_copy((0, 0, 16), (0, 16, 16), (1, 0, 512))),
+        (
+            "file_copy",
+            examples::file_copy((0, 0, 16), (0, 16, 16), (1, 0, 512)),
+        ),
         ("db_loop", examples::db_loop((0, 32, 16), (1, 512, 256))),
     ];
     for (name, builder) in cases {

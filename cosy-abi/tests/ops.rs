@@ -28,8 +28,18 @@ fn call_passes_values_and_registers_and_stores_the_result() {
     b.call(r, SUM6, (p, 2, 3, 4, 5, -1));
     let run = run_with(&b, vec![], &[10]);
     assert_eq!(run.reg(r), 23);
-    assert_eq!(run.service.calls, vec![(SUM6, vec![10, 2, 3, 4, 5, u64::MAX])]);
-    assert_eq!(run.results[0], OpResult { value: 23, status: code::OK, runs: 1 });
+    assert_eq!(
+        run.service.calls,
+        vec![(SUM6, vec![10, 2, 3, 4, 5, u64::MAX])]
+    );
+    assert_eq!(
+        run.results[0],
+        OpResult {
+            value: 23,
+            status: code::OK,
+            runs: 1
+        }
+    );
 }
 
 #[test]
@@ -64,7 +74,14 @@ fn call_error_is_a_negative_code_in_continue_mode() {
     assert_eq!(run.report.exit_value, expected);
     assert_eq!(run.report.first_failure, fault(0, code::SERVICE | 5));
     assert_eq!(run.report.failures, 1);
-    assert_eq!(run.results[0], OpResult { value: expected, status: code::SERVICE | 5, runs: 1 });
+    assert_eq!(
+        run.results[0],
+        OpResult {
+            value: expected,
+            status: code::SERVICE | 5,
+            runs: 1
+        }
+    );
 }
 
 #[test]
@@ -103,7 +120,10 @@ fn exit_stops_with_its_value() {
     let mut b = Builder::new();
     b.exit(42).exit(7);
     let run = run(&b);
-    assert_eq!((run.report.outcome, run.report.exit_value, run.report.steps), (Outcome::Finished, 42, 1));
+    assert_eq!(
+        (run.report.outcome, run.report.exit_value, run.report.steps),
+        (Outcome::Finished, 42, 1)
+    );
     assert_eq!(run.results[1].runs, 0);
 }
 
@@ -113,7 +133,10 @@ fn running_off_the_end_exits_with_zero() {
     let r = b.reg();
     b.mov(r, 9);
     let run = run(&b);
-    assert_eq!((run.report.outcome, run.report.exit_value), (Outcome::Finished, 0));
+    assert_eq!(
+        (run.report.outcome, run.report.exit_value),
+        (Outcome::Finished, 0)
+    );
     assert_eq!(run.reg(r), 9);
 }
 
@@ -123,29 +146,64 @@ fn mov_copies_immediates_and_registers() {
     let (p, r) = (b.reg(), b.reg());
     b.mov(r, p);
     assert_eq!(run_with(&b, vec![], &[77]).reg(r), 77);
-    assert_eq!(compute(|b, r| { b.mov(r, -2); }), u64::MAX - 1);
+    assert_eq!(
+        compute(|b, r| {
+            b.mov(r, -2);
+        }),
+        u64::MAX - 1
+    );
 }
 
 #[test]
 fn add_wraps() {
-    assert_eq!(compute(|b, r| { b.add(r, u64::MAX, 2); }), 1);
+    assert_eq!(
+        compute(|b, r| {
+            b.add(r, u64::MAX, 2);
+        }),
+        1
+    );
 }
 
 #[test]
 fn sub_wraps() {
-    assert_eq!(compute(|b, r| { b.sub(r, 1, 2); }), u64::MAX);
+    assert_eq!(
+        compute(|b, r| {
+            b.sub(r, 1, 2);
+        }),
+        u64::MAX
+    );
 }
 
 #[test]
 fn mul_wraps() {
-    assert_eq!(compute(|b, r| { b.mul(r, 1u64 << 63, 2); }), 0);
-    assert_eq!(compute(|b, r| { b.mul(r, 6, 7); }), 42);
+    assert_eq!(
+        compute(|b, r| {
+            b.mul(r, 1u64 << 63, 2);
+        }),
+        0
+    );
+    assert_eq!(
+        compute(|b, r| {
+            b.mul(r, 6, 7);
+        }),
+        42
+    );
 }
 
 #[test]
 fn div_is_unsigned() {
-    assert_eq!(compute(|b, r| { b.div(r, 17, 5); }), 3);
-    assert_eq!(compute(|b, r| { b.div(r, -2, 2); }), u64::MAX / 2);
+    assert_eq!(
+        compute(|b, r| {
+            b.div(r, 17, 5);
+        }),
+        3
+    );
+    assert_eq!(
+        compute(|b, r| {
+            b.div(r, -2, 2);
+        }),
+        u64::MAX / 2
+    );
 }
 
 #[test]
@@ -155,12 +213,20 @@ fn div_by_zero_is_an_error() {
     b.fail_fast(true).div(r, 1, 0);
     let run = run(&b);
     assert_eq!(run.report.stop, fault(0, code::DIVIDE_BY_ZERO));
-    assert_eq!(run.reg(r), 0u64.wrapping_sub(u64::from(code::DIVIDE_BY_ZERO)));
+    assert_eq!(
+        run.reg(r),
+        0u64.wrapping_sub(u64::from(code::DIVIDE_BY_ZERO))
+    );
 }
 
 #[test]
 fn rem_is_unsigned_and_rejects_zero() {
-    assert_eq!(compute(|b, r| { b.rem(r, 17, 5); }), 2);
+    assert_eq!(
+        compute(|b, r| {
+            b.rem(r, 17, 5);
+        }),
+        2
+    );
     let mut b = Builder::new();
     let r = b.reg();
     b.rem(r, 1, 0);
@@ -169,18 +235,58 @@ fn rem_is_unsigned_and_rejects_zero() {
 
 #[test]
 fn and_or_xor() {
-    assert_eq!(compute(|b, r| { b.and(r, 0b1100, 0b1010); }), 0b1000);
-    assert_eq!(compute(|b, r| { b.or(r, 0b1100, 0b1010); }), 0b1110);
-    assert_eq!(compute(|b, r| { b.xor(r, 0b1100, 0b1010); }), 0b0110);
+    assert_eq!(
+        compute(|b, r| {
+            b.and(r, 0b1100, 0b1010);
+        }),
+        0b1000
+    );
+    assert_eq!(
+        compute(|b, r| {
+            b.or(r, 0b1100, 0b1010);
+        }),
+        0b1110
+    );
+    assert_eq!(
+        compute(|b, r| {
+            b.xor(r, 0b1100, 0b1010);
+        }),
+        0b0110
+    );
 }
 
 #[test]
 fn shifts_past_the_width_give_zero() {
-    assert_eq!(compute(|b, r| { b.shl(r, 3, 4); }), 48);
-    assert_eq!(compute(|b, r| { b.shl(r, 1, 63); }), 1 << 63);
-    assert_eq!(compute(|b, r| { b.shl(r, 1, 64); }), 0);
-    assert_eq!(compute(|b, r| { b.shr(r, -1, 60); }), 0xF);
-    assert_eq!(compute(|b, r| { b.shr(r, -1, 1u64 << 40); }), 0);
+    assert_eq!(
+        compute(|b, r| {
+            b.shl(r, 3, 4);
+        }),
+        48
+    );
+    assert_eq!(
+        compute(|b, r| {
+            b.shl(r, 1, 63);
+        }),
+        1 << 63
+    );
+    assert_eq!(
+        compute(|b, r| {
+            b.shl(r, 1, 64);
+        }),
+        0
+    );
+    assert_eq!(
+        compute(|b, r| {
+            b.shr(r, -1, 60);
+        }),
+        0xF
+    );
+    assert_eq!(
+        compute(|b, r| {
+            b.shr(r, -1, 1u64 << 40);
+        }),
+        0
+    );
 }
 
 #[test]
@@ -227,7 +333,10 @@ fn jump_skips_forward_and_to_the_end() {
     b.bind(over).jump(end).mov(r, 2);
     b.bind(end);
     let run = run(&b);
-    assert_eq!((run.reg(r), run.report.steps, run.report.outcome), (0, 2, Outcome::Finished));
+    assert_eq!(
+        (run.reg(r), run.report.steps, run.report.outcome),
+        (0, 2, Outcome::Finished)
+    );
 }
 
 #[test]
@@ -238,18 +347,34 @@ fn loop_op_adds_compares_and_jumps_back() {
     let run = run(&b);
     // i: 3, 6, 9 jump back; 12 falls through.
     assert_eq!((run.reg(i), run.reg(n)), (12, 4));
-    assert_eq!(run.results[1], OpResult { value: 12, status: code::OK, runs: 4 });
+    assert_eq!(
+        run.results[1],
+        OpResult {
+            value: 12,
+            status: code::OK,
+            runs: 4
+        }
+    );
 }
 
 #[test]
 fn for_loop_runs_the_body_the_right_number_of_times() {
-    for (init, limit, step, expected) in [(0u64, 10u64, 1u64, 10u64), (0, 10, 3, 4), (5, 5, 1, 0), (9, 2, 1, 0)] {
+    for (init, limit, step, expected) in [
+        (0u64, 10u64, 1u64, 10u64),
+        (0, 10, 3, 4),
+        (5, 5, 1, 0),
+        (9, 2, 1, 0),
+    ] {
         let mut b = Builder::new();
         let (i, n) = (b.reg(), b.reg());
         b.for_loop(i, init, Cmp::LtU, limit, step, |b| {
             b.add(n, n, 1);
         });
-        assert_eq!(run(&b).reg(n), expected, "for i = {init}; i < {limit}; i += {step}");
+        assert_eq!(
+            run(&b).reg(n),
+            expected,
+            "for i = {init}; i < {limit}; i += {step}"
+        );
     }
 }
 
@@ -265,7 +390,13 @@ fn counting_down_uses_a_signed_comparison() {
 
 #[test]
 fn switch_jumps_through_the_table_or_to_the_default() {
-    for (value, expected, chosen) in [(0u64, 10u64, 0u64), (1, 11, 1), (2, 12, 2), (3, 99, 3), (u64::MAX, 99, 3)] {
+    for (value, expected, chosen) in [
+        (0u64, 10u64, 0u64),
+        (1, 11, 1),
+        (2, 12, 2),
+        (3, 99, 3),
+        (u64::MAX, 99, 3),
+    ] {
         let mut b = Builder::new();
         let v = b.reg();
         let cases = [b.label(), b.label(), b.label()];
@@ -289,7 +420,10 @@ fn copy_between_regions_and_within_one() {
     let (src, dst, r) = (b.buf(0, 0, 4), b.buf(1, 1, 4), b.reg());
     b.copy(r, dst, src, 3);
     let run = run_with(&b, vec![vec![1, 2, 3, 4], vec![0; 6]], &[]);
-    assert_eq!((run.reg(r), &run.regions[1][..]), (3, &[0, 1, 2, 3, 0, 0][..]));
+    assert_eq!(
+        (run.reg(r), &run.regions[1][..]),
+        (3, &[0, 1, 2, 3, 0, 0][..])
+    );
 
     // Overlapping, like memmove.
     let mut b = Builder::new();
@@ -315,16 +449,26 @@ fn fill_sets_bytes_from_an_immediate_or_a_register() {
     let (p, r, buf) = (b.reg(), b.reg(), b.buf(0, 1, 4));
     b.fill(r, buf, p, 2);
     let run = run_with(&b, vec![vec![0; 6]], &[0x1AB]);
-    assert_eq!((run.reg(r), &run.regions[0][..]), (2, &[0, 0xAB, 0xAB, 0, 0, 0][..]));
+    assert_eq!(
+        (run.reg(r), &run.regions[0][..]),
+        (2, &[0, 0xAB, 0xAB, 0, 0, 0][..])
+    );
 }
 
 #[test]
 fn memcmp_orders_like_memcmp() {
-    for (a, b_bytes, expected) in [([1, 2, 3], [1, 2, 3], 0), ([1, 2, 3], [1, 3, 0], u64::MAX), ([2, 0, 0], [1, 9, 9], 1)] {
+    for (a, b_bytes, expected) in [
+        ([1, 2, 3], [1, 2, 3], 0),
+        ([1, 2, 3], [1, 3, 0], u64::MAX),
+        ([2, 0, 0], [1, 9, 9], 1),
+    ] {
         let mut b = Builder::new();
         let (x, y, r) = (b.buf(0, 0, 3), b.buf(1, 0, 3), b.reg());
         b.memcmp(r, x, y, 3);
-        assert_eq!(run_with(&b, vec![a.to_vec(), b_bytes.to_vec()], &[]).reg(r), expected);
+        assert_eq!(
+            run_with(&b, vec![a.to_vec(), b_bytes.to_vec()], &[]).reg(r),
+            expected
+        );
     }
 }
 
@@ -351,7 +495,10 @@ fn crc32c_continues_from_a_seed() {
 fn continue_mode_records_every_failure_and_the_first() {
     let mut b = Builder::new();
     let r = b.reg();
-    b.call_void(FAIL, (1,)).div(r, 1, 0).call_void(FAIL, (2,)).exit(3);
+    b.call_void(FAIL, (1,))
+        .div(r, 1, 0)
+        .call_void(FAIL, (2,))
+        .exit(3);
     let run = run(&b);
     assert_eq!(run.report.outcome, Outcome::Finished);
     assert_eq!((run.report.failures, run.report.exit_value), (3, 3));
@@ -377,7 +524,11 @@ fn the_server_caps_the_budget() {
     b.step_budget(u32::MAX).bind(top).jump(top);
     let program = Program::verify(
         &b.build().unwrap(),
-        &cosy_abi::Target { ops: OPS, regions: &[], max_steps: 7 },
+        &cosy_abi::Target {
+            ops: OPS,
+            regions: &[],
+            max_steps: 7,
+        },
         vec![Insn::EMPTY; 1],
     )
     .unwrap();
@@ -393,14 +544,20 @@ fn data_ops_pay_for_their_bytes() {
     let (buf, r) = (b.buf(0, 0, 1024), b.reg());
     b.step_budget(4).fill(r, buf, 1, 1024);
     let run = run_with(&b, vec![vec![0; 1024]], &[]);
-    assert_eq!((run.report.stop, run.report.steps), (fault(0, code::BUDGET_EXHAUSTED), 0));
+    assert_eq!(
+        (run.report.stop, run.report.steps),
+        (fault(0, code::BUDGET_EXHAUSTED), 0)
+    );
     assert!(run.regions[0].iter().all(|&x| x == 0));
 
     let mut b = Builder::new();
     let (buf, r) = (b.buf(0, 0, 1024), b.reg());
     b.step_budget(5).fill(r, buf, 1, 1024);
     let run = run_with(&b, vec![vec![0; 1024]], &[]);
-    assert_eq!((run.report.outcome, run.report.steps), (Outcome::Finished, 5));
+    assert_eq!(
+        (run.report.outcome, run.report.steps),
+        (Outcome::Finished, 5)
+    );
 }
 
 #[test]
@@ -413,7 +570,10 @@ fn prepared_compound_runs_again_with_new_parameters() {
     b.exit(sum);
     let program = verify(&b.build().unwrap(), &[]).unwrap();
     for n in [0u64, 1, 5, 100] {
-        assert_eq!(run_program(&program, vec![], &[n]).report.exit_value, n * n.saturating_sub(1) / 2);
+        assert_eq!(
+            run_program(&program, vec![], &[n]).report.exit_value,
+            n * n.saturating_sub(1) / 2
+        );
     }
 }
 
@@ -424,10 +584,22 @@ fn a_prepared_compound_refuses_a_shrunk_region() {
     b.call_void(STAMP, (buf, 1));
     let program = verify(&b.build().unwrap(), &[8]).unwrap();
     let run = run_program(&program, vec![vec![0; 4]], &[]);
-    assert_eq!(run.report.stop, Some(Fault { op: None, code: code::REGION_TOO_SMALL }));
+    assert_eq!(
+        run.report.stop,
+        Some(Fault {
+            op: None,
+            code: code::REGION_TOO_SMALL
+        })
+    );
     assert_eq!(run.regions[0], [0; 4]);
     let run = run_program(&program, vec![], &[]);
-    assert_eq!(run.report.stop, Some(Fault { op: None, code: code::REGION_TOO_SMALL }));
+    assert_eq!(
+        run.report.stop,
+        Some(Fault {
+            op: None,
+            code: code::REGION_TOO_SMALL
+        })
+    );
 }
 
 #[test]
@@ -435,8 +607,19 @@ fn too_few_result_slots_is_reported_not_a_panic() {
     let mut b = Builder::new();
     b.exit(1).exit(2);
     let program = verify(&b.build().unwrap(), &[]).unwrap();
-    let report = program.run(&mut TestService::default(), &mut [], &mut Registers::new(), &mut [OpResult::EMPTY]);
-    assert_eq!(report.stop, Some(Fault { op: None, code: code::RESULTS_TOO_SMALL }));
+    let report = program.run(
+        &mut TestService::default(),
+        &mut [],
+        &mut Registers::new(),
+        &mut [OpResult::EMPTY],
+    );
+    assert_eq!(
+        report.stop,
+        Some(Fault {
+            op: None,
+            code: code::RESULTS_TOO_SMALL
+        })
+    );
 }
 
 #[test]
@@ -450,7 +633,14 @@ fn results_are_written_back_into_the_compound() {
     let mut c = Compound::new_checked(&mut bytes[..]).unwrap();
     c.write_results(&run.report, &run.results);
     assert_eq!(c.report(), run.report);
-    assert_eq!(c.op_result(0), Some(OpResult { value: 5, status: code::OK, runs: 1 }));
+    assert_eq!(
+        c.op_result(0),
+        Some(OpResult {
+            value: 5,
+            status: code::OK,
+            runs: 1
+        })
+    );
     assert_eq!(c.op_result(1).unwrap().status, code::SERVICE | 9);
     assert_eq!(c.op_result(3), None);
     // A rewrite of the shared bytes after verification changes nothing.

@@ -64,14 +64,28 @@ impl Genes<'_> {
 
 fn gen_refs(g: &mut Genes<'_>) -> Vec<RefRepr> {
     // Ref 0 is short, so it can always serve as a search needle.
-    let mut refs = vec![RefRepr { region: 0, offset_reg: NO_REG, offset: g.below(56) as u32, len: 1 + g.below(8) as u32 }];
+    let mut refs = vec![RefRepr {
+        region: 0,
+        offset_reg: NO_REG,
+        offset: g.below(56) as u32,
+        len: 1 + g.below(8) as u32,
+    }];
     for _ in 0..g.below(4) {
         let region = g.below(2) as u8;
         let region_len = REGION_LENS[usize::from(region)] as u64;
         let len = 1 + g.below(region_len.min(600));
         let offset = g.below(region_len - len + 1) as u32;
-        let offset_reg = if g.below(3) == 0 { g.below(USED_REGS) as u8 } else { NO_REG };
-        refs.push(RefRepr { region, offset_reg, offset, len: len as u32 });
+        let offset_reg = if g.below(3) == 0 {
+            g.below(USED_REGS) as u8
+        } else {
+            NO_REG
+        };
+        refs.push(RefRepr {
+            region,
+            offset_reg,
+            offset,
+            len: len as u32,
+        });
     }
     refs
 }
@@ -86,7 +100,14 @@ fn gen_ops(g: &mut Genes<'_>, refs: usize) -> Vec<OpRepr> {
                 let opcode = [SUM6, FAIL, STAMP, PEEK, NOP][g.below(5) as usize];
                 let call = OpRepr::new(Opcode::Call).dst(g.dst()).sub(opcode);
                 match opcode {
-                    SUM6 => call.operands(&[g.value(), g.value(), g.value(), g.value(), g.value(), g.value()]),
+                    SUM6 => call.operands(&[
+                        g.value(),
+                        g.value(),
+                        g.value(),
+                        g.value(),
+                        g.value(),
+                        g.value(),
+                    ]),
                     FAIL => call.operands(&[O::imm(1 + g.below(3))]),
                     STAMP | PEEK => call.operands(&[buf(g), g.value()]),
                     _ => call,
@@ -96,9 +117,14 @@ fn gen_ops(g: &mut Genes<'_>, refs: usize) -> Vec<OpRepr> {
             2 => OpRepr::new(Opcode::Mov).dst(g.dst()).operands(&[g.value()]),
             3 | 4 => {
                 let code = Opcode::ALL[3 + g.below(10) as usize];
-                OpRepr::new(code).dst(g.dst()).operands(&[g.value(), g.value()])
+                OpRepr::new(code)
+                    .dst(g.dst())
+                    .operands(&[g.value(), g.value()])
             }
-            5 => OpRepr::new(Opcode::Br).sub(g.below(10) as u16).target(g.target(n)).operands(&[g.value(), g.value()]),
+            5 => OpRepr::new(Opcode::Br)
+                .sub(g.below(10) as u16)
+                .target(g.target(n))
+                .operands(&[g.value(), g.value()]),
             6 => OpRepr::new(Opcode::Jump).target(g.target(n)),
             7 => OpRepr::new(Opcode::Loop)
                 .dst(g.below(USED_REGS) as u8)
@@ -110,20 +136,41 @@ fn gen_ops(g: &mut Genes<'_>, refs: usize) -> Vec<OpRepr> {
                 if ops.len() + size >= n {
                     continue;
                 }
-                ops.push(OpRepr::new(Opcode::Switch).sub(size as u16).target(g.target(n)).operands(&[g.value()]));
+                ops.push(
+                    OpRepr::new(Opcode::Switch)
+                        .sub(size as u16)
+                        .target(g.target(n))
+                        .operands(&[g.value()]),
+                );
                 for _ in 0..size {
                     ops.push(OpRepr::new(Opcode::Jump).target(g.target(n)));
                 }
                 continue;
             }
-            9 => OpRepr::new(Opcode::Copy).dst(g.dst()).operands(&[buf(g), buf(g), g.count()]),
+            9 => OpRepr::new(Opcode::Copy)
+                .dst(g.dst())
+                .operands(&[buf(g), buf(g), g.count()]),
             10 => {
-                let byte = if g.below(2) == 0 { O::imm(g.below(256)) } else { O::reg(g.below(USED_REGS) as u8) };
-                OpRepr::new(Opcode::Fill).dst(g.dst()).operands(&[buf(g), byte, g.count()])
+                let byte = if g.below(2) == 0 {
+                    O::imm(g.below(256))
+                } else {
+                    O::reg(g.below(USED_REGS) as u8)
+                };
+                OpRepr::new(Opcode::Fill)
+                    .dst(g.dst())
+                    .operands(&[buf(g), byte, g.count()])
             }
-            11 => OpRepr::new(Opcode::Memcmp).dst(g.dst()).operands(&[buf(g), buf(g), g.count()]),
-            12 => OpRepr::new(Opcode::Search).dst(g.dst()).operands(&[buf(g), O::buf(0), g.count()]),
-            _ => OpRepr::new(Opcode::Crc32c).dst(g.dst()).operands(&[buf(g), g.count(), g.value()]),
+            11 => OpRepr::new(Opcode::Memcmp)
+                .dst(g.dst())
+                .operands(&[buf(g), buf(g), g.count()]),
+            12 => {
+                OpRepr::new(Opcode::Search)
+                    .dst(g.dst())
+                    .operands(&[buf(g), O::buf(0), g.count()])
+            }
+            _ => OpRepr::new(Opcode::Crc32c)
+                .dst(g.dst())
+                .operands(&[buf(g), g.count(), g.value()]),
         };
         ops.push(op);
     }
@@ -170,7 +217,11 @@ impl Reference<'_> {
     /// (region, start, len) of a ref now, or None if out of bounds.
     fn place(&self, o: &O) -> Option<(usize, usize, usize)> {
         let r = self.refs[o.value as usize];
-        let base = if r.offset_reg == NO_REG { 0 } else { self.regs[r.offset_reg as usize] };
+        let base = if r.offset_reg == NO_REG {
+            0
+        } else {
+            self.regs[r.offset_reg as usize]
+        };
         let start = base.checked_add(u64::from(r.offset))?;
         let end = start.checked_add(u64::from(r.len))?;
         if end > self.regions[r.region as usize].len() as u64 {
@@ -219,7 +270,9 @@ impl Reference<'_> {
 
     fn data(&mut self, op: &OpRepr, steps_left: u32) -> Done {
         let code_ = Opcode::from_u8(op.code).unwrap();
-        let Some(a) = self.place(&op.operands[0]) else { return Done::Failed(code::REF_OUT_OF_BOUNDS) };
+        let Some(a) = self.place(&op.operands[0]) else {
+            return Done::Failed(code::REF_OUT_OF_BOUNDS);
+        };
         let b = if op.operands[1].kind == Kind::Ref {
             match self.place(&op.operands[1]) {
                 Some(b) => Some(b),
@@ -228,8 +281,13 @@ impl Reference<'_> {
         } else {
             None
         };
-        let n = if code_ == Opcode::Crc32c { self.value(&op.operands[1]) } else { self.value(&op.operands[2]) };
-        let too_big = n > a.2 as u64 || matches!(code_, Opcode::Copy | Opcode::Memcmp) && n > b.unwrap().2 as u64;
+        let n = if code_ == Opcode::Crc32c {
+            self.value(&op.operands[1])
+        } else {
+            self.value(&op.operands[2])
+        };
+        let too_big = n > a.2 as u64
+            || matches!(code_, Opcode::Copy | Opcode::Memcmp) && n > b.unwrap().2 as u64;
         if too_big {
             return Done::Failed(code::COUNT_TOO_LARGE);
         }
@@ -267,7 +325,10 @@ impl Reference<'_> {
                 }
                 count
             }
-            _ => u64::from(crc32c(self.value(&op.operands[2]) as u32, &self.bytes(a)[..n])),
+            _ => u64::from(crc32c(
+                self.value(&op.operands[2]) as u32,
+                &self.bytes(a)[..n],
+            )),
         };
         Done::Next(result)
     }
@@ -304,12 +365,18 @@ impl Reference<'_> {
                     Done::Next(v)
                 }
             }
-            Opcode::Switch if a < u64::from(op.sub) => Done::Jump(self.ops[pc + 1 + a as usize].target, a),
+            Opcode::Switch if a < u64::from(op.sub) => {
+                Done::Jump(self.ops[pc + 1 + a as usize].target, a)
+            }
             Opcode::Switch => Done::Jump(op.target, u64::from(op.sub)),
             _ => {
                 let done = self.data(&op, steps_left);
                 if let Done::Next(_) = done {
-                    let n = if op.code == Opcode::Crc32c as u8 { b } else { self.value(&op.operands[2]) };
+                    let n = if op.code == Opcode::Crc32c as u8 {
+                        b
+                    } else {
+                        self.value(&op.operands[2])
+                    };
                     *steps += (n / 256) as u32;
                 }
                 done
@@ -319,9 +386,17 @@ impl Reference<'_> {
 
     fn run(mut self, budget: u32, fail_fast: bool) -> Outcome_ {
         let mut results = vec![OpResult::EMPTY; self.ops.len()];
-        let mut report = Report { outcome: Outcome::Finished, ..Report::default() };
+        let mut report = Report {
+            outcome: Outcome::Finished,
+            ..Report::default()
+        };
         let (mut pc, mut steps) = (0usize, 0u32);
-        let fault = |pc: usize, code| Some(Fault { op: Some(pc as u16), code });
+        let fault = |pc: usize, code| {
+            Some(Fault {
+                op: Some(pc as u16),
+                code,
+            })
+        };
         while pc < self.ops.len() {
             if steps >= budget {
                 report.outcome = Outcome::Stopped;
@@ -337,7 +412,11 @@ impl Reference<'_> {
             let done = self.step(pc, budget - steps, &mut steps);
             let mut record = |value, status| {
                 let r: &mut OpResult = &mut results[pc];
-                *r = OpResult { value, status, runs: r.runs + 1 };
+                *r = OpResult {
+                    value,
+                    status,
+                    runs: r.runs + 1,
+                };
             };
             match done {
                 Done::Next(v) => {
@@ -386,25 +465,53 @@ impl Reference<'_> {
         for (i, v) in self.regs.iter().enumerate() {
             regs.set(i as u8, *v);
         }
-        Outcome_ { report, regs, results, regions: self.regions, calls: self.calls }
+        Outcome_ {
+            report,
+            regs,
+            results,
+            regions: self.regions,
+            calls: self.calls,
+        }
     }
 }
 
 fn initial_regions(fill: u8) -> Vec<Vec<u8>> {
-    REGION_LENS.iter().map(|&len| (0..len).map(|i| (i as u8).wrapping_mul(fill)).collect()).collect()
+    REGION_LENS
+        .iter()
+        .map(|&len| (0..len).map(|i| (i as u8).wrapping_mul(fill)).collect())
+        .collect()
 }
 
-fn check(genes: &[u64], params: &[u64], budget: u32, fail_fast: bool, fill: u8) -> Result<(), TestCaseError> {
+fn check(
+    genes: &[u64],
+    params: &[u64],
+    budget: u32,
+    fail_fast: bool,
+    fill: u8,
+) -> Result<(), TestCaseError> {
     let mut g = Genes { genes, at: 0 };
     let refs = gen_refs(&mut g);
     let ops = gen_ops(&mut g, refs.len());
-    let repr = CompoundRepr { flags: u16::from(fail_fast), step_budget: budget, ops: &ops, refs: &refs };
+    let repr = CompoundRepr {
+        flags: u16::from(fail_fast),
+        step_budget: budget,
+        ops: &ops,
+        refs: &refs,
+    };
     let mut bytes = vec![0; repr.buffer_len()];
     repr.emit(&mut bytes).unwrap();
-    let target = Target { ops: OPS, regions: &REGION_LENS, max_steps: 10_000 };
+    let target = Target {
+        ops: OPS,
+        regions: &REGION_LENS,
+        max_steps: 10_000,
+    };
     let program = match Program::verify(&bytes, &target, vec![Insn::EMPTY; 32]) {
         Ok(p) => p,
-        Err(e) => return Err(TestCaseError::fail(format!("generated compound rejected: {e}\n{ops:#?}"))),
+        Err(e) => {
+            return Err(TestCaseError::fail(format!(
+                "generated compound rejected: {e}\n{ops:#?}"
+            )))
+        }
     };
 
     let mut regions = initial_regions(fill);
@@ -415,11 +522,23 @@ fn check(genes: &[u64], params: &[u64], budget: u32, fail_fast: bool, fill: u8) 
         let mut slices: Vec<&mut [u8]> = regions.iter_mut().map(Vec::as_mut_slice).collect();
         program.run(&mut service, &mut slices, &mut regs, &mut results)
     };
-    let actual = Outcome_ { report, regs, results, regions, calls: service.calls };
+    let actual = Outcome_ {
+        report,
+        regs,
+        results,
+        regions,
+        calls: service.calls,
+    };
 
     let mut start = [0u64; 32];
     start[..params.len()].copy_from_slice(params);
-    let reference = Reference { ops: &ops, refs: &refs, regs: start, regions: initial_regions(fill), calls: vec![] };
+    let reference = Reference {
+        ops: &ops,
+        refs: &refs,
+        regs: start,
+        regions: initial_regions(fill),
+        calls: vec![],
+    };
     let expected = reference.run(budget, fail_fast);
     prop_assert!(actual.report.steps <= budget);
     prop_assert_eq!(actual, expected, "ops: {:#?}\nrefs: {:#?}", ops, refs);
@@ -445,8 +564,13 @@ proptest! {
 fn the_generator_makes_every_op() {
     let mut seen = std::collections::HashSet::new();
     for seed in 0..400u64 {
-        let genes: Vec<u64> = (0..160u64).map(|i| (seed * 1_000_003 + i).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7).collect();
-        let mut g = Genes { genes: &genes, at: 0 };
+        let genes: Vec<u64> = (0..160u64)
+            .map(|i| (seed * 1_000_003 + i).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7)
+            .collect();
+        let mut g = Genes {
+            genes: &genes,
+            at: 0,
+        };
         let refs = gen_refs(&mut g);
         seen.extend(gen_ops(&mut g, refs.len()).iter().map(|op| op.code));
         check(&genes, &[3, 1, 4, 1, 5], 300, seed % 2 == 0, seed as u8).unwrap();

@@ -37,7 +37,7 @@ pub(super) fn execute(
         (DataOp::Crc32c, Second::Value(n)) => n,
         _ => third,
     };
-    let fits = |span: Span| n <= span.len as u64;
+    let fits = |span: Span| n <= u64::from(span.len);
     let counted_second = matches!(op, DataOp::Copy | DataOp::Memcmp);
     let second_fits = match second {
         Second::Buf(span) if counted_second => fits(span),
@@ -101,13 +101,15 @@ pub(super) fn execute(
 fn copy(regions: &mut [&mut [u8]], dst: Span, src: Span, n: usize) -> Option<u64> {
     let src_range = src.start..src.start.checked_add(n)?;
     if dst.region == src.region {
-        let region = regions.get_mut(dst.region)?;
+        let region = regions.get_mut(usize::from(dst.region))?;
         // copy_within panics on bad ranges; check them first.
         region.get(src_range.clone())?;
         region.get(dst.start..dst.start.checked_add(n)?)?;
         region.copy_within(src_range, dst.start);
     } else {
-        let [d, s] = regions.get_disjoint_mut([dst.region, src.region]).ok()?;
+        let [d, s] = regions
+            .get_disjoint_mut([usize::from(dst.region), usize::from(src.region)])
+            .ok()?;
         let from = s.get(src_range)?;
         d.get_mut(dst.start..dst.start.checked_add(n)?)?
             .copy_from_slice(from);

@@ -93,9 +93,9 @@ impl Regfile {
             return Err(oob);
         }
         Ok(Span {
-            region: usize::from(d.region),
+            region: d.region,
             start: start as usize,
-            len: d.len as usize,
+            len: d.len,
         })
     }
 }
@@ -327,17 +327,17 @@ fn call<V: Service + ?Sized>(
     regions: &mut [&mut [u8]],
     file: &mut Regfile,
 ) -> Flow {
-    let mut operands = [Operand::Value(0); MAX_OPERANDS];
-    for (slot, arg) in operands.iter_mut().zip(args).take(usize::from(argc)) {
-        *slot = match arg {
-            Arg::Buf(d) => match file.resolve(d, regions) {
+    let mut call_args = Args::new(regions);
+    for arg in args.iter().take(usize::from(argc)) {
+        let operand = match arg {
+            Arg::Buf(d) => match file.resolve(d, call_args.regions()) {
                 Ok(span) => Operand::Buf(span),
                 Err(_) => return Flow::Fail(code::REF_OUT_OF_BOUNDS, dst),
             },
             value => Operand::Value(file.arg(value)),
         };
+        call_args.push(operand);
     }
-    let mut call_args = Args::from_parts(operands, usize::from(argc), regions);
     match service.call(opcode, &mut call_args) {
         Ok(v) => {
             file.set(dst, v);

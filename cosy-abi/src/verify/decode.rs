@@ -5,7 +5,10 @@
 use super::error::{Expect, Field, OpError, OpName, RefError, VerifyError};
 use crate::program::{Arg, DataOp, Op, RefDesc, Target};
 use crate::service::ArgKind;
-use crate::wire::{Cmp, Compound, Kind, OpView, Opcode, MAX_NEEDLE, MAX_OPERANDS, NO_REG, NREGS};
+use crate::wire::{
+    Cmp, Compound, Kind, OpRepr, OpView, Opcode, OperandRepr, MAX_NEEDLE, MAX_OPERANDS, NO_REG,
+    NREGS,
+};
 
 /// Checks buffer ref `index` against the client's regions.
 pub(super) fn check_ref<T: AsRef<[u8]>>(
@@ -76,6 +79,7 @@ pub(super) fn decode<T: AsRef<[u8]>>(
     let d = Decoder {
         c,
         view,
+        raw: OpRepr::parse(&view),
         index,
         target,
     };
@@ -86,11 +90,25 @@ pub(super) fn decode<T: AsRef<[u8]>>(
 struct Decoder<'a, T: AsRef<[u8]>> {
     c: &'a Compound<T>,
     view: OpView<'a>,
+    /// The op's fields, read from the bytes once.
+    raw: OpRepr,
     index: u16,
     target: &'a Target<'a>,
 }
 
 impl<T: AsRef<[u8]>> Decoder<'_, T> {
+    fn operand(&self, i: usize) -> OperandRepr {
+        self.raw
+            .operands
+            .get(i)
+            .copied()
+            .unwrap_or(OperandRepr::NONE)
+    }
+
+    fn kind(&self, i: usize) -> Kind {
+        self.operand(i).kind
+    }
+
     fn decode(&self, opcode: Opcode) -> Result<Op, OpError> {
         self.common()?;
         match opcode {
@@ -102,7 +120,7 @@ impl<T: AsRef<[u8]>> Decoder<'_, T> {
             Opcode::Mov => {
                 self.shape(true, false, false, 1)?;
                 Ok(Op::Mov {
-                    dst: self.view.dst(),
+                    dst: self.raw.dst,
                     a: self.value(0)?,
                 })
             }
@@ -154,7 +172,8 @@ impl<T: AsRef<[u8]>> Decoder<'_, T> {
             });
         }
         for i in 0..MAX_OPERANDS {
-            if self.view.kind(i) == Kind::None && self.view.operand(i) != 0 {
+            let o = self.operand(i);
+            if o.kind == Kind::None && o.value != 0 {
                 return Err(OpError::Reserved {
                     field: Field::Operand(i as u8),
                 });
@@ -166,25 +185,25 @@ impl<T: AsRef<[u8]>> Decoder<'_, T> {
     /// Checks which of dst / sub / target the op uses (unused ones must be
     /// zero, or `0xFF` for dst) and that it has exactly `arity` operands.
     fn shape(&self, dst: bool, sub: bool, target: bool, arity: usize) -> Result<(), OpError> {
-        let d = self.view.dst();
+        let d = self.raw.dst;
         if !dst && d != NO_REG {
             return Err(OpError::Reserved { field: Field::Dst });
         }
         if dst && d != NO_REG && usize::from(d) >= NREGS {
             return Err(OpError::BadDst { reg: d });
         }
-        if !sub && self.view.sub() != 0 {
+        if !sub && self.raw.sub != 0 {
             return Err(OpError::Reserved { field: Field::Sub });
         }
-        if !target && self.view.target() != 0 {
+        if !target && self.raw.target != 0 {
             return Err(OpError::Reserved {
                 field: Field::Target,
             });
         }
         let given = (0..MAX_OPERANDS)
-            .filter(|&i| self.view.kind(i) != Kind::None)
+            .filter(|&i| self.kind(i) != Kind::None)
             .count();
-        if given != arity || (arity..MAX_OPERANDS).any(|i| self.view.kind(i) != Kind::None) {
+        if given != arity || (arity..MAX_OPERANDS).any(|i| self.kind(i) != Kind::None) {
             return Err(OpError::ArgCount {
                 expected: arity as u8,
                 found: given as u8,
@@ -194,8 +213,8 @@ impl<T: AsRef<[u8]>> Decoder<'_, T> {
     }
 
     fn value(&self, i: usize) -> Result<Arg, OpError> {
-        let raw = self.view.operand(i);
-        match self.view.kind(i) {
+        let raw = self.operand(i).value;
+        match self.kind(i) {
             Kind::Imm => Ok(Arg::Imm(raw)),
             Kind::Reg if raw < NREGS as u64 => Ok(Arg::Reg(raw as u8)),
             Kind::Reg => Err(OpError::BadRegister {
@@ -211,7 +230,7 @@ impl<T: AsRef<[u8]>> Decoder<'_, T> {
     }
 
     fn buffer(&self, i: usize) -> Result<RefDesc, OpError> {
-        let kind = self.view.kind(i);
+        let kind = self.kind(i);
         if kind != Kind::Ref {
             return Err(OpError::OperandKind {
                 operand: i as u8,
@@ -219,7 +238,7 @@ impl<T: AsRef<[u8]>> Decoder<'_, T> {
                 found: kind,
             });
         }
-        let raw = self.view.operand(i);
+        let raw = self.operand(i).value;
         let index = u16::try_from(raw).unwrap_or(u16::MAX);
         let error = |error| OpError::Ref {
             operand: i as u8,
@@ -235,12 +254,12 @@ impl<T: AsRef<[u8]>> Decoder<'_, T> {
     }
 
     fn cmp(&self) -> Result<Cmp, OpError> {
-        let value = self.view.sub();
+        let value = self.raw.sub;
         Cmp::from_u16(value).ok_or(OpError::BadComparison { value })
     }
 
     fn jump_target(&self) -> Result<u16, OpError> {
-        let (target, op_count) = (self.view.target(), self.c.op_count());
+        let (target, op_count) = (self.raw.target, self.c.op_count());
         if target > op_count {
             return Err(OpError::BadTarget { target, op_count });
         }
@@ -251,7 +270,7 @@ impl<T: AsRef<[u8]>> Decoder<'_, T> {
         let spec = self
             .target
             .ops
-            .get(self.view.sub())
+            .get(self.raw.sub)
             .ok_or(OpError::UnknownServiceOp {
                 service: self.target.ops.name(),
             })?;
@@ -265,8 +284,8 @@ impl<T: AsRef<[u8]>> Decoder<'_, T> {
             };
         }
         Ok(Op::Call {
-            dst: self.view.dst(),
-            opcode: self.view.sub(),
+            dst: self.raw.dst,
+            opcode: self.raw.sub,
             argc: argc as u8,
             args,
         })
@@ -274,7 +293,7 @@ impl<T: AsRef<[u8]>> Decoder<'_, T> {
 
     fn alu(&self, opcode: Opcode) -> Result<Op, OpError> {
         self.shape(true, false, false, 2)?;
-        let (dst, a, b) = (self.view.dst(), self.value(0)?, self.value(1)?);
+        let (dst, a, b) = (self.raw.dst, self.value(0)?, self.value(1)?);
         Ok(match opcode {
             Opcode::Add => Op::Add { dst, a, b },
             Opcode::Sub => Op::Sub { dst, a, b },
@@ -290,7 +309,7 @@ impl<T: AsRef<[u8]>> Decoder<'_, T> {
     }
 
     fn counted_loop(&self) -> Result<Op, OpError> {
-        let counter = self.view.dst();
+        let counter = self.raw.dst;
         if counter == NO_REG {
             return Err(OpError::NoCounter);
         }
@@ -308,7 +327,7 @@ impl<T: AsRef<[u8]>> Decoder<'_, T> {
     fn switch(&self) -> Result<Op, OpError> {
         self.shape(false, true, true, 1)?;
         let a = self.value(0)?;
-        let (size, op_count) = (self.view.sub(), self.c.op_count());
+        let (size, op_count) = (self.raw.sub, self.c.op_count());
         if size == 0 {
             return Err(OpError::SwitchEmpty);
         }
@@ -330,7 +349,7 @@ impl<T: AsRef<[u8]>> Decoder<'_, T> {
 
     fn data(&self, opcode: Opcode) -> Result<Op, OpError> {
         self.shape(true, false, false, 3)?;
-        let dst = self.view.dst();
+        let dst = self.raw.dst;
         let buf = |i| self.buffer(i).map(Arg::Buf);
         let (op, args) = match opcode {
             Opcode::Copy => (DataOp::Copy, [buf(0)?, buf(1)?, self.value(2)?]),

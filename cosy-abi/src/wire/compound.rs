@@ -113,6 +113,7 @@ impl<T: AsRef<[u8]>> Compound<T> {
     }
 
     /// The underlying bytes.
+    #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         self.buffer.as_ref()
     }
@@ -123,42 +124,50 @@ impl<T: AsRef<[u8]>> Compound<T> {
     }
 
     /// `(major, minor)`.
+    #[inline]
     pub fn version(&self) -> (u8, u8) {
         let b = self.buffer.as_ref();
         (rd::<1>(b, hdr::MAJOR)[0], rd::<1>(b, hdr::MINOR)[0])
     }
 
     /// The raw flags word.
+    #[inline]
     pub fn flags(&self) -> u16 {
         rd_u16(self.buffer.as_ref(), hdr::FLAGS)
     }
 
     /// Whether `FAIL_FAST` is set.
+    #[inline]
     pub fn fail_fast(&self) -> bool {
         self.flags() & super::FLAG_FAIL_FAST != 0
     }
 
     /// The declared total length.
+    #[inline]
     pub fn total_len(&self) -> u32 {
         rd_u32(self.buffer.as_ref(), hdr::TOTAL_LEN)
     }
 
     /// Number of ops.
+    #[inline]
     pub fn op_count(&self) -> u16 {
         rd_u16(self.buffer.as_ref(), hdr::OP_COUNT)
     }
 
     /// Number of buffer refs.
+    #[inline]
     pub fn ref_count(&self) -> u16 {
         rd_u16(self.buffer.as_ref(), hdr::REF_COUNT)
     }
 
     /// The step budget the client asks for.
+    #[inline]
     pub fn step_budget(&self) -> u32 {
         rd_u32(self.buffer.as_ref(), hdr::BUDGET)
     }
 
     /// Op `index`, or `None` past `op_count` (or past the buffer).
+    #[inline]
     pub fn op(&self, index: u16) -> Option<OpView<'_>> {
         if index >= self.op_count() {
             return None;
@@ -169,6 +178,7 @@ impl<T: AsRef<[u8]>> Compound<T> {
     }
 
     /// Buffer ref `index`, or `None` past `ref_count` (or past the buffer).
+    #[inline]
     pub fn buffer_ref(&self, index: u16) -> Option<RefView<'_>> {
         if index >= self.ref_count() {
             return None;
@@ -238,41 +248,49 @@ pub struct OpView<'a>(&'a [u8; OP_LEN]);
 
 impl OpView<'_> {
     /// Raw op code byte.
+    #[inline]
     pub fn code(&self) -> u8 {
         self.0[op::CODE]
     }
 
     /// Destination register, or `NO_REG`.
+    #[inline]
     pub fn dst(&self) -> u8 {
         self.0[op::DST]
     }
 
     /// The `sub` field.
+    #[inline]
     pub fn sub(&self) -> u16 {
         rd_u16(self.0, op::SUB)
     }
 
     /// The raw kinds word.
+    #[inline]
     pub fn kinds(&self) -> u16 {
         rd_u16(self.0, op::KINDS)
     }
 
     /// Kind of operand `i` (0..6).
+    #[inline]
     pub fn kind(&self, i: usize) -> Kind {
         Kind::from_bits(self.kinds() >> (2 * i))
     }
 
     /// The target field.
+    #[inline]
     pub fn target(&self) -> u16 {
         rd_u16(self.0, op::TARGET)
     }
 
     /// The reserved 8 bytes as one word (must be zero).
+    #[inline]
     pub fn reserved(&self) -> u64 {
         rd_u64(self.0, op::RESERVED)
     }
 
     /// Raw operand slot `i` (0..6); zero past the sixth.
+    #[inline]
     pub fn operand(&self, i: usize) -> u64 {
         if i >= MAX_OPERANDS {
             return 0;
@@ -287,31 +305,37 @@ pub struct RefView<'a>(&'a [u8; REF_LEN]);
 
 impl RefView<'_> {
     /// Region number.
+    #[inline]
     pub fn region(&self) -> u8 {
         self.0[rf::REGION]
     }
 
     /// Offset register, or `NO_REG`.
+    #[inline]
     pub fn offset_reg(&self) -> u8 {
         self.0[rf::OFFSET_REG]
     }
 
     /// Static offset.
+    #[inline]
     pub fn offset(&self) -> u32 {
         rd_u32(self.0, rf::OFFSET)
     }
 
     /// Length in bytes.
+    #[inline]
     pub fn len(&self) -> u32 {
         rd_u32(self.0, rf::LEN)
     }
 
     /// Whether the ref is empty.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Whether both reserved fields are zero.
+    #[inline]
     pub fn reserved_clear(&self) -> bool {
         rd_u16(self.0, rf::RESERVED0) == 0 && rd_u32(self.0, rf::RESERVED1) == 0
     }

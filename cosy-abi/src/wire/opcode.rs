@@ -82,8 +82,33 @@ impl Opcode {
     ];
 
     /// Decodes a raw code byte.
+    #[inline]
     pub fn from_u8(code: u8) -> Option<Opcode> {
-        Opcode::ALL.iter().copied().find(|op| *op as u8 == code)
+        Some(match code {
+            0x01 => Opcode::Call,
+            0x02 => Opcode::Exit,
+            0x03 => Opcode::Mov,
+            0x10 => Opcode::Add,
+            0x11 => Opcode::Sub,
+            0x12 => Opcode::Mul,
+            0x13 => Opcode::Div,
+            0x14 => Opcode::Rem,
+            0x15 => Opcode::And,
+            0x16 => Opcode::Or,
+            0x17 => Opcode::Xor,
+            0x18 => Opcode::Shl,
+            0x19 => Opcode::Shr,
+            0x20 => Opcode::Br,
+            0x21 => Opcode::Jump,
+            0x22 => Opcode::Loop,
+            0x23 => Opcode::Switch,
+            0x30 => Opcode::Copy,
+            0x31 => Opcode::Fill,
+            0x32 => Opcode::Memcmp,
+            0x33 => Opcode::Search,
+            0x34 => Opcode::Crc32c,
+            _ => return None,
+        })
     }
 
     /// The spec's name for the op, as used in error messages.
@@ -163,6 +188,7 @@ impl Cmp {
     ];
 
     /// Decodes a raw `sub` field.
+    #[inline]
     pub fn from_u16(raw: u16) -> Option<Cmp> {
         Cmp::ALL.get(usize::from(raw)).copied()
     }
@@ -220,6 +246,7 @@ pub enum Kind {
 
 impl Kind {
     /// Decodes two bits.
+    #[inline]
     pub fn from_bits(bits: u16) -> Kind {
         match bits & 3 {
             0 => Kind::None,

@@ -3,8 +3,8 @@
 #![allow(dead_code)]
 
 use cosy_abi::{
-    ArgKind, Args, BuildError, Builder, CallError, Insn, OpResult, OpSpec, OpTable, Program, Registers, Report,
-    Service, Target, VerifyError,
+    ArgKind, Args, BuildError, Builder, CallError, Insn, OpResult, OpSpec, OpTable, Program,
+    Registers, Report, Service, Target, VerifyError,
 };
 
 /// `sum6(a, b, c, d, e, f) -> a + b + c + d + e + f`
@@ -44,7 +44,8 @@ impl Service for TestService {
     }
 
     fn call(&mut self, opcode: u16, args: &mut Args<'_, '_>) -> Result<u64, CallError> {
-        self.calls.push((opcode, (0..args.len()).map(|i| args.value(i)).collect()));
+        self.calls
+            .push((opcode, (0..args.len()).map(|i| args.value(i)).collect()));
         match opcode {
             SUM6 => Ok((0..6).map(|i| args.value(i)).fold(0u64, u64::wrapping_add)),
             FAIL => Err(CallError::Service(args.value(0) as u16)),
@@ -56,7 +57,10 @@ impl Service for TestService {
             }
             PEEK => {
                 let i = args.value(1) as usize;
-                args.buf(0)?.get(i).map(|&b| u64::from(b)).ok_or(CallError::Service(22))
+                args.buf(0)?
+                    .get(i)
+                    .map(|&b| u64::from(b))
+                    .ok_or(CallError::Service(22))
             }
             NOP => Ok(0),
             MISUSE => args.buf(0).map(|b| b.len() as u64),
@@ -82,7 +86,11 @@ impl Run {
 }
 
 pub fn target<'a>(regions: &'a [usize]) -> Target<'a> {
-    Target { ops: OPS, regions, max_steps: 100_000 }
+    Target {
+        ops: OPS,
+        regions,
+        max_steps: 100_000,
+    }
 }
 
 /// Verifies compound bytes against the test service and these region sizes.
@@ -106,7 +114,13 @@ pub fn run_program(program: &Program<Vec<Insn>>, mut regions: Vec<Vec<u8>>, para
         let mut slices: Vec<&mut [u8]> = regions.iter_mut().map(Vec::as_mut_slice).collect();
         program.run(&mut service, &mut slices, &mut regs, &mut results)
     };
-    Run { report, regs, results, regions, service }
+    Run {
+        report,
+        regs,
+        results,
+        regions,
+        service,
+    }
 }
 
 /// Builds, verifies and runs with no regions and no parameters.
