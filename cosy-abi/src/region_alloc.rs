@@ -138,7 +138,7 @@ impl<const WORDS: usize> RegionAlloc<WORDS> {
     pub fn free(&mut self, block: Block) -> Result<(), FreeError> {
         let first = (block.offset as usize) >> self.granule_shift;
         let count = self.granules_for(block.len as usize);
-        let aligned = block.offset as usize % self.granule() == 0;
+        let aligned = (block.offset as usize).is_multiple_of(self.granule());
         let owned = aligned
             && first + count <= self.granules
             && (first..first + count).all(|g| self.is_used(g));

@@ -64,7 +64,7 @@ fn read_loop_reads_to_the_end_and_closes() {
         let mut backing = vec![0u8; 8 * SLOT];
         let mut fs = fs(&mut backing);
         fs.create(b"file", &pattern(len, 3)).unwrap();
-        let mut region = vec![0u8; 128];
+        let mut region = [0u8; 128];
         region[..4].copy_from_slice(b"file");
         let compound = examples::read_loop((0, 0, 16), (0, 64, 64))
             .build()
@@ -86,7 +86,7 @@ fn read_loop_reads_to_the_end_and_closes() {
 fn read_loop_of_a_missing_file_fails_op_zero_and_carries_on() {
     let mut backing = vec![0u8; 8 * SLOT];
     let mut fs = fs(&mut backing);
-    let mut region = vec![0u8; 128];
+    let mut region = [0u8; 128];
     region[..4].copy_from_slice(b"none");
     let compound = examples::read_loop((0, 0, 16), (0, 64, 64))
         .build()

@@ -155,8 +155,7 @@ impl<S: AsRef<[Insn]>> Program<S> {
         };
         let mut steps = 0u32;
         let mut pc = 0usize;
-        loop {
-            let Some(insn) = insns.get(pc) else { break };
+        while let Some(insn) = insns.get(pc) {
             if steps >= budget {
                 report.outcome = Outcome::Stopped;
                 report.stop = Some(fault(pc, code::BUDGET_EXHAUSTED));
