@@ -11,6 +11,20 @@
 //! write into it, so nothing stored there could be trusted. A [`Block`]
 //! is not `Clone`: freeing one consumes it, so a double free does not
 //! compile.
+//!
+//! ```
+//! use cosy_abi::{Builder, RegionAlloc};
+//!
+//! // Region 0 is the app's 64 KiB shared data region.
+//! let mut heap = RegionAlloc::<16>::new(64 * 1024, 64).unwrap();
+//! let data = heap.malloc(4096).unwrap();
+//! let mut b = Builder::new();
+//! let buf = b.buf(0, data.offset(), data.len());
+//! # let _ = buf;
+//! // ... read into `buf`, write from it, run the compound ...
+//! heap.free(data).unwrap();
+//! assert_eq!(heap.available(), 64 * 1024);
+//! ```
 
 use core::fmt;
 
@@ -115,6 +129,7 @@ impl<const WORDS: usize> RegionAlloc<WORDS> {
 
     /// Allocates `len` bytes (`cosy_malloc`): the first free run of
     /// granules that fits. `None` when `len` is 0 or nothing fits.
+    #[doc(alias = "cosy_malloc")]
     pub fn malloc(&mut self, len: usize) -> Option<Block> {
         let len32 = u32::try_from(len).ok().filter(|&l| l > 0)?;
         let need = self.granules_for(len);
@@ -135,6 +150,7 @@ impl<const WORDS: usize> RegionAlloc<WORDS> {
     }
 
     /// Frees a block (`cosy_free`).
+    #[doc(alias = "cosy_free")]
     pub fn free(&mut self, block: Block) -> Result<(), FreeError> {
         let first = (block.offset as usize) >> self.granule_shift;
         let count = self.granules_for(block.len as usize);
