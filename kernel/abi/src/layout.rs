@@ -9,9 +9,17 @@
 /// null dereferences fault.
 pub const USER_IMAGE_MIN: u64 = 0x1_0000;
 /// Highest address (exclusive) a task's ELF segments may reach.
-pub const USER_IMAGE_MAX: u64 = HEAP_BASE;
+pub const USER_IMAGE_MAX: u64 = IPC_BUFFER;
+/// The task's IPC buffer: one page the kernel copies long messages from
+/// and into (see `conflux_abi::ipc`).
+pub const IPC_BUFFER: u64 = 0x0000_0800_0000_0000;
 /// Start of the task's heap (its size is the manifest's `heap_size`).
 pub const HEAP_BASE: u64 = 0x0000_1000_0000_0000;
+/// Start of the window where regions (shared memory, device registers) are
+/// mapped: by the manifest at start, or at run time by `region_map`.
+pub const REGION_BASE: u64 = 0x0000_2000_0000_0000;
+/// End (exclusive) of the region window.
+pub const REGION_END: u64 = 0x0000_7000_0000_0000;
 /// One past the highest byte of the task's stack (its size is the
 /// manifest's `stack_size`; an unmapped guard page sits below it).
 pub const USER_STACK_TOP: u64 = 0x0000_7fff_ffe0_0000;

@@ -7,6 +7,7 @@
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 
+pub mod cap;
 pub mod error;
 pub mod exit;
 pub mod layout;

@@ -1,14 +1,19 @@
 //! The checked view of a boot image that the kernel reads.
 
+use crate::tables::{CapRecord, ObjectRecord, Restart};
 use crate::{
-    ImageError, ELF_ALIGN, HEADER_LEN, MAGIC, MAX_TASKS, NAME_MAX, PAGE_SIZE, RECORD_LEN, VERSION,
+    ImageError, ELF_ALIGN, HEADER_LEN, MAGIC, MAX_CAPS, MAX_OBJECTS, MAX_TASKS, NAME_MAX,
+    NO_SUPERVISOR, PAGE_SIZE, RECORD_LEN, TABLE_RECORD_LEN, VERSION,
 };
+use conflux_abi::cap::{ObjectKind, CAP_SLOTS};
 
 /// A boot image whose every field has been validated.
 #[derive(Clone, Copy, Debug)]
 pub struct BootImage<'a> {
     bytes: &'a [u8],
-    count: usize,
+    tasks: usize,
+    objects: usize,
+    caps: usize,
 }
 
 /// One task as the image describes it (and as the encoder takes it).
@@ -24,6 +29,12 @@ pub struct TaskRecord<'a> {
     pub heap_size: u32,
     /// Scheduling priority, 0 most urgent.
     pub priority: u8,
+    /// What the supervisor does when this task faults.
+    pub restart: Restart,
+}
+
+fn u16_at(b: &[u8], off: usize) -> u16 {
+    u16::from_le_bytes([b[off], b[off + 1]])
 }
 
 fn u32_at(b: &[u8], off: usize) -> u32 {
@@ -48,6 +59,25 @@ fn name_at(b: &[u8], off: usize) -> Option<&str> {
     core::str::from_utf8(&field[..len]).ok()
 }
 
+fn zero(b: &[u8]) -> bool {
+    b.iter().all(|&c| c == 0)
+}
+
+fn count(
+    value: u64,
+    max: usize,
+    what: &'static str,
+    allow_zero: bool,
+) -> Result<usize, ImageError> {
+    if (value == 0 && !allow_zero) || value > max as u64 {
+        return Err(ImageError::BadCount {
+            what,
+            count: value as u32,
+        });
+    }
+    Ok(value as usize)
+}
+
 impl<'a> BootImage<'a> {
     /// Validates `bytes` as a boot image.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, ImageError> {
@@ -65,33 +95,54 @@ impl<'a> BootImage<'a> {
         if version != VERSION {
             return Err(ImageError::BadVersion { found: version });
         }
-        let count = u32_at(bytes, 12);
-        if count == 0 || count as usize > MAX_TASKS {
-            return Err(ImageError::BadTaskCount { count });
-        }
+        let tasks = count(u32_at(bytes, 12) as u64, MAX_TASKS, "tasks", false)?;
+        let objects = count(u16_at(bytes, 56) as u64, MAX_OBJECTS, "objects", true)?;
+        let caps = count(u16_at(bytes, 58) as u64, MAX_CAPS, "capabilities", true)?;
         let total = u64_at(bytes, 16);
-        let table_end = (HEADER_LEN + count as usize * RECORD_LEN) as u64;
-        if total > have || total < table_end {
+        let image = Self {
+            bytes,
+            tasks,
+            objects,
+            caps,
+        };
+        let tables_end = image.cap_offset(caps) as u64;
+        if total > have || total < tables_end {
             return Err(ImageError::Truncated {
-                need: total.max(table_end),
+                need: total.max(tables_end),
                 have,
             });
         }
         let image = Self {
             bytes: &bytes[..total as usize],
-            count: count as usize,
+            ..image
         };
         name_at(bytes, 24).ok_or(ImageError::BadName { task: None })?;
-        if u64_at(bytes, 56) != 0 {
-            return Err(ImageError::ReservedNotZero { task: None });
+        let sup = bytes[60];
+        if sup != NO_SUPERVISOR && sup as usize >= tasks {
+            return Err(ImageError::BadPolicy { task: None });
         }
-        for i in 0..image.count {
-            image.check_record(i, table_end)?;
+        if !zero(&bytes[61..64]) {
+            return Err(ImageError::ReservedNotZero {
+                what: "header",
+                index: 0,
+            });
         }
+        for i in 0..tasks {
+            image.check_task(i, tables_end)?;
+        }
+        image.check_tables()?;
         Ok(image)
     }
 
-    fn check_record(&self, i: usize, table_end: u64) -> Result<(), ImageError> {
+    fn object_offset(&self, i: usize) -> usize {
+        HEADER_LEN + self.tasks * RECORD_LEN + i * TABLE_RECORD_LEN
+    }
+
+    fn cap_offset(&self, i: usize) -> usize {
+        self.object_offset(self.objects) + i * TABLE_RECORD_LEN
+    }
+
+    fn check_task(&self, i: usize, tables_end: u64) -> Result<(), ImageError> {
         let task = i as u32;
         let off = HEADER_LEN + i * RECORD_LEN;
         let b = self.bytes;
@@ -100,7 +151,7 @@ impl<'a> BootImage<'a> {
         let end = start
             .checked_add(len)
             .ok_or(ImageError::BadElfRange { task })?;
-        if start < table_end
+        if start < tables_end
             || end > b.len() as u64
             || !start.is_multiple_of(ELF_ALIGN as u64)
             || len == 0
@@ -111,10 +162,77 @@ impl<'a> BootImage<'a> {
         if stack == 0 || !stack.is_multiple_of(PAGE_SIZE) || !heap.is_multiple_of(PAGE_SIZE) {
             return Err(ImageError::BadSize { task });
         }
-        if b[off + 57..off + RECORD_LEN].iter().any(|&c| c != 0) {
-            return Err(ImageError::ReservedNotZero { task: Some(task) });
+        Restart::from_raw(b[off + 57]).ok_or(ImageError::BadPolicy { task: Some(task) })?;
+        if !zero(&b[off + 58..off + RECORD_LEN]) {
+            return Err(ImageError::ReservedNotZero {
+                what: "task record",
+                index: task,
+            });
         }
         Ok(())
+    }
+
+    fn check_tables(&self) -> Result<(), ImageError> {
+        let b = self.bytes;
+        let mut kinds = [None; MAX_OBJECTS];
+        for (i, k) in kinds.iter_mut().enumerate().take(self.objects) {
+            let off = self.object_offset(i);
+            *k = Some(
+                ObjectKind::from_raw(b[off]).ok_or(ImageError::BadObject { object: i as u32 })?,
+            );
+            if !zero(&b[off + 1..off + 4]) || !zero(&b[off + 24..off + 32]) {
+                return Err(ImageError::ReservedNotZero {
+                    what: "object record",
+                    index: i as u32,
+                });
+            }
+        }
+        let kinds = &kinds[..self.objects];
+        for i in 0..self.objects {
+            self.object_at(i).check(i as u32, kinds, self.tasks)?;
+        }
+        let mut filled = [0u64; MAX_TASKS];
+        for i in 0..self.caps {
+            let off = self.cap_offset(i);
+            if !zero(&b[off + 5..off + 8]) || !zero(&b[off + 24..off + 32]) {
+                return Err(ImageError::ReservedNotZero {
+                    what: "capability record",
+                    index: i as u32,
+                });
+            }
+            let c = self.cap_at(i);
+            c.check(i as u32, kinds, self.tasks)?;
+            let bit = 1u64 << (c.slot as usize % CAP_SLOTS);
+            if filled[c.task as usize] & bit != 0 {
+                return Err(ImageError::DuplicateSlot { cap: i as u32 });
+            }
+            filled[c.task as usize] |= bit;
+        }
+        Ok(())
+    }
+
+    fn object_at(&self, i: usize) -> ObjectRecord {
+        let off = self.object_offset(i);
+        let b = self.bytes;
+        ObjectRecord {
+            kind: ObjectKind::from_raw(b[off]).unwrap_or(ObjectKind::Notification),
+            owner: u32_at(b, off + 4),
+            a: u64_at(b, off + 8),
+            b: u64_at(b, off + 16),
+        }
+    }
+
+    fn cap_at(&self, i: usize) -> CapRecord {
+        let off = self.cap_offset(i);
+        let b = self.bytes;
+        CapRecord {
+            task: b[off],
+            slot: b[off + 1],
+            object: u16_at(b, off + 2),
+            rights: b[off + 4],
+            badge: u64_at(b, off + 8),
+            map_vaddr: u64_at(b, off + 16),
+        }
     }
 
     /// The system's name from the manifest.
@@ -122,14 +240,20 @@ impl<'a> BootImage<'a> {
         name_at(self.bytes, 24).unwrap_or("?")
     }
 
+    /// The task that receives fault messages, if the system has one.
+    pub fn supervisor(&self) -> Option<usize> {
+        let s = self.bytes[60];
+        (s != NO_SUPERVISOR).then_some(s as usize)
+    }
+
     /// Number of tasks.
     pub fn task_count(&self) -> usize {
-        self.count
+        self.tasks
     }
 
     /// Task `i` in start order, or `None` past the end.
     pub fn task(&self, i: usize) -> Option<TaskRecord<'a>> {
-        if i >= self.count {
+        if i >= self.tasks {
             return None;
         }
         let off = HEADER_LEN + i * RECORD_LEN;
@@ -142,11 +266,22 @@ impl<'a> BootImage<'a> {
             stack_size: u32_at(b, off + 48),
             heap_size: u32_at(b, off + 52),
             priority: b[off + 56],
+            restart: Restart::from_raw(b[off + 57]).unwrap_or(Restart::Never),
         })
     }
 
     /// All tasks in start order.
     pub fn tasks(&self) -> impl Iterator<Item = TaskRecord<'a>> + '_ {
-        (0..self.count).filter_map(|i| self.task(i))
+        (0..self.tasks).filter_map(|i| self.task(i))
+    }
+
+    /// All kernel objects, in declaration order (their index is their id).
+    pub fn objects(&self) -> impl Iterator<Item = ObjectRecord> + '_ {
+        (0..self.objects).map(|i| self.object_at(i))
+    }
+
+    /// All initial capabilities.
+    pub fn caps(&self) -> impl Iterator<Item = CapRecord> + '_ {
+        (0..self.caps).map(|i| self.cap_at(i))
     }
 }

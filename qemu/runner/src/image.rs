@@ -2,7 +2,7 @@
 //! lays the tasks out in the boot image the kernel reads as its initrd.
 
 use crate::workspace;
-use conflux_bootimg::{encode, TaskRecord};
+use conflux_bootimg::{encode, Image, Restart, TaskRecord};
 use conflux_manifest::Manifest;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -81,10 +81,17 @@ pub fn build(path: &Path) -> Result<Built, String> {
             stack_size: t.stack_size,
             heap_size: t.heap_size,
             priority: t.priority,
+            restart: Restart::Never,
         })
         .collect();
-    let bytes =
-        encode(&manifest.system.name, &specs).map_err(|e| format!("{}: {e}", path.display()))?;
+    let image = Image {
+        system_name: &manifest.system.name,
+        supervisor: None,
+        tasks: specs,
+        objects: vec![],
+        caps: vec![],
+    };
+    let bytes = encode(&image).map_err(|e| format!("{}: {e}", path.display()))?;
     let dir = workspace::root()
         .join("target/images")
         .join(&manifest.system.name);
