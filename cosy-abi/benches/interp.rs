@@ -10,7 +10,8 @@
 //!   arithmetic, branches and data ops, per op.
 //!
 //! Each figure is the median of many samples, each sample timing a batch
-//! of repetitions with `std::time::Instant`. Prints a table and appends
+//! of repetitions with `std::time::Instant`; compound and direct batches
+//! alternate and the overhead is the median of their paired differences. Prints a table and appends
 //! JSON lines to `target/bench/results.jsonl` at the workspace root (or
 //! to `$CONFLUX_BENCH_OUT`).
 
@@ -57,22 +58,40 @@ impl Service for NopService {
     }
 }
 
-/// Median nanoseconds per repetition of `f`, over `SAMPLES` batches.
-fn median_ns(reps: u32, mut f: impl FnMut()) -> f64 {
+fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+/// Nanoseconds per repetition of `f`, timed over a batch of `reps`.
+fn time_batch(reps: u32, f: &mut impl FnMut()) -> f64 {
+    let start = Instant::now();
     for _ in 0..reps {
         f();
     }
-    let mut samples: Vec<f64> = (0..SAMPLES)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..reps {
-                f();
-            }
-            start.elapsed().as_nanos() as f64 / f64::from(reps)
-        })
+    start.elapsed().as_nanos() as f64 / f64::from(reps)
+}
+
+/// Median nanoseconds per repetition of `f`, over `SAMPLES` batches.
+fn median_ns(reps: u32, mut f: impl FnMut()) -> f64 {
+    time_batch(reps, &mut f);
+    median((0..SAMPLES).map(|_| time_batch(reps, &mut f)).collect())
+}
+
+/// Times `a` and `b` in alternating batches, so that both see the same
+/// machine (this VM shares its cores, and its speed drifts). Returns the
+/// medians of `a`, of `b`, and of the per-sample difference `a - b`.
+fn paired_ns(reps: u32, mut a: impl FnMut(), mut b: impl FnMut()) -> (f64, f64, f64) {
+    time_batch(reps, &mut a);
+    time_batch(reps, &mut b);
+    let pairs: Vec<(f64, f64)> = (0..SAMPLES)
+        .map(|_| (time_batch(reps, &mut a), time_batch(reps, &mut b)))
         .collect();
-    samples.sort_by(f64::total_cmp);
-    samples[SAMPLES / 2]
+    (
+        median(pairs.iter().map(|p| p.0).collect()),
+        median(pairs.iter().map(|p| p.1).collect()),
+        median(pairs.iter().map(|p| p.0 - p.1).collect()),
+    )
 }
 
 fn nop_loop() -> Vec<u8> {
@@ -167,23 +186,28 @@ fn main() {
     let ops_run = f64::from(report.steps);
     assert_eq!(service.calls, ITERATIONS);
 
-    let compound_ns = median_ns(200, || {
-        let mut regs = Registers::new();
-        let report = program.run(
-            black_box(&mut service),
-            &mut [&mut region[..]],
-            &mut regs,
-            &mut results,
-        );
-        black_box(report);
-    });
-    let direct_ns = median_ns(200, || {
-        let mut regions = [&mut region[..]];
-        for _ in 0..ITERATIONS {
-            let mut args = Args::new(&mut regions);
-            black_box(black_box(&mut service).call(NOP, &mut args).ok());
-        }
-    });
+    let mut direct_service = NopService { calls: 0 };
+    let mut direct_region = vec![0u8; 4096];
+    let (compound_ns, direct_ns, difference_ns) = paired_ns(
+        100,
+        || {
+            let mut regs = Registers::new();
+            let report = program.run(
+                black_box(&mut service),
+                &mut [&mut region[..]],
+                &mut regs,
+                &mut results,
+            );
+            black_box(report);
+        },
+        || {
+            let mut regions = [&mut direct_region[..]];
+            for _ in 0..ITERATIONS {
+                let mut args = Args::new(&mut regions);
+                black_box(black_box(&mut direct_service).call(NOP, &mut args).ok());
+            }
+        },
+    );
 
     let mixed = mixed();
     let mut storage = vec![Insn::EMPTY; 256];
@@ -200,8 +224,8 @@ fn main() {
 
     let per_op = compound_ns / ops_run;
     let direct_per_call = direct_ns / ITERATIONS as f64;
-    let overhead_per_op = (compound_ns - direct_ns) / ops_run;
-    let overhead_per_call = (compound_ns - direct_ns) / ITERATIONS as f64;
+    let overhead_per_op = difference_ns / ops_run;
+    let overhead_per_call = difference_ns / ITERATIONS as f64;
     let verify_per_op = verify_ns / 256.0;
     let verify_loop_per_op = verify_loop_ns / program.len() as f64;
 

@@ -1,17 +1,21 @@
 //! `Args`: the operands of one service call, as the service sees them.
 //!
-//! Values are plain `u64`s. Buffers are spans (region, start, length) that
-//! the executor has already checked against the region; the service gets
-//! them only as slices, through accessors that return errors instead of
-//! panicking. A server's ordinary one-call-per-IPC path can build `Args`
-//! itself ([`Args::new`], [`Args::with_value`], [`Args::with_buf`]) and
-//! share one implementation of each operation with the compound path.
+//! Values are plain `u64`s. Buffers are spans (region, start, length)
+//! checked against their region; the service gets them only as slices,
+//! through accessors that return errors instead of panicking.
+//!
+//! In a compound, `Args` reads the decoded operands and the registers in
+//! place: a call copies nothing. A server's ordinary one-call-per-IPC path
+//! builds `Args` itself ([`Args::new`], [`Args::with_value`],
+//! [`Args::with_buf`]) and shares one implementation of each operation
+//! with the compound path.
 
+use crate::program::Arg;
+use crate::regfile::Regfile;
 use crate::service::CallError;
 use crate::wire::MAX_OPERANDS;
 
-/// A checked extent of one region. Kept small (16 bytes) because a call
-/// builds six of them on every execution.
+/// A checked extent of one region.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Span {
     pub start: usize,
@@ -45,10 +49,20 @@ pub(crate) enum Operand {
     Buf(Span),
 }
 
+/// Where the operands come from.
+enum Source<'a> {
+    /// A compound's decoded operands, read with its registers.
+    Decoded { args: &'a [Arg], file: &'a Regfile },
+    /// Operands the caller pushed.
+    Built {
+        operands: [Operand; MAX_OPERANDS],
+        count: usize,
+    },
+}
+
 /// The operands of one call; see the module docs.
 pub struct Args<'a, 'b> {
-    operands: [Operand; MAX_OPERANDS],
-    count: usize,
+    source: Source<'a>,
     regions: &'a mut [&'b mut [u8]],
 }
 
@@ -56,9 +70,22 @@ impl<'a, 'b> Args<'a, 'b> {
     /// No operands yet, over these regions.
     #[inline]
     pub fn new(regions: &'a mut [&'b mut [u8]]) -> Self {
-        Args {
+        let source = Source::Built {
             operands: [Operand::Value(0); MAX_OPERANDS],
             count: 0,
+        };
+        Args { source, regions }
+    }
+
+    /// A compound's operands, in place.
+    #[inline]
+    pub(crate) fn decoded(
+        args: &'a [Arg],
+        file: &'a Regfile,
+        regions: &'a mut [&'b mut [u8]],
+    ) -> Self {
+        Args {
+            source: Source::Decoded { args, file },
             regions,
         }
     }
@@ -85,46 +112,57 @@ impl<'a, 'b> Args<'a, 'b> {
         Ok(self)
     }
 
-    /// The regions, for resolving buffers before they are pushed.
-    #[inline]
-    pub(crate) fn regions(&self) -> &[&'b mut [u8]] {
-        self.regions
-    }
-
-    /// Appends an operand (ignored past the sixth).
-    #[inline]
-    pub(crate) fn push(&mut self, operand: Operand) {
-        if let Some(slot) = self.operands.get_mut(self.count) {
-            *slot = operand;
-            self.count += 1;
+    fn push(&mut self, operand: Operand) {
+        if let Source::Built { operands, count } = &mut self.source {
+            if let Some(slot) = operands.get_mut(*count) {
+                *slot = operand;
+                *count += 1;
+            }
         }
     }
 
     /// Number of operands.
     pub fn len(&self) -> usize {
-        self.count
+        match &self.source {
+            Source::Decoded { args, .. } => args.len(),
+            Source::Built { count, .. } => *count,
+        }
     }
 
     /// Whether there are no operands.
     pub fn is_empty(&self) -> bool {
-        self.count == 0
+        self.len() == 0
     }
 
     /// Operand `i` as a number: a value itself, a buffer's length, 0 past
     /// the last operand.
     #[inline]
     pub fn value(&self, i: usize) -> u64 {
-        match self.operands.get(i) {
-            Some(Operand::Value(v)) if i < self.count => *v,
-            Some(Operand::Buf(s)) if i < self.count => u64::from(s.len),
-            _ => 0,
+        match &self.source {
+            Source::Decoded { args, file } => args.get(i).map_or(0, |a| file.arg(a)),
+            Source::Built { operands, count } => {
+                match operands.get(..*count).and_then(|o| o.get(i)) {
+                    Some(Operand::Value(v)) => *v,
+                    Some(Operand::Buf(s)) => u64::from(s.len),
+                    None => 0,
+                }
+            }
         }
     }
 
     fn span(&self, i: usize) -> Result<Span, CallError> {
-        match self.operands.get(i) {
-            Some(Operand::Buf(s)) if i < self.count => Ok(*s),
-            _ => Err(CallError::NotABuffer { operand: i }),
+        let not_a_buffer = CallError::NotABuffer { operand: i };
+        match &self.source {
+            Source::Decoded { args, file } => match args.get(i) {
+                Some(Arg::Buf(d)) => file.resolve(d, self.regions).ok_or(CallError::OutOfBounds),
+                _ => Err(not_a_buffer),
+            },
+            Source::Built { operands, count } => {
+                match operands.get(..*count).and_then(|o| o.get(i)) {
+                    Some(Operand::Buf(s)) => Ok(*s),
+                    _ => Err(not_a_buffer),
+                }
+            }
         }
     }
 

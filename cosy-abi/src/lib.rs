@@ -79,6 +79,7 @@ pub mod examples;
 mod exec;
 pub mod memfs;
 mod program;
+mod regfile;
 mod region_alloc;
 mod registers;
 mod report;

@@ -10,13 +10,14 @@
 
 mod data;
 
-use crate::args::{Args, Operand, Span};
+use crate::args::Args;
 use crate::code;
-use crate::program::{Arg, Insn, Op, Program, RefDesc};
+use crate::program::{Arg, Insn, Op, Program};
+use crate::regfile::Regfile;
 use crate::registers::Registers;
 use crate::report::{Fault, OpResult, Outcome, Report};
-use crate::service::Service;
-use crate::wire::{MAX_OPERANDS, NO_REG, NREGS};
+use crate::service::{CallError, Service};
+use crate::wire::MAX_OPERANDS;
 use data::Second;
 
 /// Why an op did not complete.
@@ -40,64 +41,6 @@ enum Flow {
     Fail(u16, u8),
     /// The op was not run: not enough budget.
     Budget,
-}
-
-/// The registers plus a scratch slot at 63 where writes to `NO_REG` (0xFF
-/// & 63) land, so a missing destination needs no branch. The mask also
-/// makes every index provably in bounds.
-struct Regfile([u64; 64]);
-
-impl Regfile {
-    fn load(regs: &Registers) -> Self {
-        let mut file = [0; 64];
-        file[..NREGS].copy_from_slice(regs.as_array());
-        Regfile(file)
-    }
-
-    fn store(&self, regs: &mut Registers) {
-        regs.as_mut_array().copy_from_slice(&self.0[..NREGS]);
-    }
-
-    #[inline(always)]
-    fn get(&self, reg: u8) -> u64 {
-        self.0[usize::from(reg) & 63]
-    }
-
-    #[inline(always)]
-    fn set(&mut self, reg: u8, value: u64) {
-        self.0[usize::from(reg) & 63] = value;
-    }
-
-    #[inline(always)]
-    fn arg(&self, arg: &Arg) -> u64 {
-        match *arg {
-            Arg::Imm(v) => v,
-            Arg::Reg(r) => self.get(r),
-            Arg::Buf(d) => u64::from(d.len),
-        }
-    }
-
-    /// Locates a buffer ref now, adding its offset register.
-    #[inline]
-    fn resolve(&self, d: &RefDesc, regions: &[&mut [u8]]) -> Result<Span, Fail> {
-        let base = if d.offset_reg == NO_REG {
-            0
-        } else {
-            self.get(d.offset_reg)
-        };
-        let oob = Fail::Code(code::REF_OUT_OF_BOUNDS);
-        let start = base.checked_add(u64::from(d.offset)).ok_or(oob)?;
-        let end = start.checked_add(u64::from(d.len)).ok_or(oob)?;
-        let region = regions.get(usize::from(d.region)).ok_or(oob)?;
-        if end > region.len() as u64 {
-            return Err(oob);
-        }
-        Ok(Span {
-            region: d.region,
-            start: start as usize,
-            len: d.len,
-        })
-    }
 }
 
 impl<S: AsRef<[Insn]>> Program<S> {
@@ -326,24 +269,33 @@ fn call<V: Service + ?Sized>(
     regions: &mut [&mut [u8]],
     file: &mut Regfile,
 ) -> Flow {
-    let mut call_args = Args::new(regions);
-    for arg in args.iter().take(usize::from(argc)) {
-        let operand = match arg {
-            Arg::Buf(d) => match file.resolve(d, call_args.regions()) {
-                Ok(span) => Operand::Buf(span),
-                Err(_) => return Flow::Fail(code::REF_OUT_OF_BOUNDS, dst),
-            },
-            value => Operand::Value(file.arg(value)),
-        };
-        call_args.push(operand);
+    let args = args.get(..usize::from(argc)).unwrap_or(args);
+    // Every buffer is checked before the call, so a service is never
+    // called with one that does not fit; `Args` resolves them again (to
+    // the same place: registers cannot change during the call) on access.
+    for arg in args {
+        if let Arg::Buf(d) = arg {
+            if file.resolve(d, regions).is_none() {
+                return Flow::Fail(code::REF_OUT_OF_BOUNDS, dst);
+            }
+        }
     }
+    let mut call_args = Args::decoded(args, file, regions);
     match service.call(opcode, &mut call_args) {
         Ok(v) => {
             file.set(dst, v);
             Flow::Next(v)
         }
-        Err(e) => Flow::Fail(e.code(), dst),
+        Err(e) => Flow::Fail(error_code(&e), dst),
     }
+}
+
+/// Kept out of line so the success path of a call is one test, not a
+/// jump table over every error variant.
+#[cold]
+#[inline(never)]
+fn error_code(e: &CallError) -> u16 {
+    e.code()
 }
 
 fn data_op(
@@ -357,9 +309,10 @@ fn data_op(
     let Arg::Buf(first) = a else {
         return Err(Fail::Code(code::NOT_A_BUFFER));
     };
-    let first = file.resolve(first, regions)?;
+    let oob = Fail::Code(code::REF_OUT_OF_BOUNDS);
+    let first = file.resolve(first, regions).ok_or(oob)?;
     let second = match b {
-        Arg::Buf(d) => Second::Buf(file.resolve(d, regions)?),
+        Arg::Buf(d) => Second::Buf(file.resolve(d, regions).ok_or(oob)?),
         value => Second::Value(file.arg(value)),
     };
     data::execute(op, first, second, file.arg(c), regions, steps_left)
