@@ -358,6 +358,17 @@ fn loop_op_adds_compares_and_jumps_back() {
 }
 
 #[test]
+fn loop_reads_its_limit_before_updating_the_counter() {
+    // Found by the property test: with the counter as its own limit, the
+    // comparison is against the old value (spec §4.1).
+    let mut b = Builder::new();
+    let (i, top) = (b.reg(), b.label());
+    b.bind(top).loop_back(i, i, Cmp::Eq, i, top).exit(i);
+    let run = run_with(&b, vec![], &[3]);
+    assert_eq!((run.report.exit_value, run.report.steps), (6, 2));
+}
+
+#[test]
 fn for_loop_runs_the_body_the_right_number_of_times() {
     for (init, limit, step, expected) in [
         (0u64, 10u64, 1u64, 10u64),
