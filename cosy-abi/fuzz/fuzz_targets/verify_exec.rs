@@ -37,7 +37,11 @@ fn initial_regions() -> Vec<u8> {
     arena
 }
 
-fn run_once(program: &Program<&mut [Insn]>, arena: &mut [u8], backing: &mut [u8]) -> (Report, Vec<OpResult>, Registers) {
+fn run_once(
+    program: &Program<&mut [Insn]>,
+    arena: &mut [u8],
+    backing: &mut [u8],
+) -> (Report, Vec<OpResult>, Registers) {
     let mut fs = MemFs::new(backing, 2048);
     fs.create(b"in", &[0x11; 300]).unwrap();
     fs.create(b"db", &[0x22; 2048]).unwrap();
@@ -49,13 +53,20 @@ fn run_once(program: &Program<&mut [Insn]>, arena: &mut [u8], backing: &mut [u8]
     let mut regs = Registers::with_params(&PARAMS).unwrap();
     let report = program.run(&mut fs, &mut [r0, r1], &mut regs, &mut results);
     for guard in [&*g0, &*g1, &*g2] {
-        assert!(guard.iter().all(|&b| b == GUARD_BYTE), "a guard byte changed");
+        assert!(
+            guard.iter().all(|&b| b == GUARD_BYTE),
+            "a guard byte changed"
+        );
     }
     (report, results, regs)
 }
 
 fuzz_target!(|data: &[u8]| {
-    let target = Target { ops: memfs::OPS, regions: &REGION_LENS, max_steps: MAX_STEPS };
+    let target = Target {
+        ops: memfs::OPS,
+        regions: &REGION_LENS,
+        max_steps: MAX_STEPS,
+    };
     let mut storage = [Insn::EMPTY; MAX_OPS];
     let program = match Program::verify(data, &target, &mut storage[..]) {
         Ok(program) => program,
