@@ -10,6 +10,7 @@ use common::{TestService, FAIL, NOP, OPS, PEEK, STAMP, SUM6};
 use cosy_abi::wire::{CompoundRepr, Kind, OpRepr, Opcode, OperandRepr as O, RefRepr, NO_REG};
 use cosy_abi::{code, crc32c, Fault, Insn, OpResult, Outcome, Program, Registers, Report, Target};
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 
 const REGION_LENS: [usize; 2] = [64, 1024];
 /// Registers the generator uses (of 32), so values flow between ops.
@@ -546,7 +547,11 @@ fn check(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: 20_000,
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn executor_matches_the_reference(
