@@ -31,6 +31,7 @@
 //! description = "..."       # optional
 //! memory_mib = 128          # optional, default 128, 32..=4096
 //! cpus = 1                  # optional, default 1, 1..=8
+//! supervisor = "init"       # optional: the task that receives every task's fault messages
 //!
 //! [tasks.hello]             # [a-z][a-z0-9_-]*, at most 31 bytes; 1 to 64 tasks
 //! crate = "hello"           # required: the cargo package that builds the ELF; one task per crate
@@ -38,6 +39,37 @@
 //! stack_size = 16384        # optional, default 16384; whole pages, 4 KiB..=1 MiB
 //! heap_size = 65536         # optional, default 65536; whole pages, 0..=64 MiB
 //! start_order = 1           # required; unique; tasks start in ascending order
+//! restart = "never"         # optional, default "never"; or "on-fault" (needs a supervisor,
+//!                           # and the supervisor itself must be "never")
+//!
+//! [endpoints.echo]          # optional object tables; names as for tasks, unique per kind
+//! server = "echo-server"    # required: the task that receives on it
+//!
+//! [notifications.events]    # a word of signal bits; no keys
+//!
+//! [regions.shared]          # zeroed RAM, shared by every task holding a capability
+//! size = 8192               # required; whole pages, 4 KiB..=64 MiB
+//!
+//! [mmio.uart]               # device registers; no overlap with each other or guest RAM
+//! phys = 0xfebd0000         # required; page aligned
+//! size = 4096               # required; whole pages, up to 64 MiB, ending at or below 4 GiB
+//!
+//! [irqs.com2]               # one IRQ object per line, held by at most one task
+//! line = 3                  # required; 1..=14
+//! notification = "events"   # required: the notification the interrupt signals
+//! bit = 0                   # required; 0..=63
+//!
+//! [ioports.com2]            # no overlap between ranges
+//! base = 0x2f8              # required; 0..=0xffff
+//! count = 8                 # required; base + count <= 0x10000
+//!
+//! [tasks.client.caps]       # optional: the task's initial capabilities, one per slot name
+//! echo   = { endpoint = "echo", rights = "wg", badge = 7 }
+//! events = { notification = "events", rights = "r" }
+//! shared = { region = "shared", rights = "rwd" }   # regions and MMIO are mapped at start
+//! dev    = { mmio = "uart" }
+//! irq    = { irq = "com2" }
+//! io     = { ioports = "com2", rights = "rw" }
 //!
 //! [test]                    # only in in-guest test systems
 //! timeout_secs = 20         # optional, default 30, 1..=600
@@ -50,16 +82,42 @@
 //!
 //! The tasks' stacks and heaps together may take at most half of
 //! `memory_mib`.
+//!
+//! A capability names exactly one object by its kind's key. `rights` is a
+//! string of distinct letters r (read/receive), w (write/send), g (grant),
+//! d (DMA), each meaningful for the kind (endpoint r w g; notification,
+//! MMIO, IRQ, I/O ports r w; region r w d). Without `rights`: "w" for an
+//! endpoint ("r" for its own server), "rw" for the rest. Only the server
+//! may receive (`r`) on an endpoint. `badge` (default 0) only on endpoint
+//! and notification capabilities.
+//!
+//! Slots: 0 stays empty; the supervisor's slot 1 is `faults`, an endpoint
+//! on which the kernel reports faults (badge: the faulting task's index);
+//! then the task's `caps` in document order; then, for each endpoint the
+//! task serves without holding a receive capability on it, one named after
+//! the endpoint with rights "r". At most 64 slots per task. Regions and
+//! MMIO are mapped from `REGION_BASE` in slot order with a guard page
+//! between. Client → server edges (a `w` endpoint capability to another
+//! task's endpoint) must not form a cycle. Slot names become constants
+//! (upper case, `-` as `_`) in the task's generated `caps` module, and
+//! must not collide there.
 
 mod build_script;
+mod caps;
 mod codegen;
+mod devices;
 mod error;
+mod graph;
 pub mod limits;
 mod model;
+mod objects;
+mod resolve;
 mod rules;
 mod schema;
+mod slots;
 mod strict;
 mod suggest;
+mod supervision;
 mod test_spec;
 mod validate;
 
@@ -67,17 +125,34 @@ use std::path::Path;
 
 pub use build_script::{build_script_main, CONSTANTS_FILE, MANIFEST_ENV};
 pub use codegen::task_constants;
-pub use error::Error;
-pub use model::{Manifest, Mode, Outcome, System, Task, TestSpec, UnknownVariant};
+pub use error::{Error, Span};
+pub use model::{
+    constant_name, rights_text, Cap, Manifest, Mode, Object, ObjectSpec, Outcome, Restart, System,
+    Task, TestSpec, UnknownVariant,
+};
 pub use suggest::{Suggestion, Words};
 
 /// Parses and validates the manifest `text`; `origin` (a path or a label)
 /// starts every error message and is kept in [`Manifest::origin`].
+///
+/// The steps, each of which may reject the manifest: single values
+/// (`schema`), whole-system task rules (`validate`), then with tasks in
+/// start order: supervision, name references (`resolve`), capability slots
+/// and mappings (`slots`), device resources (`devices`), the call graph.
 pub fn parse(text: &str, origin: &str) -> Result<Manifest, Error> {
     let document: toml::Table = text.parse().map_err(|error| syntax(text, origin, &error))?;
-    let mut manifest = schema::read(origin, &document)?;
-    validate::system(&manifest)?;
-    manifest.tasks.sort_by_key(|task| task.start_order);
+    let mut draft = schema::read(origin, &document)?;
+    validate::system(&draft.manifest)?;
+    draft.sort_tasks();
+    let supervisor = supervision::check(&draft.manifest)?;
+    draft.manifest.objects = resolve::objects(&draft.manifest, &draft.objects, supervisor)?;
+    let caps = slots::assign(&draft.manifest, &draft.caps, supervisor)?;
+    let mut manifest = draft.manifest;
+    for (task, caps) in manifest.tasks.iter_mut().zip(caps) {
+        task.caps = caps;
+    }
+    devices::check(&manifest)?;
+    graph::check(&manifest)?;
     Ok(manifest)
 }
 

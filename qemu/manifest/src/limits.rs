@@ -41,3 +41,40 @@ pub const MAX_HEAP_SIZE: u32 = 64 * MIB;
 pub const DEFAULT_TIMEOUT_SECS: u32 = 30;
 pub const MIN_TIMEOUT_SECS: u32 = 1;
 pub const MAX_TIMEOUT_SECS: u32 = 600;
+
+/// Slots in every task's capability table (slot 0 stays empty).
+pub const CAP_SLOTS: usize = conflux_abi::cap::CAP_SLOTS;
+/// Most kernel objects one system may declare (the fault endpoint counts).
+pub const MAX_OBJECTS: usize = conflux_bootimg::MAX_OBJECTS;
+/// Most initial capabilities all tasks together may hold.
+pub const MAX_CAPS: usize = conflux_bootimg::MAX_CAPS;
+
+/// `regions.*.size` and `mmio.*.size`: whole pages, at most 64 MiB.
+pub const MIN_REGION_SIZE: u64 = PAGE_SIZE as u64;
+pub const MAX_REGION_SIZE: u64 = conflux_bootimg::MAX_REGION;
+/// `mmio.*`: the range must end at or below 4 GiB.
+pub const MMIO_END: u64 = 1 << 32;
+/// Guest RAM below 4 GiB ends here once it would reach the PCI hole; q35
+/// then keeps 2 GiB low and puts the rest above 4 GiB.
+pub const LOW_RAM_SPLIT: u64 = 0xb000_0000;
+pub const LOW_RAM_AFTER_SPLIT: u64 = 0x8000_0000;
+
+/// `irqs.*.line`: the interrupt lines the kernel routes.
+pub const MIN_IRQ_LINE: u64 = *conflux_bootimg::IRQ_LINES.start();
+pub const MAX_IRQ_LINE: u64 = *conflux_bootimg::IRQ_LINES.end();
+/// `irqs.*.bit`: a bit of the notification's 64-bit word.
+pub const MAX_NOTIFICATION_BIT: u64 = 63;
+
+/// `ioports.*`: the x86 I/O port space is 64 KiB.
+pub const IO_PORTS: u64 = 0x1_0000;
+
+/// Where a task's first region or MMIO range is mapped, and the end of the
+/// window; mappings follow each other with one unmapped guard page between.
+pub const REGION_BASE: u64 = conflux_abi::layout::REGION_BASE;
+pub const REGION_END: u64 = conflux_abi::layout::REGION_END;
+
+// A task's mappings always fit the window: at most every slot holds a
+// largest region, each followed by a guard page. So no manifest can fail
+// on it and the rule needs no error message.
+const _: () =
+    assert!(CAP_SLOTS as u64 * (MAX_REGION_SIZE + PAGE_SIZE as u64) <= REGION_END - REGION_BASE);

@@ -55,6 +55,18 @@ pub(crate) const TASK_NAME: NameRule = NameRule {
     max_len: Some(MAX_NAME_LEN),
 };
 
+/// Endpoints, notifications, regions, ...: the task name syntax.
+pub(crate) const OBJECT_NAME: NameRule = NameRule {
+    what: "object name",
+    ..TASK_NAME
+};
+
+/// The keys of `[tasks.NAME.caps]`: the task name syntax.
+pub(crate) const CAP_NAME: NameRule = NameRule {
+    what: "capability name",
+    ..TASK_NAME
+};
+
 /// Cargo's package name syntax.
 pub(crate) const CRATE_NAME: NameRule = NameRule {
     what: "crate name",
@@ -136,22 +148,51 @@ where
         .expect("a value within T's range converts to T"))
 }
 
-/// Reads a size in bytes at `key` and checks its range and that it is a
-/// whole number of pages.
-pub(crate) fn pages(
+/// Reads a size in bytes at `key` (or takes `default`, as in [`integer`])
+/// and checks its range and that it is a whole number of pages.
+pub(crate) fn pages<T>(
     fields: &Fields,
     key: &'static str,
-    default: u32,
-    min: u32,
-    max: u32,
-) -> Result<u32, Error> {
-    let size = integer(fields, key, Some(default), min, max, Unit::Bytes)?;
-    if !size.is_multiple_of(PAGE_SIZE) {
+    default: Option<T>,
+    min: T,
+    max: T,
+) -> Result<T, Error>
+where
+    T: Copy + Into<i64> + TryFrom<i64>,
+{
+    let size = integer(fields, key, default, min, max, Unit::Bytes)?;
+    let value: i64 = size.into();
+    if value % i64::from(PAGE_SIZE) != 0 {
         return Err(Error::NotPageMultiple {
             origin: fields.origin().to_owned(),
             path: fields.path_of(key),
-            value: size.into(),
+            value,
         });
     }
     Ok(size)
+}
+
+/// An integer in `min..=max` as a `u64` (TOML integers are `i64`, so
+/// `max` must fit one).
+pub(crate) fn unsigned(
+    fields: &Fields,
+    key: &'static str,
+    min: u64,
+    max: u64,
+    unit: Unit,
+) -> Result<u64, Error> {
+    let wide = |n: u64| i64::try_from(n).expect("manifest limits fit an i64");
+    let value = integer(fields, key, None, wide(min), wide(max), unit)?;
+    Ok(value.unsigned_abs())
+}
+
+/// A page-multiple size in `min..=max` bytes, as a `u64`.
+pub(crate) fn page_size(
+    fields: &Fields,
+    key: &'static str,
+    min: u64,
+    max: u64,
+) -> Result<u64, Error> {
+    let wide = |n: u64| i64::try_from(n).expect("manifest limits fit an i64");
+    Ok(pages(fields, key, None, wide(min), wide(max))?.unsigned_abs())
 }

@@ -3,22 +3,30 @@
 //!
 //! Reading goes top-down through [`Fields`], so unknown keys, wrong types and
 //! missing keys are reported before any value rule runs. Rules that relate
-//! several tasks live in `validate`. A new table (regions, channels, ...)
-//! is a new key list and a new reader here.
+//! several tasks or objects live in `validate`, `resolve`, `slots`,
+//! `supervision`, `devices` and `graph`. A new table is a new key list and
+//! a new reader here (the object tables are in `objects`, a task's
+//! capabilities in `caps`).
 
 use toml::Table;
 
+use crate::caps::{self, CapDecl};
 use crate::error::Error;
 use crate::limits::*;
-use crate::model::{Manifest, System, Task};
+use crate::model::{Manifest, Object, Restart, System, Task};
+use crate::objects::{self, TABLES};
 use crate::rules::{self, Unit};
 use crate::strict::Fields;
+use crate::suggest::{Suggestion, Words};
 use crate::test_spec;
 
 /// Keys allowed at the top level.
-pub(crate) const TOP_KEYS: &[&str] = &["system", "tasks", "test"];
+pub(crate) const TOP_KEYS: &[&str] = &[
+    "system", "tasks", "test", TABLES[0], TABLES[1], TABLES[2], TABLES[3], TABLES[4], TABLES[5],
+];
 /// Keys allowed in `[system]`.
-pub(crate) const SYSTEM_KEYS: &[&str] = &["name", "description", "memory_mib", "cpus"];
+pub(crate) const SYSTEM_KEYS: &[&str] =
+    &["name", "description", "memory_mib", "cpus", "supervisor"];
 /// Keys allowed in each `[tasks.NAME]`.
 pub(crate) const TASK_KEYS: &[&str] = &[
     "crate",
@@ -26,28 +34,59 @@ pub(crate) const TASK_KEYS: &[&str] = &[
     "stack_size",
     "heap_size",
     "start_order",
+    "restart",
+    "caps",
 ];
 
-/// Reads a parsed TOML document into a manifest whose every single value is
-/// valid. Tasks stay in document order.
-pub(crate) fn read(origin: &str, document: &Table) -> Result<Manifest, Error> {
+/// A manifest whose single values are valid, before names are resolved:
+/// `manifest` has no objects and no task capabilities yet.
+pub(crate) struct Draft {
+    pub manifest: Manifest,
+    /// Declared objects, in id order, naming tasks and notifications.
+    pub objects: Vec<Object<String>>,
+    /// Each task's capability entries, parallel to `manifest.tasks`.
+    pub caps: Vec<Vec<CapDecl>>,
+}
+
+/// Reads a parsed TOML document. Tasks stay in document order.
+pub(crate) fn read(origin: &str, document: &Table) -> Result<Draft, Error> {
     let top = Fields::new(origin, String::new(), document, TOP_KEYS)?;
     let system = system(&top.required_table("system", SYSTEM_KEYS)?)?;
-    let tasks = top
+    let (tasks, caps) = top
         .named_tables("tasks", TASK_KEYS)?
         .into_iter()
-        .map(|(name, fields)| task(name, &fields))
-        .collect::<Result<_, _>>()?;
+        .map(|(name, fields)| Ok((task(name, &fields)?, caps::read(&fields)?)))
+        .collect::<Result<Vec<_>, Error>>()?
+        .into_iter()
+        .unzip();
+    let objects = objects::read(&top)?;
     let test = top
         .optional_table("test", test_spec::KEYS)?
         .map(|fields| test_spec::read(&fields))
         .transpose()?;
-    Ok(Manifest {
+    let manifest = Manifest {
         origin: origin.to_owned(),
         system,
         tasks,
+        objects: Vec::new(),
         test,
+    };
+    Ok(Draft {
+        manifest,
+        objects,
+        caps,
     })
+}
+
+impl Draft {
+    /// Puts the tasks (and their capability entries) in start order.
+    pub(crate) fn sort_tasks(&mut self) {
+        let tasks = std::mem::take(&mut self.manifest.tasks);
+        let caps = std::mem::take(&mut self.caps);
+        let mut pairs: Vec<_> = tasks.into_iter().zip(caps).collect();
+        pairs.sort_by_key(|(task, _)| task.start_order);
+        (self.manifest.tasks, self.caps) = pairs.into_iter().unzip();
+    }
 }
 
 fn system(fields: &Fields) -> Result<System, Error> {
@@ -71,6 +110,7 @@ fn system(fields: &Fields) -> Result<System, Error> {
             MAX_CPUS,
             Unit::Count,
         )?,
+        supervisor: fields.optional::<&str>("supervisor")?.map(str::to_owned),
     })
 }
 
@@ -89,11 +129,31 @@ fn task(name: &str, fields: &Fields) -> Result<Task, Error> {
         stack_size: rules::pages(
             fields,
             "stack_size",
-            DEFAULT_STACK_SIZE,
+            Some(DEFAULT_STACK_SIZE),
             MIN_STACK_SIZE,
             MAX_STACK_SIZE,
         )?,
-        heap_size: rules::pages(fields, "heap_size", DEFAULT_HEAP_SIZE, 0, MAX_HEAP_SIZE)?,
+        heap_size: rules::pages(
+            fields,
+            "heap_size",
+            Some(DEFAULT_HEAP_SIZE),
+            0,
+            MAX_HEAP_SIZE,
+        )?,
         start_order: rules::integer(fields, "start_order", None, 0, u32::MAX, Unit::Count)?,
+        restart: restart(fields)?,
+        caps: Vec::new(),
+    })
+}
+
+fn restart(fields: &Fields) -> Result<Restart, Error> {
+    let Some(name) = fields.optional::<&str>("restart")? else {
+        return Ok(Restart::Never);
+    };
+    name.parse().map_err(|_| Error::UnknownRestart {
+        origin: fields.origin().to_owned(),
+        path: fields.path_of("restart"),
+        value: name.to_owned(),
+        suggestion: Suggestion::new(name, Restart::NAMES, Words::Values),
     })
 }

@@ -1,6 +1,7 @@
 //! "Did you mean ...?": the closest allowed word to a misspelt one.
 //!
-//! Used for unknown keys and for unknown mode and outcome names. A candidate
+//! Used for unknown keys, for unknown mode, outcome and restart names, and
+//! for references to tasks and objects that do not exist. A candidate
 //! is offered when it is close by edit distance (with transpositions, so
 //! `prioirty` finds `priority`) or when one word is a prefix of the other
 //! (`stack` finds `stack_size`). Otherwise the message lists every allowed
@@ -17,9 +18,9 @@ const MIN_PREFIX_LEN: usize = 3;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Suggestion {
     /// The closest allowed word, if any is close enough.
-    pub best: Option<&'static str>,
-    /// Every allowed word, in schema order.
-    pub allowed: &'static [&'static str],
+    pub best: Option<String>,
+    /// Every allowed word, in schema (or document) order.
+    pub allowed: Vec<String>,
     /// Whether the words are keys (shown as `key`) or string values (shown
     /// as "value").
     pub words: Words,
@@ -34,13 +35,17 @@ pub enum Words {
 
 impl Suggestion {
     /// The suggestion for `given` among `allowed`.
-    pub fn new(given: &str, allowed: &'static [&'static str], words: Words) -> Self {
+    pub fn new<S: AsRef<str>>(given: &str, allowed: &[S], words: Words) -> Self {
+        let allowed: Vec<String> = allowed
+            .iter()
+            .map(|word| word.as_ref().to_owned())
+            .collect();
         let best = allowed
             .iter()
-            .map(|candidate| (similarity(given, candidate), *candidate))
+            .map(|candidate| (similarity(given, candidate), candidate))
             .filter(|(score, _)| *score >= MIN_SIMILARITY)
             .max_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(_, candidate)| candidate);
+            .map(|(_, candidate)| candidate.clone());
         Suggestion {
             best,
             allowed,
@@ -69,11 +74,12 @@ fn similarity(given: &str, candidate: &str) -> f64 {
 
 impl fmt::Display for Suggestion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(best) = self.best {
+        if let Some(best) = &self.best {
             return write!(f, "did you mean {}?", self.quote(best));
         }
         let list: Vec<String> = self.allowed.iter().map(|word| self.quote(word)).collect();
         match self.words {
+            Words::Keys if list.is_empty() => f.write_str("this table takes no keys"),
             Words::Keys => write!(f, "the keys allowed there are {}", list.join(", ")),
             Words::Values => write!(f, "use one of {}", list.join(", ")),
         }
@@ -92,17 +98,17 @@ mod tests {
         "start_order",
     ];
 
-    fn best(given: &str) -> Option<&'static str> {
+    fn best(given: &str) -> Option<String> {
         Suggestion::new(given, KEYS, Words::Keys).best
     }
 
     #[test]
     fn finds_typos_transpositions_and_prefixes() {
-        assert_eq!(best("prioirty"), Some("priority"));
-        assert_eq!(best("crates"), Some("crate"));
-        assert_eq!(best("stack"), Some("stack_size"));
-        assert_eq!(best("crate_name"), Some("crate"));
-        assert_eq!(best("start"), Some("start_order"));
+        assert_eq!(best("prioirty").as_deref(), Some("priority"));
+        assert_eq!(best("crates").as_deref(), Some("crate"));
+        assert_eq!(best("stack").as_deref(), Some("stack_size"));
+        assert_eq!(best("crate_name").as_deref(), Some("crate"));
+        assert_eq!(best("start").as_deref(), Some("start_order"));
     }
 
     #[test]

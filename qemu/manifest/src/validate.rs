@@ -2,8 +2,8 @@
 //! among them, and whether their memory fits.
 //!
 //! These run after `schema` has checked every single value, so they see
-//! trusted fields. Issue 3's rules (no overlapping regions, one owner per
-//! IRQ, an acyclic call graph) belong here too.
+//! trusted fields. Rules about kernel objects and capabilities have their
+//! own modules (`supervision`, `resolve`, `slots`, `devices`, `graph`).
 
 use crate::error::Error;
 use crate::limits::{MAX_TASKS, MIB};

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{ok, HELLO, ORIGIN, SYSTEM};
-use conflux_manifest::{limits, Mode, Outcome, System, Task, TestSpec};
+use conflux_manifest::{limits, Mode, Outcome, Restart, System, Task, TestSpec};
 
 #[test]
 fn defaults_are_applied() {
@@ -16,7 +16,8 @@ fn defaults_are_applied() {
             name: "t".into(),
             description: None,
             memory_mib: 128,
-            cpus: 1
+            cpus: 1,
+            supervisor: None,
         }
     );
     assert_eq!(
@@ -28,9 +29,12 @@ fn defaults_are_applied() {
             stack_size: 16384,
             heap_size: 65536,
             start_order: 1,
+            restart: Restart::Never,
+            caps: vec![],
         }]
     );
     assert_eq!(manifest.test, None);
+    assert_eq!(manifest.objects, []);
 }
 
 #[test]

@@ -42,6 +42,13 @@ pub const HEAP_SIZE: usize = 65536;
 /// Number of tasks in the system.
 #[allow(dead_code)]
 pub const TASK_COUNT: usize = 2;
+/// The capabilities this task starts with: slot numbers, and where
+/// regions and MMIO ranges are mapped. Slot 0 is always empty.
+#[allow(dead_code)]
+pub mod caps {
+    /// The first slot the manifest leaves empty (the table size when none is).
+    pub const FIRST_FREE: usize = 1;
+}
 ";
 
 #[test]

@@ -83,7 +83,7 @@ fn unknown_task_key_suggests() {
 fn unknown_task_key_without_a_close_one_lists_the_keys() {
     assert_eq!(
         message(&with_task_line("colour", "colour = \"red\"")),
-        "systems/t.toml: unknown key `colour` in `[tasks.hello]`; the keys allowed there are `crate`, `priority`, `stack_size`, `heap_size`, `start_order`"
+        "systems/t.toml: unknown key `colour` in `[tasks.hello]`; the keys allowed there are `crate`, `priority`, `stack_size`, `heap_size`, `start_order`, `restart`, `caps`"
     );
 }
 

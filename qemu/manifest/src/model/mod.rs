@@ -2,12 +2,16 @@
 //!
 //! A value of these types has passed every check in `schema` and
 //! `validate`, so consumers (image builder, runner, code generator) can use
-//! it without re-checking. Fields are added here as the schema grows
-//! (per-task capabilities, regions, channels, IRQs, restart policy), each as
-//! a new field or a new list beside `tasks`, so existing users keep working.
+//! it without re-checking. Kernel objects and capabilities are in
+//! [`objects`]; fields are added as the schema grows, each as a new field or
+//! a new list beside `tasks`, so existing users keep working.
+
+mod objects;
 
 use std::fmt;
 use std::str::FromStr;
+
+pub use objects::{constant_name, rights_text, Cap, Object, ObjectSpec, Restart, RIGHT_LETTERS};
 
 /// One system image: what it is called, what it runs, and, for an in-guest
 /// test image, what the runner must see.
@@ -20,6 +24,8 @@ pub struct Manifest {
     /// Every task, sorted by `start_order` (the index is the task's index in
     /// start order, `TASK_INDEX` in its generated constants).
     pub tasks: Vec<Task>,
+    /// Every kernel object; the index is the object id.
+    pub objects: Vec<Object>,
     /// Present only in in-guest test systems.
     pub test: Option<TestSpec>,
 }
@@ -32,6 +38,8 @@ pub struct System {
     /// Guest memory, in MiB.
     pub memory_mib: u32,
     pub cpus: u32,
+    /// The task that receives every other task's fault messages.
+    pub supervisor: Option<String>,
 }
 
 /// One `[tasks.NAME]` table.
@@ -48,6 +56,10 @@ pub struct Task {
     pub heap_size: u32,
     /// Unique across tasks; tasks start in ascending order.
     pub start_order: u32,
+    /// What the supervisor does after this task faults.
+    pub restart: Restart,
+    /// The task's initial capabilities, in slot order.
+    pub caps: Vec<Cap>,
 }
 
 /// The `[test]` table: how the runner judges an in-guest test image.
@@ -90,7 +102,7 @@ pub enum Outcome {
 /// A string that names no variant of [`Mode`] or [`Outcome`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownVariant {
-    /// What was being parsed: "mode" or "outcome".
+    /// What was being parsed: "mode", "outcome" or "restart policy".
     pub what: &'static str,
     pub given: String,
     pub allowed: &'static [&'static str],
@@ -111,6 +123,16 @@ impl Manifest {
             .iter()
             .enumerate()
             .find(|(_, task)| task.name == name)
+    }
+
+    /// The supervisor task, with its index in start order.
+    pub fn supervisor(&self) -> Option<(usize, &Task)> {
+        self.task(self.system.supervisor.as_deref()?)
+    }
+
+    /// The object `cap` names.
+    pub fn object_of(&self, cap: &Cap) -> &Object {
+        &self.objects[cap.object]
     }
 }
 

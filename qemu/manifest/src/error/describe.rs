@@ -1,0 +1,191 @@
+//! The text of every message, one match arm per rule.
+
+use std::fmt;
+
+use super::format::*;
+use super::Error;
+use crate::limits::PAGE_SIZE;
+use crate::model::RIGHT_LETTERS;
+use crate::objects::OBJECT_KEYS;
+use crate::strict::join;
+
+impl Error {
+    /// The message without the origin prefix.
+    pub(super) fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Read { source, .. } => write!(f, "cannot read the manifest: {source}"),
+            Error::Syntax { message, .. } => write!(f, "invalid TOML: {message}"),
+            Error::UnknownKey { table, key, suggestion, .. } => {
+                write!(f, "unknown key `{key}` {}; {suggestion}", table_place(table))
+            }
+            Error::WrongType { path, expected, found, .. } => {
+                write!(f, "`{path}` must be {expected}, but it is {found}")
+            }
+            Error::MissingKey { table, key, expected, .. } => missing(f, table, key, expected),
+            Error::InvalidName { path, what, name, rule, .. } => {
+                write!(f, "`{path}`: the {what} {name:?} is not valid; it must {rule}")
+            }
+            Error::NameTooLong { path, what, name, max, .. } => write!(
+                f,
+                "`{path}`: the {what} {name:?} is {} bytes long; shorten it to at most {max} bytes",
+                name.len()
+            ),
+            Error::OutOfRange { path, value, min, max, bytes, .. } => write!(
+                f,
+                "`{path}` is {}, out of range; use a value from {} to {}",
+                quantity(*value, *bytes),
+                quantity(*min, *bytes),
+                quantity(*max, *bytes)
+            ),
+            Error::NotPageMultiple { path, value, .. } => write!(
+                f,
+                "`{path}` is {value}, not a whole number of {PAGE_SIZE}-byte pages; round it up to {}",
+                round_up_to_page(*value)
+            ),
+            Error::UnknownMode { path, value, suggestion, .. } => {
+                write!(f, "`{path}` is {value:?}, which is not a mode; {suggestion}")
+            }
+            Error::DuplicateMode { mode, .. } => write!(
+                f,
+                "`test.modes` lists {:?} more than once; list each mode once",
+                mode.as_str()
+            ),
+            Error::EmptyExpect { .. } => f.write_str(
+                "`test.expect` is empty; list at least one piece of text the serial console must print",
+            ),
+            Error::EmptyPattern { path, .. } => write!(
+                f,
+                "`{path}` is an empty string, which matches any output; remove it or write the text to look for"
+            ),
+            Error::UnknownOutcome { value, suggestion, .. } => {
+                write!(f, "`test.outcome` is {value:?}, which is not an outcome; {suggestion}")
+            }
+            Error::NoTasks { .. } => f.write_str(
+                "the system has no tasks; add at least one `[tasks.NAME]` table with `crate`, `priority` and `start_order`",
+            ),
+            Error::TooManyTasks { count, max, .. } => write!(
+                f,
+                "the system has {count} tasks, more than the {max} a system may have; remove or merge tasks"
+            ),
+            Error::DuplicateStartOrder { first, second, start_order, .. } => write!(
+                f,
+                "tasks `{first}` and `{second}` both have `start_order = {start_order}`; give each task its own start_order"
+            ),
+            Error::DuplicateCrate { first, second, crate_name, .. } => write!(
+                f,
+                "tasks `{first}` and `{second}` are both built from crate `{crate_name}`; a task's constants are generated per crate, so a crate can be only one task in a system: give each task its own crate"
+            ),
+            Error::MemoryBudget { requested, available, memory_mib, .. } => {
+                memory_budget(f, *requested, *available, *memory_mib)
+            }
+            Error::UnknownRestart { path, value, suggestion, .. } => {
+                write!(f, "`{path}` is {value:?}, which is not a restart policy; {suggestion}")
+            }
+            Error::UnknownSupervisor { value, suggestion, .. } => {
+                reference(f, "system.supervisor", value, "a task", suggestion, None)
+            }
+            Error::SupervisorRestarts { task, .. } => write!(
+                f,
+                "task `{task}` is the supervisor, so nothing would restart it after a fault, yet it has `restart = \"on-fault\"`; remove that line"
+            ),
+            Error::RestartWithoutSupervisor { task, .. } => write!(
+                f,
+                "task `{task}` has `restart = \"on-fault\"`, but the system has no supervisor to restart it; set `system.supervisor` to the task that restarts others, or remove that line"
+            ),
+            Error::UnknownServer { endpoint, value, suggestion, .. } => {
+                let path = join(&join("endpoints", endpoint), "server");
+                reference(f, &path, value, "a task", suggestion, None)
+            }
+            Error::UnknownNotification { irq, value, suggestion, .. } => {
+                let path = join(&join("irqs", irq), "notification");
+                reference(f, &path, value, "a notification", suggestion, Some("notifications"))
+            }
+            Error::UnknownObject { path, kind, table, value, suggestion, .. } => {
+                reference(f, path, value, kind, suggestion, Some(table))
+            }
+            Error::CapObjectCount { path, keys, .. } if keys.is_empty() => write!(
+                f,
+                "`{path}` names no object; give it exactly one of {}",
+                OBJECT_KEYS.map(|key| format!("`{key}`")).join(", ")
+            ),
+            Error::CapObjectCount { path, keys, .. } => write!(
+                f,
+                "`{path}` names {} objects ({}); a capability names exactly one: split it into one capability per object",
+                keys.len(),
+                keys.iter().map(|key| format!("`{key}`")).collect::<Vec<_>>().join(", ")
+            ),
+            Error::UnknownRight { path, rights, letter, .. } => write!(
+                f,
+                "`{path}` is {rights:?}, and `{letter}` is not a right; use the letters {}",
+                RIGHT_LETTERS.map(|(letter, _, name)| format!("`{letter}` ({name})")).join(", ")
+            ),
+            Error::RepeatedRight { path, rights, letter, .. } => write!(
+                f,
+                "`{path}` is {rights:?}, which gives `{letter}` twice; write each right once"
+            ),
+            Error::RightNotMeaningful { path, letter, kind, allowed, .. } => write!(
+                f,
+                "`{path}` gives `{letter}`, which means nothing for {kind}; use only `{allowed}`"
+            ),
+            Error::BadgeNotAllowed { path, kind, .. } => write!(
+                f,
+                "`{path}`: a capability to {kind} carries no badge (only endpoint and notification capabilities do); remove it"
+            ),
+            Error::NotTheServer { path, endpoint, server, .. } => write!(
+                f,
+                "`{path}` gives `r` (receive) on endpoint `{endpoint}`, but only its server `{server}` receives there; remove `r`, or make this task the endpoint's server"
+            ),
+            Error::NotPageAligned { path, value, .. } => write!(
+                f,
+                "`{path}` is {value:#x}, not on a {PAGE_SIZE}-byte page boundary; use a multiple of {PAGE_SIZE} such as {:#x}",
+                value - value % u64::from(PAGE_SIZE)
+            ),
+            Error::DuplicateIrqLine { first, second, line, .. } => write!(
+                f,
+                "IRQs `{first}` and `{second}` are both on line {line}; declare each line once and give its capability to one task"
+            ),
+            Error::SharedIrq { irq, first, second, .. } => write!(
+                f,
+                "IRQ `{irq}` is held by tasks `{first}` and `{second}`; an IRQ has one owner: give its capability to one task only"
+            ),
+            Error::OverlappingIoPorts { first, second, .. } => write!(
+                f,
+                "I/O port ranges {} and {} overlap; a port belongs to one range: make them disjoint",
+                span(first),
+                span(second)
+            ),
+            Error::OverlappingMmio { first, second, .. } => write!(
+                f,
+                "MMIO ranges {} and {} overlap; a device register belongs to one range: make them disjoint",
+                span(first),
+                span(second)
+            ),
+            Error::MmioInRam { mmio, ram_end, memory_mib, .. } => write!(
+                f,
+                "MMIO range {} lies in guest RAM, which ends at {ram_end:#x} with `system.memory_mib = {memory_mib}`; a task holding it could reach the kernel's memory: use the device's register address",
+                span(mmio)
+            ),
+            Error::TooManyCaps { task, count, max, .. } => write!(
+                f,
+                "task `{task}` needs {count} capability slots (slot 0 stays empty), more than the {max} a task has; remove capabilities from `[tasks.{task}.caps]`"
+            ),
+            Error::TooManyObjects { count, max, .. } => write!(
+                f,
+                "the system has {count} kernel objects (the supervisor's fault endpoint counts), more than the {max} the boot image holds; remove or merge objects"
+            ),
+            Error::TooManySystemCaps { count, max, .. } => write!(
+                f,
+                "the tasks hold {count} capabilities together, more than the {max} the boot image holds; remove capabilities"
+            ),
+            Error::ConstantClash { task, first, second, constant, .. } => write!(
+                f,
+                "task `{task}`: {first} and {second} both generate the constant `caps::{constant}`; rename one of them in `[tasks.{task}.caps]`"
+            ),
+            Error::CallCycle { cycle, .. } => write!(
+                f,
+                "the call graph has a cycle: `{}`; tasks that call each other in a circle can all block waiting for a reply: break the cycle (a server answers with `reply`, or signals a notification, instead of calling its caller)",
+                cycle.join(" -> ")
+            ),
+        }
+    }
+}

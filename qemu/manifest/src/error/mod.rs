@@ -1,0 +1,374 @@
+//! Every way a manifest can be rejected, one variant per rule.
+//!
+//! Each message says where (the file, then the TOML path such as
+//! `tasks.hello.priority`), what is wrong, and what to do about it. The
+//! messages are part of the crate's interface: tests assert them word for
+//! word, so change them deliberately. The wording lives in `describe`, the
+//! shared phrasing (sizes, ranges, references) in `format`.
+
+mod describe;
+mod format;
+
+use std::fmt;
+
+use crate::model::Mode;
+use crate::suggest::Suggestion;
+
+/// Why a manifest was rejected. `Display` gives the full message, starting
+/// with the manifest's origin.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The manifest file could not be read.
+    Read {
+        origin: String,
+        source: std::io::Error,
+    },
+    /// The text is not valid TOML.
+    Syntax {
+        origin: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// A key the schema does not know, in the table at `table` ("" is the
+    /// top level).
+    UnknownKey {
+        origin: String,
+        table: String,
+        key: String,
+        suggestion: Suggestion,
+    },
+    /// A value of the wrong TOML type.
+    WrongType {
+        origin: String,
+        path: String,
+        expected: &'static str,
+        found: String,
+    },
+    /// A required key is absent from the table at `table`.
+    MissingKey {
+        origin: String,
+        table: String,
+        key: &'static str,
+        expected: &'static str,
+    },
+    /// A system, task or crate name that breaks its syntax rule.
+    InvalidName {
+        origin: String,
+        path: String,
+        what: &'static str,
+        name: String,
+        rule: &'static str,
+    },
+    /// A system or task name longer than `max` bytes.
+    NameTooLong {
+        origin: String,
+        path: String,
+        what: &'static str,
+        name: String,
+        max: usize,
+    },
+    /// An integer outside its allowed range (priority, sizes, memory, cpus,
+    /// timeout, ...); `bytes` says whether it is a size in bytes.
+    OutOfRange {
+        origin: String,
+        path: String,
+        value: i64,
+        min: i64,
+        max: i64,
+        bytes: bool,
+    },
+    /// A stack or heap size that is not a whole number of pages.
+    NotPageMultiple {
+        origin: String,
+        path: String,
+        value: i64,
+    },
+    /// An entry of `test.modes` that names no mode.
+    UnknownMode {
+        origin: String,
+        path: String,
+        value: String,
+        suggestion: Suggestion,
+    },
+    /// A mode listed twice in `test.modes`.
+    DuplicateMode { origin: String, mode: Mode },
+    /// `test.expect` has no entries.
+    EmptyExpect { origin: String },
+    /// An empty string in `test.expect` or `test.forbid`.
+    EmptyPattern { origin: String, path: String },
+    /// `test.outcome` names no outcome.
+    UnknownOutcome {
+        origin: String,
+        value: String,
+        suggestion: Suggestion,
+    },
+    /// The system has no task.
+    NoTasks { origin: String },
+    /// The system has more tasks than [`crate::limits::MAX_TASKS`].
+    TooManyTasks {
+        origin: String,
+        count: usize,
+        max: usize,
+    },
+    /// Two tasks share a `start_order`.
+    DuplicateStartOrder {
+        origin: String,
+        first: String,
+        second: String,
+        start_order: u32,
+    },
+    /// Two tasks are built from the same crate.
+    DuplicateCrate {
+        origin: String,
+        first: String,
+        second: String,
+        crate_name: String,
+    },
+    /// The tasks' stacks and heaps need more than half the guest memory.
+    MemoryBudget {
+        origin: String,
+        requested: u64,
+        available: u64,
+        memory_mib: u32,
+    },
+    /// `tasks.*.restart` names no restart policy.
+    UnknownRestart {
+        origin: String,
+        path: String,
+        value: String,
+        suggestion: Suggestion,
+    },
+    /// `system.supervisor` names no task.
+    UnknownSupervisor {
+        origin: String,
+        value: String,
+        suggestion: Suggestion,
+    },
+    /// The supervisor itself has `restart = "on-fault"`: nothing restarts it.
+    SupervisorRestarts { origin: String, task: String },
+    /// A task has `restart = "on-fault"` but the system has no supervisor.
+    RestartWithoutSupervisor { origin: String, task: String },
+    /// `endpoints.*.server` names no task.
+    UnknownServer {
+        origin: String,
+        endpoint: String,
+        value: String,
+        suggestion: Suggestion,
+    },
+    /// `irqs.*.notification` names no notification.
+    UnknownNotification {
+        origin: String,
+        irq: String,
+        value: String,
+        suggestion: Suggestion,
+    },
+    /// A capability names an object of its kind that is not declared;
+    /// `kind` is the key (`endpoint`), `table` where such objects are
+    /// declared (`endpoints`).
+    UnknownObject {
+        origin: String,
+        path: String,
+        kind: &'static str,
+        table: &'static str,
+        value: String,
+        suggestion: Suggestion,
+    },
+    /// A capability names no object, or several (`keys` are the object
+    /// keys it has).
+    CapObjectCount {
+        origin: String,
+        path: String,
+        keys: Vec<&'static str>,
+    },
+    /// A letter in `rights` that is no right.
+    UnknownRight {
+        origin: String,
+        path: String,
+        rights: String,
+        letter: char,
+    },
+    /// A right written twice in one `rights`.
+    RepeatedRight {
+        origin: String,
+        path: String,
+        rights: String,
+        letter: char,
+    },
+    /// A right that means nothing for the capability's kind of object.
+    RightNotMeaningful {
+        origin: String,
+        path: String,
+        letter: char,
+        kind: &'static str,
+        allowed: String,
+    },
+    /// `badge` on a capability whose kind carries none.
+    BadgeNotAllowed {
+        origin: String,
+        path: String,
+        kind: &'static str,
+    },
+    /// A task other than an endpoint's server holds the right to receive
+    /// on it.
+    NotTheServer {
+        origin: String,
+        path: String,
+        endpoint: String,
+        server: String,
+    },
+    /// An address that must start a page does not.
+    NotPageAligned {
+        origin: String,
+        path: String,
+        value: u64,
+    },
+    /// Two IRQ objects on one interrupt line.
+    DuplicateIrqLine {
+        origin: String,
+        first: String,
+        second: String,
+        line: u64,
+    },
+    /// Two tasks hold one IRQ (an IRQ has one owner).
+    SharedIrq {
+        origin: String,
+        irq: String,
+        first: String,
+        second: String,
+    },
+    /// Two I/O port ranges share ports.
+    OverlappingIoPorts {
+        origin: String,
+        first: Span,
+        second: Span,
+    },
+    /// Two MMIO ranges share addresses.
+    OverlappingMmio {
+        origin: String,
+        first: Span,
+        second: Span,
+    },
+    /// An MMIO range lies in guest RAM, which would hand a task the
+    /// kernel's memory.
+    MmioInRam {
+        origin: String,
+        mmio: Span,
+        ram_end: u64,
+        memory_mib: u32,
+    },
+    /// A task needs more capability slots than its table has.
+    TooManyCaps {
+        origin: String,
+        task: String,
+        count: usize,
+        max: usize,
+    },
+    /// More kernel objects than the boot tables hold.
+    TooManyObjects {
+        origin: String,
+        count: usize,
+        max: usize,
+    },
+    /// More capabilities, over all tasks, than the boot tables hold.
+    TooManySystemCaps {
+        origin: String,
+        count: usize,
+        max: usize,
+    },
+    /// Two slots of one task would generate the same constant.
+    ConstantClash {
+        origin: String,
+        task: String,
+        first: String,
+        second: String,
+        constant: String,
+    },
+    /// Tasks that call each other in a circle (`cycle` starts and ends with
+    /// the same task).
+    CallCycle { origin: String, cycle: Vec<String> },
+}
+
+/// A named range of ports or addresses, `start..end`, in messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span {
+    pub name: String,
+    pub start: u64,
+    pub end: u64,
+}
+
+impl Error {
+    /// The path or label of the manifest this error is about.
+    pub fn origin(&self) -> &str {
+        match self {
+            Error::Read { origin, .. }
+            | Error::Syntax { origin, .. }
+            | Error::UnknownKey { origin, .. }
+            | Error::WrongType { origin, .. }
+            | Error::MissingKey { origin, .. }
+            | Error::InvalidName { origin, .. }
+            | Error::NameTooLong { origin, .. }
+            | Error::OutOfRange { origin, .. }
+            | Error::NotPageMultiple { origin, .. }
+            | Error::UnknownMode { origin, .. }
+            | Error::DuplicateMode { origin, .. }
+            | Error::EmptyExpect { origin }
+            | Error::EmptyPattern { origin, .. }
+            | Error::UnknownOutcome { origin, .. }
+            | Error::NoTasks { origin }
+            | Error::TooManyTasks { origin, .. }
+            | Error::DuplicateStartOrder { origin, .. }
+            | Error::DuplicateCrate { origin, .. }
+            | Error::MemoryBudget { origin, .. }
+            | Error::UnknownRestart { origin, .. }
+            | Error::UnknownSupervisor { origin, .. }
+            | Error::SupervisorRestarts { origin, .. }
+            | Error::RestartWithoutSupervisor { origin, .. }
+            | Error::UnknownServer { origin, .. }
+            | Error::UnknownNotification { origin, .. }
+            | Error::UnknownObject { origin, .. }
+            | Error::CapObjectCount { origin, .. }
+            | Error::UnknownRight { origin, .. }
+            | Error::RepeatedRight { origin, .. }
+            | Error::RightNotMeaningful { origin, .. }
+            | Error::BadgeNotAllowed { origin, .. }
+            | Error::NotTheServer { origin, .. }
+            | Error::NotPageAligned { origin, .. }
+            | Error::DuplicateIrqLine { origin, .. }
+            | Error::SharedIrq { origin, .. }
+            | Error::OverlappingIoPorts { origin, .. }
+            | Error::OverlappingMmio { origin, .. }
+            | Error::MmioInRam { origin, .. }
+            | Error::TooManyCaps { origin, .. }
+            | Error::TooManyObjects { origin, .. }
+            | Error::TooManySystemCaps { origin, .. }
+            | Error::ConstantClash { origin, .. }
+            | Error::CallCycle { origin, .. } => origin,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Syntax {
+                origin,
+                line,
+                column,
+                ..
+            } => write!(f, "{origin}:{line}:{column}: ")?,
+            _ => write!(f, "{}: ", self.origin())?,
+        }
+        self.describe(f)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Read { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! Names to indices: each endpoint's server becomes a task index (in start
+//! order) and each IRQ's notification an object id, with a "did you mean"
+//! when a name matches nothing. The supervisor's fault endpoint is appended
+//! last, and the total is checked against the boot image's object table.
+
+use crate::error::Error;
+use crate::limits::MAX_OBJECTS;
+use crate::model::{Manifest, Object, ObjectSpec};
+use crate::suggest::{Suggestion, Words};
+use crate::supervision;
+
+/// The objects of `manifest` (whose tasks are in start order) with every
+/// reference resolved.
+pub(crate) fn objects(
+    manifest: &Manifest,
+    declared: &[Object<String>],
+    supervisor: Option<usize>,
+) -> Result<Vec<Object>, Error> {
+    let tasks = task_names(manifest);
+    let notifications: Vec<(usize, &str)> = declared
+        .iter()
+        .enumerate()
+        .filter(|(_, object)| object.spec == ObjectSpec::Notification)
+        .map(|(id, object)| (id, object.name.as_str()))
+        .collect();
+    let mut objects = declared
+        .iter()
+        .cloned()
+        .map(|object| resolve(manifest, object, &tasks, &notifications))
+        .collect::<Result<Vec<_>, _>>()?;
+    objects.extend(supervisor.map(supervision::faults_object));
+    if objects.len() > MAX_OBJECTS {
+        return Err(Error::TooManyObjects {
+            origin: manifest.origin.clone(),
+            count: objects.len(),
+            max: MAX_OBJECTS,
+        });
+    }
+    Ok(objects)
+}
+
+fn resolve(
+    manifest: &Manifest,
+    object: Object<String>,
+    tasks: &[(usize, &str)],
+    notifications: &[(usize, &str)],
+) -> Result<Object, Error> {
+    let origin = || manifest.origin.clone();
+    let name = object.name;
+    let spec = object.spec.map_refs(
+        |server| {
+            find(tasks, &server).map_err(|suggestion| Error::UnknownServer {
+                origin: origin(),
+                endpoint: name.clone(),
+                value: server,
+                suggestion,
+            })
+        },
+        |notification| {
+            find(notifications, &notification).map_err(|suggestion| Error::UnknownNotification {
+                origin: origin(),
+                irq: name.clone(),
+                value: notification,
+                suggestion,
+            })
+        },
+    )?;
+    Ok(Object { name, spec })
+}
+
+/// Every task's index and name, for [`find`].
+pub(crate) fn task_names(manifest: &Manifest) -> Vec<(usize, &str)> {
+    manifest
+        .tasks
+        .iter()
+        .enumerate()
+        .map(|(index, task)| (index, task.name.as_str()))
+        .collect()
+}
+
+/// The index paired with `name` among `candidates`, or the suggestion to
+/// report.
+pub(crate) fn find(candidates: &[(usize, &str)], name: &str) -> Result<usize, Suggestion> {
+    let found = candidates.iter().find(|(_, candidate)| *candidate == name);
+    found.map(|(index, _)| *index).ok_or_else(|| {
+        let names: Vec<&str> = candidates.iter().map(|(_, candidate)| *candidate).collect();
+        Suggestion::new(name, &names, Words::Values)
+    })
+}

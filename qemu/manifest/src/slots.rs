@@ -1,0 +1,226 @@
+//! Capability slots: which object each of a task's slots holds, with what
+//! rights, and where regions and MMIO ranges are mapped.
+//!
+//! Slot 0 stays empty, so a zeroed slot number never names a capability.
+//! The supervisor's slot 1 is its fault endpoint. Then come the task's
+//! `caps` entries in document order, then a receive capability for each
+//! endpoint the task serves but holds no receive right on. Region and MMIO
+//! capabilities are mapped from `REGION_BASE` up, in slot order, with one
+//! unmapped guard page after each. Both the boot image and the generated
+//! constants are read from the result, so they always agree.
+
+use conflux_abi::cap::rights::READ;
+
+use crate::caps::{default_rights, CapDecl};
+use crate::error::Error;
+use crate::limits::{CAP_SLOTS, MAX_CAPS, PAGE_SIZE, REGION_BASE};
+use crate::model::{Cap, Manifest, ObjectSpec};
+use crate::objects::declared_kind;
+use crate::resolve;
+use crate::strict::join;
+use crate::supervision::FAULTS;
+
+/// The constant every task's `caps` module ends with.
+pub(crate) const FIRST_FREE: &str = "FIRST_FREE";
+
+/// A filled slot and why the task has it (for messages).
+struct Slot {
+    cap: Cap,
+    given: Given,
+}
+
+enum Given {
+    /// A `caps` entry.
+    Declared,
+    /// The receive capability of an endpoint the task serves.
+    Server,
+    /// The supervisor's fault endpoint.
+    Faults,
+}
+
+/// Every task's capabilities (tasks in start order, `decls` parallel).
+pub(crate) fn assign(
+    manifest: &Manifest,
+    decls: &[Vec<CapDecl>],
+    supervisor: Option<usize>,
+) -> Result<Vec<Vec<Cap>>, Error> {
+    let tables = decls
+        .iter()
+        .enumerate()
+        .map(|(task, decls)| task_caps(manifest, task, decls, supervisor))
+        .collect::<Result<Vec<_>, _>>()?;
+    let count = tables.iter().map(Vec::len).sum();
+    if count > MAX_CAPS {
+        return Err(Error::TooManySystemCaps {
+            origin: manifest.origin.clone(),
+            count,
+            max: MAX_CAPS,
+        });
+    }
+    Ok(tables)
+}
+
+fn task_caps(
+    manifest: &Manifest,
+    task: usize,
+    decls: &[CapDecl],
+    supervisor: Option<usize>,
+) -> Result<Vec<Cap>, Error> {
+    let mut slots = Vec::new();
+    if supervisor == Some(task) {
+        slots.push(faults(manifest));
+    }
+    for decl in decls {
+        slots.push(declared(manifest, task, decl)?);
+    }
+    let served = served(manifest, task, &slots);
+    slots.extend(served);
+    let count = slots.len() + 1;
+    if count > CAP_SLOTS {
+        return Err(Error::TooManyCaps {
+            origin: manifest.origin.clone(),
+            task: manifest.tasks[task].name.clone(),
+            count,
+            max: CAP_SLOTS,
+        });
+    }
+    place(manifest, &mut slots);
+    check_constants(manifest, task, &slots)?;
+    Ok(slots.into_iter().map(|slot| slot.cap).collect())
+}
+
+/// A capability with its slot and mapping still to be placed.
+fn cap(name: &str, object: usize, rights: u8, badge: u64) -> Cap {
+    Cap {
+        name: name.to_owned(),
+        slot: 0,
+        object,
+        rights,
+        badge,
+        map_vaddr: None,
+    }
+}
+
+fn faults(manifest: &Manifest) -> Slot {
+    let object = manifest
+        .objects
+        .iter()
+        .position(|object| matches!(object.spec, ObjectSpec::Faults { .. }))
+        .expect("a supervised system has a fault endpoint");
+    Slot {
+        cap: cap(FAULTS, object, READ, 0),
+        given: Given::Faults,
+    }
+}
+
+/// The slot for one `caps` entry of task `holder`.
+fn declared(manifest: &Manifest, holder: usize, decl: &CapDecl) -> Result<Slot, Error> {
+    let candidates: Vec<(usize, &str)> = manifest
+        .objects
+        .iter()
+        .enumerate()
+        .filter(|(_, object)| declared_kind(&object.spec).is_some_and(|k| k.kind == decl.kind.kind))
+        .map(|(id, object)| (id, object.name.as_str()))
+        .collect();
+    let object =
+        resolve::find(&candidates, &decl.object).map_err(|suggestion| Error::UnknownObject {
+            origin: manifest.origin.clone(),
+            path: join(&decl.path, decl.kind.key),
+            kind: decl.kind.noun,
+            table: decl.kind.table,
+            value: decl.object.clone(),
+            suggestion,
+        })?;
+    let server = manifest.objects[object].spec.server();
+    let serves = server == Some(holder);
+    let rights = decl
+        .rights
+        .unwrap_or_else(|| default_rights(decl.kind.kind, serves));
+    if let Some(server) = server.filter(|_| !serves && rights & READ != 0) {
+        return Err(Error::NotTheServer {
+            origin: manifest.origin.clone(),
+            path: join(&decl.path, "rights"),
+            endpoint: decl.object.clone(),
+            server: manifest.tasks[server].name.clone(),
+        });
+    }
+    Ok(Slot {
+        cap: cap(&decl.name, object, rights, decl.badge),
+        given: Given::Declared,
+    })
+}
+
+/// Receive capabilities for the endpoints `task` serves without holding one.
+fn served(manifest: &Manifest, task: usize, slots: &[Slot]) -> Vec<Slot> {
+    let receives = |id| {
+        slots
+            .iter()
+            .any(|slot| slot.cap.object == id && slot.cap.rights & READ != 0)
+    };
+    manifest
+        .objects
+        .iter()
+        .enumerate()
+        .filter(|(id, object)| {
+            object.spec == ObjectSpec::Endpoint { server: task } && !receives(*id)
+        })
+        .map(|(id, object)| Slot {
+            cap: cap(&object.name, id, READ, 0),
+            given: Given::Server,
+        })
+        .collect()
+}
+
+/// Numbers the slots from 1 and maps regions and MMIO ranges.
+fn place(manifest: &Manifest, slots: &mut [Slot]) {
+    let mut next = REGION_BASE;
+    for (index, slot) in slots.iter_mut().enumerate() {
+        slot.cap.slot = index + 1;
+        if let Some(size) = manifest.object_of(&slot.cap).spec.map_size() {
+            slot.cap.map_vaddr = Some(next);
+            next += size + u64::from(PAGE_SIZE);
+        }
+    }
+}
+
+/// Two slots must not generate the same constant (`a-b` and `a_b` both
+/// give `A_B`; a region `x` gives `X_ADDR`, as would a slot `x_addr`).
+fn check_constants(manifest: &Manifest, task: usize, slots: &[Slot]) -> Result<(), Error> {
+    let mut seen = vec![(
+        FIRST_FREE.to_owned(),
+        format!("`{FIRST_FREE}` (which every task has)"),
+    )];
+    for slot in slots {
+        let base = slot.cap.constant();
+        let mut names = vec![base.clone()];
+        if slot.cap.map_vaddr.is_some() {
+            names.extend([format!("{base}_ADDR"), format!("{base}_SIZE")]);
+        }
+        for constant in names {
+            if let Some((_, first)) = seen.iter().find(|(name, _)| *name == constant) {
+                return Err(Error::ConstantClash {
+                    origin: manifest.origin.clone(),
+                    task: manifest.tasks[task].name.clone(),
+                    first: first.clone(),
+                    second: slot.describe(),
+                    constant,
+                });
+            }
+            seen.push((constant, slot.describe()));
+        }
+    }
+    Ok(())
+}
+
+impl Slot {
+    fn describe(&self) -> String {
+        let name = &self.cap.name;
+        match self.given {
+            Given::Declared => format!("capability `{name}`"),
+            Given::Server => format!(
+                "capability `{name}` (its server's receive capability for endpoint `{name}`)"
+            ),
+            Given::Faults => format!("capability `{name}` (the supervisor's fault endpoint)"),
+        }
+    }
+}
