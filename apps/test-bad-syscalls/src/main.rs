@@ -7,7 +7,7 @@
 use conflux_abi::layout::{HEAP_BASE, USER_STACK_TOP, USER_TOP};
 use conflux_abi::syscall::DEBUG_WRITE_MAX;
 use conflux_abi::{SysError, Sysno};
-use conflux_userlib::{println, sys::raw_syscall};
+use conflux_userlib::{sys::raw_syscall, testing::Checks};
 
 conflux_userlib::entry!(main);
 
@@ -21,7 +21,13 @@ fn main() {
     let heap_end = HEAP_BASE + config::HEAP_SIZE as u64;
     let stack_bottom = USER_STACK_TOP - config::STACK_SIZE as u64;
     let cases: [(&str, u64, u64, u64, Option<SysError>); 12] = [
-        ("unknown syscall 3", 3, 0, 0, Some(SysError::UnknownSyscall)),
+        (
+            "first unknown syscall number",
+            Sysno::ALL.len() as u64,
+            0,
+            0,
+            Some(SysError::UnknownSyscall),
+        ),
         (
             "unknown syscall 999",
             999,
@@ -94,21 +100,10 @@ fn main() {
             None,
         ),
     ];
-    let mut failed = 0;
+    let mut checks = Checks::new();
     for (what, num, a0, a1, want) in cases {
         let (got, _) = raw_syscall(num, a0, a1, 0);
-        if got == status(want) {
-            println!("ok: {what}: status {got}");
-        } else {
-            println!(
-                "CHECK FAILED: {what}: status {got}, expected {} ({want:?})",
-                status(want)
-            );
-            failed += 1;
-        }
+        checks.eq(what, got, status(want));
     }
-    if failed == 0 {
-        println!("all {} checks passed", cases.len());
-    }
-    conflux_userlib::sys::exit(failed);
+    checks.finish();
 }

@@ -2,35 +2,67 @@
 //!
 //! Each code names one specific reason, so a task (or the person reading
 //! its log) can tell "this number is not a syscall" from "this pointer is
-//! not yours" without guessing.
+//! not yours" from "that server died" without guessing.
 
 use core::fmt;
 
-/// A syscall's failure, as returned in `rax`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u64)]
-pub enum SysError {
+macro_rules! errors {
+    ($($(#[$doc:meta])* $name:ident = $n:expr => $text:expr,)*) => {
+        /// A syscall's failure, as returned in `rax`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(u64)]
+        pub enum SysError { $($(#[$doc])* $name = $n,)* }
+
+        impl SysError {
+            /// Every error, in code order.
+            pub const ALL: &'static [SysError] = &[$(SysError::$name,)*];
+
+            /// Decodes a status word; `None` for 0 (success) or an unknown code.
+            pub fn from_code(code: u64) -> Option<Self> {
+                match code { $($n => Some(Self::$name),)* _ => None }
+            }
+
+            fn text(self) -> &'static str {
+                match self { $(Self::$name => $text,)* }
+            }
+        }
+    };
+}
+
+errors! {
     /// The number in `rax` is not a syscall this kernel implements.
-    UnknownSyscall = 1,
-    /// A pointer argument does not lie in memory the task may access
-    /// (unmapped, kernel memory, outside the user half, or read-only where
-    /// the kernel must write).
-    BadAddress = 2,
+    UnknownSyscall = 1 => "unknown syscall number",
+    /// A pointer or address argument does not lie in memory the task may use.
+    BadAddress = 2 => "address argument is not accessible user memory or outside the allowed window",
     /// A length argument exceeds the documented maximum for this call.
-    TooLong = 3,
+    TooLong = 3 => "length exceeds the call's maximum",
+    /// A slot number is not below `CAP_SLOTS`.
+    InvalidSlot = 4 => "slot number out of range",
+    /// The slot holds no capability.
+    EmptySlot = 5 => "slot is empty",
+    /// The capability names another kind of object than the call needs.
+    WrongKind = 6 => "capability is of the wrong kind for this call",
+    /// The capability lacks a right the call needs.
+    MissingRight = 7 => "capability lacks the right this call needs",
+    /// The destination slot is already in use.
+    SlotOccupied = 8 => "destination slot is occupied",
+    /// The capability in the slot was revoked.
+    Revoked = 9 => "capability was revoked",
+    /// The task at the other end died or was restarted since the capability was made.
+    DeadPeer = 10 => "peer task died or was restarted",
+    /// Another task already waits on this endpoint.
+    Busy = 11 => "another task is already receiving on this endpoint",
+    /// An argument is out of its range (rights, width, port, offset, badge).
+    InvalidArgument = 12 => "argument out of range",
+    /// The kernel ran out of memory for the request.
+    OutOfMemory = 13 => "kernel is out of memory",
+    /// The region is already mapped through this capability, or the range is in use.
+    AlreadyMapped = 14 => "region already mapped, or the range is in use",
+    /// The region is not mapped through this capability.
+    NotMapped = 15 => "region is not mapped",
 }
 
 impl SysError {
-    /// Decodes a status word; `None` for 0 (success) or an unknown code.
-    pub fn from_code(code: u64) -> Option<Self> {
-        Some(match code {
-            1 => Self::UnknownSyscall,
-            2 => Self::BadAddress,
-            3 => Self::TooLong,
-            _ => return None,
-        })
-    }
-
     /// The status word the kernel puts in `rax`.
     pub fn code(self) -> u64 {
         self as u64
@@ -39,11 +71,7 @@ impl SysError {
 
 impl fmt::Display for SysError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::UnknownSyscall => "unknown syscall number",
-            Self::BadAddress => "pointer argument is not accessible user memory",
-            Self::TooLong => "length argument exceeds the call's maximum",
-        })
+        f.write_str(self.text())
     }
 }
 
@@ -53,13 +81,10 @@ mod tests {
 
     #[test]
     fn codes_round_trip_and_zero_is_success() {
-        for e in [
-            SysError::UnknownSyscall,
-            SysError::BadAddress,
-            SysError::TooLong,
-        ] {
-            assert_eq!(SysError::from_code(e.code()), Some(e));
+        for e in SysError::ALL {
+            assert_eq!(SysError::from_code(e.code()), Some(*e));
         }
         assert_eq!(SysError::from_code(0), None);
+        assert_eq!(SysError::from_code(SysError::ALL.len() as u64 + 1), None);
     }
 }

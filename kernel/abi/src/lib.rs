@@ -10,6 +10,7 @@
 pub mod cap;
 pub mod error;
 pub mod exit;
+pub mod ipc;
 pub mod layout;
 pub mod syscall;
 

@@ -4,15 +4,37 @@
 //! `rax`, arguments in `rdi, rsi, rdx, r10, r8, r9` (the System V order with
 //! `r10` standing in for `rcx`, which `syscall` overwrites). The kernel
 //! answers with a status in `rax` (0 for success, otherwise a [`SysError`]
-//! code) and a value in `rdx`. Every other register except `rcx` and `r11`
-//! is preserved.
+//! code) and a value in `rdx`. IPC calls return a message instead: info in
+//! `rdi`, badge in `rsi`, words in `rdx, r10, r8, r9` (see [`crate::ipc`]).
+//! Every other register except `rcx` and `r11` is preserved.
+//!
+//! Slot arguments name entries of the caller's capability table
+//! ([`crate::cap`]). IPC receive calls pack three slots into one argument:
+//! [`pack_slots`].
 //!
 //! [`SysError`]: crate::SysError
 
-/// The syscalls the kernel implements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u64)]
-pub enum Sysno {
+macro_rules! sysnos {
+    ($($(#[$doc:meta])* $name:ident = $n:expr,)*) => {
+        /// The syscalls the kernel implements.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(u64)]
+        pub enum Sysno { $($(#[$doc])* $name = $n,)* }
+
+        impl Sysno {
+            /// Every syscall, in number order.
+            pub const ALL: &'static [Sysno] = &[$(Sysno::$name,)*];
+
+            /// Decodes a raw syscall number, or `None` for a number the
+            /// kernel does not implement.
+            pub fn from_raw(raw: u64) -> Option<Self> {
+                match raw { $($n => Some(Self::$name),)* _ => None }
+            }
+        }
+    };
+}
+
+sysnos! {
     /// `debug_write(ptr, len)`: print bytes on the kernel console, each line
     /// prefixed with the task's name. Returns the number of bytes written.
     DebugWrite = 0,
@@ -20,19 +42,59 @@ pub enum Sysno {
     Exit = 1,
     /// `yield()`: give the CPU to the next ready task of the same priority.
     Yield = 2,
+    /// `call(ep, info, w0..w3)`: send on an endpoint (WRITE) and wait for the reply.
+    Call = 3,
+    /// `send(ep, info, w0..w3)`: send on an endpoint (WRITE); waits until received.
+    Send = 4,
+    /// `recv(slots)`: wait for a message on an endpoint (READ); `slots` per [`pack_slots`].
+    Recv = 5,
+    /// `reply(reply_slot, info, w0..w3)`: answer a call through a reply capability.
+    Reply = 6,
+    /// `reply_recv(slots, info, w0..w3)`: reply (if the reply slot is full), then `recv`.
+    ReplyRecv = 7,
+    /// `signal(ntfn)`: OR the capability's badge (or 1) into a notification (WRITE).
+    Signal = 8,
+    /// `wait(ntfn)`: block until the notification word is non-zero; returns and clears it (READ).
+    Wait = 9,
+    /// `poll(ntfn)`: return and clear the notification word without blocking (READ).
+    Poll = 10,
+    /// `irq_ack(irq)`: re-enable an interrupt line after handling it.
+    IrqAck = 11,
+    /// `cap_mint(src, dst, rights, badge)`: derive a capability with fewer rights and a badge.
+    CapMint = 12,
+    /// `cap_copy(src, dst)`: derive an identical capability.
+    CapCopy = 13,
+    /// `cap_delete(slot)`: empty a slot (unmapping a mapped region).
+    CapDelete = 14,
+    /// `cap_revoke(slot)`: delete every capability derived from this one, in every task.
+    CapRevoke = 15,
+    /// `cap_info(slot)`: kind | rights << 8 in the value, badge in `rsi`.
+    CapInfo = 16,
+    /// `region_map(slot, vaddr, rights)`: map a region or MMIO range at `vaddr`.
+    RegionMap = 17,
+    /// `region_unmap(slot)`: remove that mapping.
+    RegionUnmap = 18,
+    /// `region_phys(slot, offset)`: physical address of a region byte (DMA right).
+    RegionPhys = 19,
+    /// `io_in(slot, port, width)`: read an I/O port in the capability's range.
+    IoIn = 20,
+    /// `io_out(slot, port, width, value)`: write an I/O port in the capability's range.
+    IoOut = 21,
 }
 
-impl Sysno {
-    /// Decodes a raw syscall number, or `None` for a number the kernel does
-    /// not implement.
-    pub fn from_raw(raw: u64) -> Option<Self> {
-        Some(match raw {
-            0 => Self::DebugWrite,
-            1 => Self::Exit,
-            2 => Self::Yield,
-            _ => return None,
-        })
-    }
+/// Packs the slots of a receive: the endpoint, where to put the reply
+/// capability (0: none), and where a transferred capability may land (0: refuse).
+pub fn pack_slots(endpoint: usize, reply: usize, receive_cap: usize) -> u64 {
+    (endpoint as u64 & 0xff) | (reply as u64 & 0xff) << 8 | (receive_cap as u64 & 0xff) << 16
+}
+
+/// Inverse of [`pack_slots`].
+pub fn unpack_slots(packed: u64) -> (usize, usize, usize) {
+    (
+        (packed & 0xff) as usize,
+        (packed >> 8 & 0xff) as usize,
+        (packed >> 16 & 0xff) as usize,
+    )
 }
 
 /// Longest byte string one `debug_write` accepts.
@@ -47,10 +109,16 @@ mod tests {
 
     #[test]
     fn every_number_round_trips() {
-        for s in [Sysno::DebugWrite, Sysno::Exit, Sysno::Yield] {
-            assert_eq!(Sysno::from_raw(s as u64), Some(s));
+        for (i, s) in Sysno::ALL.iter().enumerate() {
+            assert_eq!(*s as u64, i as u64, "numbers are dense");
+            assert_eq!(Sysno::from_raw(*s as u64), Some(*s));
         }
-        assert_eq!(Sysno::from_raw(3), None);
+        assert_eq!(Sysno::from_raw(Sysno::ALL.len() as u64), None);
         assert_eq!(Sysno::from_raw(u64::MAX), None);
+    }
+
+    #[test]
+    fn slots_pack_and_unpack() {
+        assert_eq!(unpack_slots(pack_slots(3, 9, 63)), (3, 9, 63));
     }
 }

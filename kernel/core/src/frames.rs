@@ -90,6 +90,33 @@ impl<'a> FrameBitmap<'a> {
         None
     }
 
+    /// Allocates `n` physically contiguous frames; returns the first address.
+    /// Used for regions, which devices may address as one DMA range.
+    pub fn alloc_contiguous(&mut self, n: usize) -> Option<u64> {
+        if n == 0 {
+            return None;
+        }
+        let used = |bits: &[u64], f: usize| bits[f / 64] & (1 << (f % 64)) != 0;
+        let (mut start, mut run) = (0, 0);
+        for f in 0..self.capacity() {
+            if used(self.bits, f) {
+                run = 0;
+                continue;
+            }
+            if run == 0 {
+                start = f;
+            }
+            run += 1;
+            if run == n {
+                for g in start..start + n {
+                    self.set(g, true);
+                }
+                return Some(start as u64 * FRAME_SIZE);
+            }
+        }
+        None
+    }
+
     /// Returns a frame. Freeing a frame that is not allocated, or an address
     /// that is not frame-aligned, is a kernel bug and reported as `Err`.
     pub fn free(&mut self, addr: u64) -> Result<(), DoubleFree> {
@@ -148,6 +175,19 @@ mod tests {
         let mut fa = FrameBitmap::new(&mut store);
         fa.add_free_range(0, u64::MAX);
         assert_eq!(fa.free_frames(), 64);
+    }
+
+    #[test]
+    fn contiguous_runs_skip_holes() {
+        let mut store = [0u64; 2];
+        let mut fa = FrameBitmap::new(&mut store);
+        fa.add_free_range(0, 128 * FRAME_SIZE);
+        fa.reserve_range(2 * FRAME_SIZE, 3 * FRAME_SIZE);
+        assert_eq!(fa.alloc_contiguous(3), Some(3 * FRAME_SIZE));
+        assert_eq!(fa.alloc_contiguous(2), Some(0));
+        assert_eq!(fa.alloc_contiguous(0), None);
+        assert_eq!(fa.alloc_contiguous(200), None);
+        assert_eq!(fa.free_frames(), 128 - 1 - 5);
     }
 
     #[test]

@@ -21,9 +21,15 @@
 #![no_main]
 
 mod arch;
+mod cap;
+mod capops;
 mod console;
 mod fault;
+mod ipc;
 mod mem;
+mod memops;
+mod notify;
+mod object;
 mod panic;
 mod pvh;
 mod sched;
@@ -113,5 +119,5 @@ extern "C" fn kernel_main(start_info: u64) -> ! {
     selftest::run(boot.cmdline());
     arch::apic::init();
     let slot = (kstack - core::mem::size_of::<TrapFrame>() as u64) as *mut TrapFrame;
-    sched::start(&image, slot)
+    sched::start(image, slot)
 }

@@ -29,6 +29,11 @@ pub fn alloc_frame() -> Option<u64> {
     FRAMES.lock().as_mut()?.alloc()
 }
 
+/// `n` physically contiguous frames (contents undefined).
+pub fn alloc_contiguous(n: usize) -> Option<u64> {
+    FRAMES.lock().as_mut()?.alloc_contiguous(n)
+}
+
 /// Returns a frame to the allocator.
 pub fn free_frame(phys: u64) -> Result<(), DoubleFree> {
     match FRAMES.lock().as_mut() {

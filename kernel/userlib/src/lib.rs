@@ -22,8 +22,10 @@
 extern crate alloc;
 
 pub mod io;
+pub mod ipc;
 pub mod rt;
 pub mod sys;
+pub mod testing;
 
 pub use conflux_abi::SysError;
 

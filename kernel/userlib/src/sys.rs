@@ -5,31 +5,58 @@
 
 use conflux_abi::{SysError, Sysno};
 
-/// Makes syscall `num` with up to three arguments; returns `(status, value)`.
-///
-/// This is the raw interface, exposed so that tests can pass the kernel
-/// arguments no wrapper would (unknown numbers, hostile pointers). No
-/// syscall of this kernel writes to task memory yet, so any arguments are
-/// memory-safe for the caller.
-pub fn raw_syscall(num: u64, a0: u64, a1: u64, a2: u64) -> (u64, u64) {
-    let status: u64;
-    let value: u64;
-    // Safety: `syscall` clobbers only rcx and r11 (declared) and returns
-    // status/value in rax/rdx; the kernel preserves every other register
-    // and does not touch task memory on these calls.
+/// All registers a syscall returns.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Ret {
+    pub rax: u64,
+    pub rdi: u64,
+    pub rsi: u64,
+    pub rdx: u64,
+    pub r10: u64,
+    pub r8: u64,
+    pub r9: u64,
+}
+
+/// Makes syscall `num` with six arguments and returns every result register.
+pub fn syscall6(num: u64, a0: u64, a1: u64, a2: u64, a3: u64, a4: u64, a5: u64) -> Ret {
+    let mut r = Ret::default();
+    // Safety: `syscall` clobbers only rcx and r11 (declared); the kernel
+    // returns results in rax, rdi, rsi, rdx, r10, r8, r9 (all declared as
+    // outputs) and writes task memory only in the IPC buffer page, which
+    // Rust code reaches only through volatile accessors.
     unsafe {
         core::arch::asm!(
             "syscall",
-            inlateout("rax") num => status,
-            in("rdi") a0,
-            in("rsi") a1,
-            inlateout("rdx") a2 => value,
+            inlateout("rax") num => r.rax,
+            inlateout("rdi") a0 => r.rdi,
+            inlateout("rsi") a1 => r.rsi,
+            inlateout("rdx") a2 => r.rdx,
+            inlateout("r10") a3 => r.r10,
+            inlateout("r8") a4 => r.r8,
+            inlateout("r9") a5 => r.r9,
             out("rcx") _,
             out("r11") _,
             options(nostack),
         );
     }
-    (status, value)
+    r
+}
+
+/// Makes syscall `num` with up to four arguments; returns `(status, value)`.
+///
+/// This is the raw interface, exposed so that tests can pass the kernel
+/// arguments no wrapper would (unknown numbers, hostile pointers, bad
+/// slots). Any arguments are memory-safe for the caller: the kernel writes
+/// task memory only in the IPC buffer page.
+pub fn raw_syscall(num: u64, a0: u64, a1: u64, a2: u64) -> (u64, u64) {
+    let r = syscall6(num, a0, a1, a2, 0, 0, 0);
+    (r.rax, r.rdx)
+}
+
+/// A value-returning syscall, decoded.
+pub fn call(num: Sysno, a0: u64, a1: u64, a2: u64, a3: u64) -> Result<u64, SysError> {
+    let r = syscall6(num as u64, a0, a1, a2, a3, 0, 0);
+    decode((r.rax, r.rdx))
 }
 
 fn decode((status, value): (u64, u64)) -> Result<u64, SysError> {
@@ -63,4 +90,12 @@ pub fn exit(code: u64) -> ! {
     loop {
         core::hint::spin_loop();
     }
+}
+
+/// Reads the time-stamp counter: cycles under KVM, emulated time under
+/// TCG, and instructions under `icount` (QEMU advances time per instruction).
+pub fn rdtsc() -> u64 {
+    // Safety: RDTSC has no memory effects; the kernel leaves CR4.TSD clear,
+    // so ring 3 may execute it.
+    unsafe { core::arch::x86_64::_rdtsc() }
 }

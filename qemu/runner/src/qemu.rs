@@ -25,6 +25,8 @@ pub fn find_qemu() -> Result<PathBuf, String> {
 }
 
 /// The QEMU command for `built` under `accel`, without serial settings.
+/// (Callers add COM1 for the console and COM2 as a null device that tests
+/// drive through an I/O-port capability.)
 fn command(built: &Built, accel: Accel) -> Result<Command, String> {
     let mut cmd = Command::new(find_qemu()?);
     let sys = &built.manifest.system;
@@ -72,7 +74,7 @@ pub fn run_interactive(system: &str, accel: Option<Accel>) -> Result<(), String>
         describe(&built, accel)
     );
     let mut child = command(&built, accel)?
-        .args(["-serial", "mon:stdio"])
+        .args(["-serial", "mon:stdio", "-serial", "null"])
         .stdout(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot start QEMU: {e}"))?;
@@ -144,7 +146,7 @@ pub fn run_captured(
         cmd.args(["-append", kernel_args]);
     }
     let mut child = cmd
-        .args(["-serial", "stdio", "-monitor", "none"])
+        .args(["-serial", "stdio", "-serial", "null", "-monitor", "none"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -216,7 +218,7 @@ pub fn run_gdb(system: &str) -> Result<(), String> {
     );
     eprintln!("conflux: task symbols: add-symbol-file target/x86_64-unknown-none/release/<task crate>; quit QEMU with Ctrl-A X");
     let status = command(&built, accel)?
-        .args(["-serial", "mon:stdio", "-s", "-S"])
+        .args(["-serial", "mon:stdio", "-serial", "null", "-s", "-S"])
         .status()
         .map_err(|e| format!("cannot start QEMU: {e}"))?;
     eprintln!("conflux: QEMU exited: {}", verdict_text(status.code()));

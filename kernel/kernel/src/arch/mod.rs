@@ -9,8 +9,10 @@ pub mod boot;
 pub mod cpu;
 pub mod gdt;
 pub mod idt;
+pub mod ioapic;
 pub mod machine;
 pub mod paging;
+pub mod port;
 pub mod serial;
 pub mod trap;
 

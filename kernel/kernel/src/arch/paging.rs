@@ -154,6 +154,53 @@ impl AddressSpace {
         }
     }
 
+    /// Maps the existing frame `phys` at user page `vaddr` (shared memory or
+    /// device registers; `device` makes it uncached).
+    pub fn map_frame(
+        &mut self,
+        vaddr: u64,
+        phys: u64,
+        writable: bool,
+        device: bool,
+    ) -> Result<(), MapError> {
+        let mut flags = F::PRESENT | F::USER_ACCESSIBLE | F::NO_EXECUTE;
+        if writable {
+            flags |= F::WRITABLE;
+        }
+        if device {
+            flags |= F::NO_CACHE | F::WRITE_THROUGH;
+        }
+        let page = Page::<Size4KiB>::containing_address(VirtAddr::new(vaddr));
+        let frame = PhysFrame::containing_address(PhysAddr::new(phys));
+        let parents = F::PRESENT | F::WRITABLE | F::USER_ACCESSIBLE;
+        // Safety: the frame belongs to a region object that outlives the
+        // mapping (it is unmapped before the capability goes away); the page
+        // is in the user half.
+        let result = unsafe {
+            self.mapper()
+                .map_to_with_table_flags(page, frame, flags, parents, &mut Frames)
+        };
+        match result {
+            Ok(flush) => {
+                flush.flush();
+                Ok(())
+            }
+            Err(x86_64::structures::paging::mapper::MapToError::FrameAllocationFailed) => {
+                Err(MapError::OutOfMemory)
+            }
+            Err(_) => Err(MapError::AlreadyMapped),
+        }
+    }
+
+    /// Removes the mapping of user page `vaddr` (the frame is not freed:
+    /// it belongs to its region). Flushes the TLB entry if this space is live.
+    pub fn unmap(&mut self, vaddr: u64) {
+        let page = Page::<Size4KiB>::containing_address(VirtAddr::new(vaddr));
+        if let Ok((_, flush)) = self.mapper().unmap(page) {
+            flush.flush();
+        }
+    }
+
     /// Physical address behind user address `vaddr`, if the page is mapped
     /// user-accessible (and writable when `write` is asked).
     pub fn translate_user(&mut self, vaddr: u64, write: bool) -> Option<u64> {

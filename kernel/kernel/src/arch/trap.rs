@@ -66,6 +66,19 @@ impl TrapFrame {
         }
     }
 
+    /// The frame that runs kernel code at `rip` on stack `rsp` with
+    /// interrupts enabled (the idle loop).
+    pub fn new_kernel(rip: u64, rsp: u64) -> Self {
+        Self {
+            rip,
+            cs: super::gdt::KERNEL_CS as u64,
+            rflags: USER_RFLAGS,
+            rsp,
+            ss: super::gdt::KERNEL_SS as u64,
+            ..Self::default()
+        }
+    }
+
     /// True when the trap interrupted ring 3.
     pub fn is_from_user(&self) -> bool {
         self.cs & 3 == 3

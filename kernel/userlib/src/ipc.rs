@@ -1,0 +1,327 @@
+//! Typed capabilities for tasks: endpoints, reply slots, notifications,
+//! regions, IRQs and I/O ports, with safe methods over the syscalls.
+//!
+//! A capability is named by its slot; the manifest's generated constants
+//! (`config::caps::NAME`) give the slots. Wrapping a slot in the wrong type
+//! is not unsafe — the kernel checks every use and answers `WrongKind`.
+
+use crate::sys::{syscall6, Ret};
+use conflux_abi::cap::rights;
+use conflux_abi::ipc::{Info, MAX_WORDS, REG_WORDS};
+use conflux_abi::layout::IPC_BUFFER;
+use conflux_abi::syscall::pack_slots;
+use conflux_abi::{SysError, Sysno};
+
+/// A message: label, words and optionally a capability to transfer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Message {
+    pub label: u32,
+    /// Number of valid words (at most [`MAX_WORDS`]); words past
+    /// [`REG_WORDS`] live in the IPC buffer ([`long_word`], [`set_long_word`]).
+    pub len: usize,
+    pub words: [u64; REG_WORDS],
+    /// Send: slot of a capability to transfer. Receive: `Some(slot)` where one arrived.
+    pub cap: Option<usize>,
+    /// Receive: a capability was offered but no receive slot was free.
+    pub cap_dropped: bool,
+}
+
+impl Message {
+    /// A message with `label` and up to four register words.
+    pub fn new(label: u32, words: &[u64]) -> Self {
+        let mut w = [0; REG_WORDS];
+        let n = words.len().min(REG_WORDS);
+        w[..n].copy_from_slice(&words[..n]);
+        Self {
+            label,
+            len: n,
+            words: w,
+            cap: None,
+            cap_dropped: false,
+        }
+    }
+
+    /// Sets the length, for long messages whose extra words are in the IPC buffer.
+    pub fn with_len(self, len: usize) -> Self {
+        Self { len, ..self }
+    }
+
+    /// Attaches the capability in `slot` (the endpoint capability needs GRANT).
+    pub fn with_cap(self, slot: usize) -> Self {
+        Self {
+            cap: Some(slot),
+            ..self
+        }
+    }
+
+    fn info(&self) -> u64 {
+        let i = Info::new(self.label, self.len);
+        match self.cap {
+            Some(s) => i.with_cap(s).encode(),
+            None => i.encode(),
+        }
+    }
+
+    fn from_ret(r: &Ret, cap_slot: usize) -> Self {
+        let i = Info::decode(r.rdi);
+        Self {
+            label: i.label,
+            len: i.len,
+            words: [r.rdx, r.r10, r.r8, r.r9],
+            cap: i.cap.map(|_| cap_slot),
+            cap_dropped: i.cap_dropped,
+        }
+    }
+}
+
+/// Word `i` (≥ REG_WORDS, < MAX_WORDS) of this task's IPC buffer.
+pub fn long_word(i: usize) -> u64 {
+    assert!(
+        (REG_WORDS..MAX_WORDS).contains(&i),
+        "long words are {REG_WORDS}..{MAX_WORDS}"
+    );
+    // Safety: the kernel maps a zeroed, writable IPC buffer page at
+    // IPC_BUFFER in every task; `i < MAX_WORDS` keeps the read inside it.
+    unsafe { core::ptr::read_volatile((IPC_BUFFER as *const u64).add(i)) }
+}
+
+/// Sets word `i` (≥ REG_WORDS, < MAX_WORDS) of this task's IPC buffer.
+pub fn set_long_word(i: usize, value: u64) {
+    assert!(
+        (REG_WORDS..MAX_WORDS).contains(&i),
+        "long words are {REG_WORDS}..{MAX_WORDS}"
+    );
+    // Safety: as for `long_word`.
+    unsafe { core::ptr::write_volatile((IPC_BUFFER as *mut u64).add(i), value) };
+}
+
+fn check(r: &Ret) -> Result<(), SysError> {
+    match r.rax {
+        0 => Ok(()),
+        c => Err(SysError::from_code(c).unwrap_or(SysError::UnknownSyscall)),
+    }
+}
+
+fn msg_call(num: Sysno, a0: u64, m: &Message) -> Ret {
+    syscall6(
+        num as u64,
+        a0,
+        m.info(),
+        m.words[0],
+        m.words[1],
+        m.words[2],
+        m.words[3],
+    )
+}
+
+/// A message received by a server, with the badge of the sender's capability.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Received {
+    pub msg: Message,
+    pub badge: u64,
+}
+
+/// A capability to an endpoint.
+#[derive(Clone, Copy, Debug)]
+pub struct Endpoint(pub usize);
+
+impl Endpoint {
+    /// Sends `msg` and waits for the reply.
+    pub fn call(&self, msg: &Message) -> Result<Message, SysError> {
+        let r = msg_call(Sysno::Call, self.0 as u64, msg);
+        check(&r)?;
+        Ok(Message::from_ret(&r, 0))
+    }
+
+    /// Sends `msg`; returns once a receiver has taken it.
+    pub fn send(&self, msg: &Message) -> Result<(), SysError> {
+        check(&msg_call(Sysno::Send, self.0 as u64, msg))
+    }
+
+    /// Waits for a message. A caller's reply capability lands in `reply`;
+    /// a transferred capability may land in `cap_slot` (0 refuses them).
+    pub fn recv(&self, reply: usize, cap_slot: usize) -> Result<Received, SysError> {
+        let r = syscall6(
+            Sysno::Recv as u64,
+            pack_slots(self.0, reply, cap_slot),
+            0,
+            0,
+            0,
+            0,
+            0,
+        );
+        check(&r)?;
+        Ok(Received {
+            msg: Message::from_ret(&r, cap_slot),
+            badge: r.rsi,
+        })
+    }
+
+    /// Replies through the reply capability in `reply` (if it holds one),
+    /// then waits for the next message — a server's whole loop in one call.
+    pub fn reply_recv(
+        &self,
+        reply: usize,
+        cap_slot: usize,
+        answer: &Message,
+    ) -> Result<Received, SysError> {
+        let r = msg_call(
+            Sysno::ReplyRecv,
+            pack_slots(self.0, reply, cap_slot),
+            answer,
+        );
+        check(&r)?;
+        Ok(Received {
+            msg: Message::from_ret(&r, cap_slot),
+            badge: r.rsi,
+        })
+    }
+}
+
+/// Answers the call whose reply capability is in `slot`.
+pub fn reply(slot: usize, answer: &Message) -> Result<(), SysError> {
+    check(&msg_call(Sysno::Reply, slot as u64, answer))
+}
+
+/// A capability to a notification.
+#[derive(Clone, Copy, Debug)]
+pub struct Notification(pub usize);
+
+impl Notification {
+    /// ORs this capability's badge (or 1) into the notification.
+    pub fn signal(&self) -> Result<(), SysError> {
+        crate::sys::call(Sysno::Signal, self.0 as u64, 0, 0, 0).map(drop)
+    }
+
+    /// Waits until some bit is set; returns and clears the bits.
+    pub fn wait(&self) -> Result<u64, SysError> {
+        crate::sys::call(Sysno::Wait, self.0 as u64, 0, 0, 0)
+    }
+
+    /// Returns and clears the bits without waiting.
+    pub fn poll(&self) -> Result<u64, SysError> {
+        crate::sys::call(Sysno::Poll, self.0 as u64, 0, 0, 0)
+    }
+}
+
+/// A capability to an interrupt line.
+#[derive(Clone, Copy, Debug)]
+pub struct Irq(pub usize);
+
+impl Irq {
+    /// Re-enables the line after its interrupt was handled.
+    pub fn ack(&self) -> Result<(), SysError> {
+        crate::sys::call(Sysno::IrqAck, self.0 as u64, 0, 0, 0).map(drop)
+    }
+}
+
+/// A capability to a range of I/O ports.
+#[derive(Clone, Copy, Debug)]
+pub struct IoPorts(pub usize);
+
+impl IoPorts {
+    pub fn read8(&self, port: u16) -> Result<u8, SysError> {
+        crate::sys::call(Sysno::IoIn, self.0 as u64, port as u64, 1, 0).map(|v| v as u8)
+    }
+
+    pub fn write8(&self, port: u16, value: u8) -> Result<(), SysError> {
+        crate::sys::call(Sysno::IoOut, self.0 as u64, port as u64, 1, value as u64).map(drop)
+    }
+}
+
+/// Operations on any capability slot.
+#[derive(Clone, Copy, Debug)]
+pub struct Slot(pub usize);
+
+impl Slot {
+    /// Derives a capability with `rights` ∩ this one's and `badge` into `dst`.
+    pub fn mint(&self, dst: usize, rights: u8, badge: u64) -> Result<(), SysError> {
+        crate::sys::call(
+            Sysno::CapMint,
+            self.0 as u64,
+            dst as u64,
+            rights as u64,
+            badge,
+        )
+        .map(drop)
+    }
+
+    /// Derives an identical capability into `dst`.
+    pub fn copy(&self, dst: usize) -> Result<(), SysError> {
+        crate::sys::call(Sysno::CapCopy, self.0 as u64, dst as u64, 0, 0).map(drop)
+    }
+
+    pub fn delete(&self) -> Result<(), SysError> {
+        crate::sys::call(Sysno::CapDelete, self.0 as u64, 0, 0, 0).map(drop)
+    }
+
+    /// Deletes every capability derived from this one; returns how many.
+    pub fn revoke(&self) -> Result<u64, SysError> {
+        crate::sys::call(Sysno::CapRevoke, self.0 as u64, 0, 0, 0)
+    }
+
+    /// (kind, rights, badge) of the capability.
+    pub fn info(&self) -> Result<(u8, u8, u64), SysError> {
+        let r = syscall6(Sysno::CapInfo as u64, self.0 as u64, 0, 0, 0, 0, 0);
+        check(&r)?;
+        Ok((r.rdx as u8, (r.rdx >> 8) as u8, r.rsi))
+    }
+}
+
+/// A capability to a region (RAM shared between tasks, or device registers).
+#[derive(Clone, Copy, Debug)]
+pub struct Region(pub usize);
+
+impl Region {
+    /// Maps the region at `vaddr` (in the region window) readable, and
+    /// writable if `writable`.
+    pub fn map(&self, vaddr: u64, writable: bool) -> Result<Mapped, SysError> {
+        let want = rights::READ | if writable { rights::WRITE } else { 0 };
+        crate::sys::call(Sysno::RegionMap, self.0 as u64, vaddr, want as u64, 0)?;
+        Ok(Mapped { base: vaddr })
+    }
+
+    /// A region the manifest mapped at `vaddr` (its generated `_ADDR` constant).
+    pub fn mapped_at(vaddr: u64) -> Mapped {
+        Mapped { base: vaddr }
+    }
+
+    pub fn unmap(&self) -> Result<(), SysError> {
+        crate::sys::call(Sysno::RegionUnmap, self.0 as u64, 0, 0, 0).map(drop)
+    }
+
+    /// Physical address of byte `offset` (needs the DMA right).
+    pub fn phys(&self, offset: u64) -> Result<u64, SysError> {
+        crate::sys::call(Sysno::RegionPhys, self.0 as u64, offset, 0, 0)
+    }
+}
+
+/// A mapped region. Other tasks may change shared memory at any time, so
+/// it is read and written with volatile word accesses, never as a Rust slice.
+#[derive(Clone, Copy, Debug)]
+pub struct Mapped {
+    base: u64,
+}
+
+impl Mapped {
+    /// Reads the `u64` at byte `offset` (8-byte aligned).
+    pub fn read_u64(&self, offset: u64) -> u64 {
+        // Safety: the kernel mapped the region here for this task; an
+        // offset past the region faults this task, not the kernel. Alignment
+        // is required by the caller contract and checked in debug builds.
+        debug_assert!(offset.is_multiple_of(8));
+        unsafe { core::ptr::read_volatile((self.base + offset) as *const u64) }
+    }
+
+    /// Writes the `u64` at byte `offset` (8-byte aligned).
+    pub fn write_u64(&self, offset: u64, value: u64) {
+        debug_assert!(offset.is_multiple_of(8));
+        // Safety: as for `read_u64`; a read-only mapping faults this task.
+        unsafe { core::ptr::write_volatile((self.base + offset) as *mut u64, value) }
+    }
+
+    /// The address the region is mapped at.
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+}

@@ -1,0 +1,51 @@
+//! A tiny check list for in-guest test tasks: each check prints `ok: …` or
+//! `CHECK FAILED: …`, and [`Checks::finish`] prints the tally and exits with
+//! the number of failures, so the runner's console expectations and the
+//! task's exit code agree.
+
+use core::fmt::Debug;
+
+/// Counts checks and failures.
+#[derive(Default)]
+pub struct Checks {
+    total: u64,
+    failed: u64,
+}
+
+impl Checks {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Checks that `got == want`.
+    pub fn eq<T: PartialEq + Debug>(&mut self, what: &str, got: T, want: T) {
+        self.total += 1;
+        if got == want {
+            crate::println!("ok: {what}: {got:?}");
+        } else {
+            self.failed += 1;
+            crate::println!("CHECK FAILED: {what}: got {got:?}, expected {want:?}");
+        }
+    }
+
+    /// Checks a condition, describing it with `detail` on failure.
+    pub fn that(&mut self, what: &str, cond: bool, detail: impl Debug) {
+        self.total += 1;
+        if cond {
+            crate::println!("ok: {what}");
+        } else {
+            self.failed += 1;
+            crate::println!("CHECK FAILED: {what}: {detail:?}");
+        }
+    }
+
+    /// Prints the tally and ends the task with the failure count as exit code.
+    pub fn finish(self) -> ! {
+        if self.failed == 0 {
+            crate::println!("all {} checks passed", self.total);
+        } else {
+            crate::println!("{} of {} checks FAILED", self.failed, self.total);
+        }
+        crate::sys::exit(self.failed)
+    }
+}
