@@ -21,6 +21,7 @@
 
 extern crate alloc;
 
+pub mod bench;
 pub mod io;
 pub mod ipc;
 pub mod rt;

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::process::Command;
 use std::time::Duration;
 
-const BENCHES: [&str; 2] = ["boot", "cosy-interp"];
+const BENCHES: [&str; 3] = ["boot", "ipc", "cosy-interp"];
 const BOOT_RUNS: usize = 15;
 
 /// One machine-readable result.
@@ -112,6 +112,65 @@ fn boot() -> Result<(), String> {
     }])
 }
 
+/// Parses the guest's `BENCH <metric> <param> <value>` lines.
+pub fn parse_bench_lines(output: &str) -> Vec<(String, String, f64)> {
+    output
+        .lines()
+        .filter_map(|l| {
+            let rest = &l[l.find("BENCH ")? + 6..];
+            let mut it = rest.split_whitespace();
+            let (metric, param, value) = (it.next()?, it.next()?, it.next()?.parse().ok()?);
+            Some((metric.to_string(), param.to_string(), value))
+        })
+        .collect()
+}
+
+/// The in-guest IPC benchmark, under tcg (TSC cycles) and icount (instructions).
+fn ipc() -> Result<(), String> {
+    let built = image::build_named("ipcbench")?;
+    let mut table = Vec::new();
+    for (accel, unit) in [(Accel::Tcg, "tsc_cycles"), (Accel::Icount, "instructions")] {
+        let run = qemu::run_captured(&built, accel, Duration::from_secs(600), "")?;
+        let rows = parse_bench_lines(&run.output);
+        if rows.iter().filter(|r| r.1 == "median").count() < 3 {
+            return Err(format!(
+                "ipcbench under {accel} did not report all three metrics; console:\n{}",
+                run.output
+            ));
+        }
+        let mode = accel.as_str();
+        let records: Vec<Record<'_>> = rows
+            .iter()
+            .filter(|r| r.1 == "median" || r.1 == "p99")
+            .map(|(metric, param, value)| Record {
+                bench: "ipc",
+                config: "1cpu",
+                param,
+                metric,
+                value: *value,
+                unit,
+                mode,
+            })
+            .collect();
+        append(&records)?;
+        for (metric, param, value) in rows.iter().filter(|r| r.1 != "samples") {
+            table.push(format!(
+                "  {:<22} {:<6} {:>8} {:>12.0} {unit}",
+                metric, mode, param, value
+            ));
+        }
+    }
+    println!("bench ipc (two tasks, one CPU; rounds per metric in the console `samples` lines)");
+    println!(
+        "  {:<22} {:<6} {:>8} {:>12}",
+        "metric", "mode", "stat", "value"
+    );
+    for row in table {
+        println!("{row}");
+    }
+    Ok(())
+}
+
 /// The cosy-abi interpreter benchmark runs on the host.
 fn cosy_interp() -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -142,6 +201,7 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
     for n in names {
         match n {
             "boot" => boot()?,
+            "ipc" => ipc()?,
             "cosy-interp" => cosy_interp()?,
             _ => unreachable!("BENCHES lists only handled names"),
         }
@@ -153,6 +213,19 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bench_lines_are_parsed_with_task_prefixes() {
+        let out = "peer: BENCH notify_wait median 812\nbench: BENCH call_reply_roundtrip p99 2000\nnoise BENCH x\n";
+        let rows = parse_bench_lines(out);
+        assert_eq!(
+            rows,
+            vec![
+                ("notify_wait".into(), "median".into(), 812.0),
+                ("call_reply_roundtrip".into(), "p99".into(), 2000.0)
+            ]
+        );
+    }
 
     #[test]
     fn records_are_one_json_object_with_every_field() {

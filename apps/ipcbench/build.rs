@@ -1,0 +1,1 @@
+fn main() { conflux_manifest::build_script_main() }
