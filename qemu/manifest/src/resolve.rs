@@ -80,10 +80,10 @@ pub(crate) fn task_names(manifest: &Manifest) -> Vec<(usize, &str)> {
 
 /// The index paired with `name` among `candidates`, or the suggestion to
 /// report.
-pub(crate) fn find(candidates: &[(usize, &str)], name: &str) -> Result<usize, Suggestion> {
+pub(crate) fn find(candidates: &[(usize, &str)], name: &str) -> Result<usize, Box<Suggestion>> {
     let found = candidates.iter().find(|(_, candidate)| *candidate == name);
     found.map(|(index, _)| *index).ok_or_else(|| {
         let names: Vec<&str> = candidates.iter().map(|(_, candidate)| *candidate).collect();
-        Suggestion::new(name, &names, Words::Values)
+        Box::new(Suggestion::new(name, &names, Words::Values))
     })
 }

@@ -154,6 +154,6 @@ fn restart(fields: &Fields) -> Result<Restart, Error> {
         origin: fields.origin().to_owned(),
         path: fields.path_of("restart"),
         value: name.to_owned(),
-        suggestion: Suggestion::new(name, Restart::NAMES, Words::Values),
+        suggestion: Box::new(Suggestion::new(name, Restart::NAMES, Words::Values)),
     })
 }

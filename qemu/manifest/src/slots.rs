@@ -22,6 +22,9 @@ use crate::supervision::FAULTS;
 
 /// The constant every task's `caps` module ends with.
 pub(crate) const FIRST_FREE: &str = "FIRST_FREE";
+/// The constants only the supervisor's `caps` module has.
+pub(crate) const TASK_NAMES: &str = "TASK_NAMES";
+pub(crate) const RESTART_ON_FAULT: &str = "RESTART_ON_FAULT";
 
 /// A filled slot and why the task has it (for messages).
 struct Slot {
@@ -85,7 +88,7 @@ fn task_caps(
         });
     }
     place(manifest, &mut slots);
-    check_constants(manifest, task, &slots)?;
+    check_constants(manifest, task, supervisor == Some(task), &slots)?;
     Ok(slots.into_iter().map(|slot| slot.cap).collect())
 }
 
@@ -185,11 +188,24 @@ fn place(manifest: &Manifest, slots: &mut [Slot]) {
 
 /// Two slots must not generate the same constant (`a-b` and `a_b` both
 /// give `A_B`; a region `x` gives `X_ADDR`, as would a slot `x_addr`).
-fn check_constants(manifest: &Manifest, task: usize, slots: &[Slot]) -> Result<(), Error> {
+fn check_constants(
+    manifest: &Manifest,
+    task: usize,
+    supervises: bool,
+    slots: &[Slot],
+) -> Result<(), Error> {
     let mut seen = vec![(
         FIRST_FREE.to_owned(),
         format!("`{FIRST_FREE}` (which every task has)"),
     )];
+    if supervises {
+        seen.extend([TASK_NAMES, RESTART_ON_FAULT].map(|name| {
+            (
+                name.to_owned(),
+                format!("`{name}` (which the supervisor has)"),
+            )
+        }));
+    }
     for slot in slots {
         let base = slot.cap.constant();
         let mut names = vec![base.clone()];

@@ -47,7 +47,7 @@ impl<'a> Fields<'a> {
                 origin: origin.to_owned(),
                 table: path,
                 key: key.clone(),
-                suggestion: Suggestion::new(key, allowed, Words::Keys),
+                suggestion: Box::new(Suggestion::new(key, allowed, Words::Keys)),
             });
         }
         Ok(Fields {

@@ -67,7 +67,7 @@ fn modes(fields: &Fields) -> Result<Vec<Mode>, Error> {
             origin: fields.origin().to_owned(),
             path: format!("{}[{index}]", fields.path_of("modes")),
             value: (*name).to_owned(),
-            suggestion: Suggestion::new(name, Mode::NAMES, Words::Values),
+            suggestion: Box::new(Suggestion::new(name, Mode::NAMES, Words::Values)),
         })?;
         if modes.contains(&mode) {
             return Err(Error::DuplicateMode {
@@ -98,6 +98,6 @@ fn outcome(fields: &Fields) -> Result<Outcome, Error> {
     name.parse().map_err(|_| Error::UnknownOutcome {
         origin: fields.origin().to_owned(),
         value: name.to_owned(),
-        suggestion: Suggestion::new(name, Outcome::NAMES, Words::Values),
+        suggestion: Box::new(Suggestion::new(name, Outcome::NAMES, Words::Values)),
     })
 }

@@ -51,6 +51,105 @@ pub mod caps {
 }
 ";
 
+/// A supervised system with a client holding one capability of each
+/// mapped and unmapped kind.
+fn supervised() -> conflux_manifest::Manifest {
+    ok(&format!(
+        "{SYSTEM}supervisor = \"init\"\n\
+         [endpoints.echo]\nserver = \"echo-server\"\n[notifications.events]\n\
+         [regions.shared]\nsize = 8192\n[mmio.uart]\nphys = 0xfebd0000\nsize = 4096\n\
+         [tasks.init]\ncrate = \"init\"\npriority = 1\nstart_order = 0\n\
+         [tasks.echo-server]\ncrate = \"echo-server\"\npriority = 2\nstart_order = 1\nrestart = \"on-fault\"\n\
+         [tasks.client]\ncrate = \"client\"\npriority = 3\nstart_order = 2\n\
+         [tasks.client.caps]\n\
+         echo = {{ endpoint = \"echo\", rights = \"wg\", badge = 7 }}\n\
+         events = {{ notification = \"events\", rights = \"r\" }}\n\
+         shared-buf = {{ region = \"shared\" }}\n\
+         dev = {{ mmio = \"uart\" }}\n"
+    ))
+}
+
+const CLIENT_CAPS: &str = "\
+/// The capabilities this task starts with: slot numbers, and where
+/// regions and MMIO ranges are mapped. Slot 0 is always empty.
+#[allow(dead_code)]
+pub mod caps {
+    /// Slot of `echo`: endpoint `echo`, rights \"wg\", badge 7.
+    pub const ECHO: usize = 1;
+    /// Slot of `events`: notification `events`, rights \"r\".
+    pub const EVENTS: usize = 2;
+    /// Slot of `shared-buf`: region `shared`, rights \"rw\".
+    pub const SHARED_BUF: usize = 3;
+    /// Address where `shared-buf` is mapped.
+    pub const SHARED_BUF_ADDR: u64 = 0x2000_0000_0000;
+    /// Bytes mapped at `SHARED_BUF_ADDR`.
+    pub const SHARED_BUF_SIZE: usize = 8192;
+    /// Slot of `dev`: MMIO range `uart`, rights \"rw\".
+    pub const DEV: usize = 4;
+    /// Address where `dev` is mapped.
+    pub const DEV_ADDR: u64 = 0x2000_0000_3000;
+    /// Bytes mapped at `DEV_ADDR`.
+    pub const DEV_SIZE: usize = 4096;
+    /// The first slot the manifest leaves empty (the table size when none is).
+    pub const FIRST_FREE: usize = 5;
+}
+";
+
+const SUPERVISOR_CAPS: &str = "\
+/// The capabilities this task starts with: slot numbers, and where
+/// regions and MMIO ranges are mapped. Slot 0 is always empty.
+#[allow(dead_code)]
+pub mod caps {
+    /// Slot of `faults`: the endpoint on which the kernel reports tasks' faults (receive; the badge is the faulting task's index).
+    pub const FAULTS: usize = 1;
+    /// The first slot the manifest leaves empty (the table size when none is).
+    pub const FIRST_FREE: usize = 2;
+    /// Every task's name, by task index (the badge of its fault messages).
+    pub const TASK_NAMES: &[&str] = &[\"init\", \"echo-server\", \"client\"];
+    /// Whether each task, by task index, is restarted after a fault.
+    pub const RESTART_ON_FAULT: &[bool] = &[false, true, false];
+}
+";
+
+/// The `caps` module at the end of the constants for `crate_name`.
+fn caps_module(crate_name: &str) -> String {
+    let source = task_constants(&supervised(), crate_name);
+    let start = source.find("/// The capabilities").expect("a caps module");
+    source[start..].to_owned()
+}
+
+#[test]
+fn client_caps_name_every_slot_and_mapping() {
+    assert_eq!(caps_module("client"), CLIENT_CAPS);
+}
+
+#[test]
+fn supervisor_caps_hold_the_fault_endpoint_and_restart_table() {
+    assert_eq!(caps_module("init"), SUPERVISOR_CAPS);
+}
+
+#[test]
+fn server_caps_hold_its_endpoint() {
+    let caps = caps_module("echo-server");
+    assert!(caps.contains(
+        "    /// Slot of `echo`: endpoint `echo`, rights \"r\".\n    pub const ECHO: usize = 1;\n"
+    ));
+    assert!(!caps.contains("TASK_NAMES"));
+}
+
+/// Tasks are binaries that `include!` their constants in a `config`
+/// module (see `conflux_userlib::entry!`) and use only some of them; a
+/// private module makes rustc report every unused one.
+#[test]
+fn caps_constants_compile_without_warnings_in_a_task() {
+    for name in ["client", "init", "echo-server"] {
+        let source = task_constants(&supervised(), name);
+        let task = format!("mod config {{\n{source}}}\nfn main() {{}}\n");
+        let (built, stderr) = rustc_as(&format!("{name}_caps"), &task, "bin");
+        assert!(built, "{stderr}");
+    }
+}
+
 #[test]
 fn constants_hold_the_task_values() {
     assert_eq!(
@@ -81,6 +180,11 @@ fn a_crate_that_is_no_task_gets_a_compile_error() {
 /// Compiles `source` as a library with the same rustc cargo uses; returns
 /// whether it built and what rustc printed.
 fn rustc(name: &str, source: &str) -> (bool, String) {
+    rustc_as(name, source, "lib")
+}
+
+/// Compiles `source` as a crate of type `crate_type`.
+fn rustc_as(name: &str, source: &str, crate_type: &str) -> (bool, String) {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("codegen");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join(format!("{name}.rs"));
@@ -91,7 +195,7 @@ fn rustc(name: &str, source: &str) -> (bool, String) {
             "--edition",
             "2021",
             "--crate-type",
-            "lib",
+            crate_type,
             "--emit",
             "metadata",
             "--out-dir",

@@ -1,8 +1,9 @@
 //! Manifest → boot image: builds the kernel and the system's tasks, then
-//! lays the tasks out in the boot image the kernel reads as its initrd.
+//! lays the tasks, objects and capabilities out (see `lower`) in the boot
+//! image the kernel reads as its initrd.
 
-use crate::workspace;
-use conflux_bootimg::{encode, Image, Restart, TaskRecord};
+use crate::{lower, workspace};
+use conflux_bootimg::encode;
 use conflux_manifest::Manifest;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -71,26 +72,7 @@ pub fn build(path: &Path) -> Result<Built, String> {
             })
         })
         .collect::<Result<_, _>>()?;
-    let specs: Vec<TaskRecord<'_>> = manifest
-        .tasks
-        .iter()
-        .zip(&elfs)
-        .map(|(t, elf)| TaskRecord {
-            name: &t.name,
-            elf,
-            stack_size: t.stack_size,
-            heap_size: t.heap_size,
-            priority: t.priority,
-            restart: Restart::Never,
-        })
-        .collect();
-    let image = Image {
-        system_name: &manifest.system.name,
-        supervisor: None,
-        tasks: specs,
-        objects: vec![],
-        caps: vec![],
-    };
+    let image = lower::image(&manifest, &elfs);
     let bytes = encode(&image).map_err(|e| format!("{}: {e}", path.display()))?;
     let dir = workspace::root()
         .join("target/images")

@@ -11,6 +11,7 @@ mod guest_test;
 mod host_test;
 mod image;
 mod lint;
+mod lower;
 mod qemu;
 mod symbolize;
 mod workspace;

@@ -5,13 +5,13 @@
 //! manifest and are never written by hand. Values are emitted with Rust's
 //! own literal syntax (`{:?}` for strings), so any text stays valid source.
 //! The task's capability slots and mappings are in a `caps` module (see
-//! `caps`); the supervisor also gets the table of tasks it restarts.
+//! `caps`), with, for the supervisor, the table of tasks it restarts.
 
 mod caps;
 
 use std::fmt::Write;
 
-use crate::model::{Manifest, Restart, Task};
+use crate::model::{Manifest, Task};
 
 /// The constants for the task built by `crate_name`, or a `compile_error!`
 /// saying what to do when the manifest has no such task.
@@ -80,13 +80,7 @@ fn constants(out: &mut String, manifest: &Manifest, index: usize, task: &Task) {
     for (name, ty, value, doc) in items {
         constant(out, "", doc, name, ty, &value);
     }
-    if manifest
-        .supervisor()
-        .is_some_and(|(supervisor, _)| supervisor == index)
-    {
-        supervisor(out, manifest);
-    }
-    caps::module(out, manifest, task);
+    caps::module(out, manifest, index, task);
 }
 
 /// One documented constant; `indent` is "" at the top level, where each
@@ -101,36 +95,6 @@ fn constant(out: &mut String, indent: &str, doc: &str, name: &str, ty: &str, val
     let _ = write!(
         out,
         "{indent}/// {doc}\n{allow}{indent}pub const {name}: {ty} = {value};\n"
-    );
-}
-
-/// What the supervisor needs to report and restart faulting tasks.
-fn supervisor(out: &mut String, manifest: &Manifest) {
-    let names: Vec<String> = manifest
-        .tasks
-        .iter()
-        .map(|t| format!("{:?}", t.name))
-        .collect();
-    let restart: Vec<String> = manifest
-        .tasks
-        .iter()
-        .map(|t| (t.restart == Restart::OnFault).to_string())
-        .collect();
-    constant(
-        out,
-        "",
-        "Every task's name, by task index (the badge of its fault messages).",
-        "TASK_NAMES",
-        "&[&str]",
-        &format!("&[{}]", names.join(", ")),
-    );
-    constant(
-        out,
-        "",
-        "Whether each task, by task index, is restarted after a fault.",
-        "RESTART_ON_FAULT",
-        "&[bool]",
-        &format!("&[{}]", restart.join(", ")),
     );
 }
 

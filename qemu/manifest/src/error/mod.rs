@@ -4,7 +4,8 @@
 //! `tasks.hello.priority`), what is wrong, and what to do about it. The
 //! messages are part of the crate's interface: tests assert them word for
 //! word, so change them deliberately. The wording lives in `describe`, the
-//! shared phrasing (sizes, ranges, references) in `format`.
+//! shared phrasing (sizes, ranges, references) in `format`. Suggestions
+//! are boxed to keep the error small on the success path.
 
 mod describe;
 mod format;
@@ -37,7 +38,7 @@ pub enum Error {
         origin: String,
         table: String,
         key: String,
-        suggestion: Suggestion,
+        suggestion: Box<Suggestion>,
     },
     /// A value of the wrong TOML type.
     WrongType {
@@ -90,7 +91,7 @@ pub enum Error {
         origin: String,
         path: String,
         value: String,
-        suggestion: Suggestion,
+        suggestion: Box<Suggestion>,
     },
     /// A mode listed twice in `test.modes`.
     DuplicateMode { origin: String, mode: Mode },
@@ -102,7 +103,7 @@ pub enum Error {
     UnknownOutcome {
         origin: String,
         value: String,
-        suggestion: Suggestion,
+        suggestion: Box<Suggestion>,
     },
     /// The system has no task.
     NoTasks { origin: String },
@@ -138,13 +139,13 @@ pub enum Error {
         origin: String,
         path: String,
         value: String,
-        suggestion: Suggestion,
+        suggestion: Box<Suggestion>,
     },
     /// `system.supervisor` names no task.
     UnknownSupervisor {
         origin: String,
         value: String,
-        suggestion: Suggestion,
+        suggestion: Box<Suggestion>,
     },
     /// The supervisor itself has `restart = "on-fault"`: nothing restarts it.
     SupervisorRestarts { origin: String, task: String },
@@ -155,14 +156,14 @@ pub enum Error {
         origin: String,
         endpoint: String,
         value: String,
-        suggestion: Suggestion,
+        suggestion: Box<Suggestion>,
     },
     /// `irqs.*.notification` names no notification.
     UnknownNotification {
         origin: String,
         irq: String,
         value: String,
-        suggestion: Suggestion,
+        suggestion: Box<Suggestion>,
     },
     /// A capability names an object of its kind that is not declared;
     /// `kind` is the key (`endpoint`), `table` where such objects are
@@ -173,7 +174,7 @@ pub enum Error {
         kind: &'static str,
         table: &'static str,
         value: String,
-        suggestion: Suggestion,
+        suggestion: Box<Suggestion>,
     },
     /// A capability names no object, or several (`keys` are the object
     /// keys it has).

@@ -1,0 +1,231 @@
+//! Manifest → boot image tables.
+//!
+//! The validated manifest already holds every decision (object ids, slot
+//! numbers, rights, badges, map addresses), made once in
+//! `conflux-manifest` so that the generated task constants and the image
+//! cannot disagree. Lowering only re-encodes them as the kernel's records
+//! (see `conflux_bootimg` for the layout); `encode` then checks the result
+//! with the kernel's own parser.
+
+use conflux_bootimg::{CapRecord, Image, ObjectRecord, Restart, TaskRecord};
+use conflux_manifest::{Manifest, Object, ObjectSpec};
+
+/// The boot image for `manifest`, with `elfs[i]` the ELF of task `i` (start
+/// order).
+///
+/// # Panics
+///
+/// If `elfs` is shorter than the task list, or a value the manifest's
+/// validation bounds (task, slot, object counts) does not fit its field.
+pub fn image<'a>(manifest: &'a Manifest, elfs: &'a [Vec<u8>]) -> Image<'a> {
+    Image {
+        system_name: &manifest.system.name,
+        supervisor: manifest.supervisor().map(|(index, _)| narrow(index)),
+        tasks: manifest
+            .tasks
+            .iter()
+            .zip(elfs)
+            .map(|(task, elf)| TaskRecord {
+                name: &task.name,
+                elf,
+                stack_size: task.stack_size,
+                heap_size: task.heap_size,
+                priority: task.priority,
+                restart: match task.restart {
+                    conflux_manifest::Restart::Never => Restart::Never,
+                    conflux_manifest::Restart::OnFault => Restart::OnFault,
+                },
+            })
+            .collect(),
+        objects: manifest.objects.iter().map(object).collect(),
+        caps: caps(manifest),
+    }
+}
+
+fn object(object: &Object) -> ObjectRecord {
+    let kind = object.spec.kind();
+    let (owner, a, b) = match object.spec {
+        ObjectSpec::Endpoint { server } | ObjectSpec::Faults { supervisor: server } => {
+            (server, 0, 0)
+        }
+        ObjectSpec::Notification => (0, 0, 0),
+        ObjectSpec::Region { size } => (0, size, 0),
+        ObjectSpec::Mmio { phys, size } => (0, phys, size),
+        ObjectSpec::Irq {
+            line,
+            notification,
+            bit,
+        } => (notification, line, bit),
+        ObjectSpec::IoPorts { base, count } => (0, base, count),
+    };
+    ObjectRecord {
+        kind,
+        owner: narrow(owner),
+        a,
+        b,
+    }
+}
+
+/// Every task's capabilities, task by task in slot order.
+fn caps(manifest: &Manifest) -> Vec<CapRecord> {
+    let records = manifest.tasks.iter().enumerate().flat_map(|(task, t)| {
+        t.caps.iter().map(move |cap| CapRecord {
+            task: narrow(task),
+            slot: narrow(cap.slot),
+            object: narrow(cap.object),
+            rights: cap.rights,
+            badge: cap.badge,
+            map_vaddr: cap.map_vaddr.unwrap_or(0),
+        })
+    });
+    records.collect()
+}
+
+/// A count the manifest's limits keep within `T`.
+fn narrow<T: TryFrom<usize>>(value: usize) -> T {
+    T::try_from(value)
+        .ok()
+        .expect("the manifest's limits keep indices within the image's fields")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use conflux_abi::cap::{rights, ObjectKind};
+    use conflux_abi::layout::{PAGE_SIZE, REGION_BASE};
+    use conflux_bootimg::{encode, BootImage};
+
+    const MANIFEST: &str = r#"
+        [system]
+        name = "every-kind"
+        supervisor = "init"
+
+        [tasks.client]
+        crate = "client"
+        priority = 3
+        start_order = 3
+        restart = "on-fault"
+
+        [tasks.client.caps]
+        echo = { endpoint = "echo", rights = "wg", badge = 7 }
+        events = { notification = "events", rights = "r" }
+        shared = { region = "shared", rights = "rwd" }
+        dev = { mmio = "uart" }
+
+        [tasks.init]
+        crate = "init"
+        priority = 1
+        start_order = 1
+
+        [tasks.driver]
+        crate = "driver"
+        priority = 2
+        start_order = 2
+
+        [tasks.driver.caps]
+        irq = { irq = "com2" }
+        io = { ioports = "com2" }
+        shared = { region = "shared", rights = "r" }
+
+        [endpoints.echo]
+        server = "driver"
+
+        [notifications.events]
+
+        [regions.shared]
+        size = 8192
+
+        [mmio.uart]
+        phys = 0xfebd0000
+        size = 4096
+
+        [irqs.com2]
+        line = 3
+        notification = "events"
+        bit = 5
+
+        [ioports.com2]
+        base = 0x2f8
+        count = 8
+    "#;
+
+    fn record(kind: ObjectKind, owner: u32, a: u64, b: u64) -> ObjectRecord {
+        ObjectRecord { kind, owner, a, b }
+    }
+
+    fn cap(task: u8, slot: u8, object: u16, rights: u8, badge: u64, map: u64) -> CapRecord {
+        CapRecord {
+            task,
+            slot,
+            object,
+            rights,
+            badge,
+            map_vaddr: map,
+        }
+    }
+
+    #[test]
+    fn lowers_every_kind_and_encodes() {
+        let manifest = conflux_manifest::parse(MANIFEST, "every-kind.toml").unwrap();
+        let elfs = vec![
+            b"\x7fELF-init".to_vec(),
+            b"\x7fELF-drv".to_vec(),
+            b"\x7fELF".to_vec(),
+        ];
+        let image = image(&manifest, &elfs);
+        let names: Vec<&str> = image.tasks.iter().map(|t| t.name).collect();
+        assert_eq!(names, ["init", "driver", "client"]);
+        assert_eq!(image.supervisor, Some(0));
+        assert_eq!(image.tasks[2].restart, Restart::OnFault);
+        assert_eq!(image.tasks[0].restart, Restart::Never);
+        // Endpoints, notifications, regions, MMIO, IRQs, I/O ports, then the
+        // supervisor's fault endpoint.
+        assert_eq!(
+            image.objects,
+            [
+                record(ObjectKind::Endpoint, 1, 0, 0),
+                record(ObjectKind::Notification, 0, 0, 0),
+                record(ObjectKind::Region, 0, 8192, 0),
+                record(ObjectKind::Mmio, 0, 0xfebd_0000, 4096),
+                record(ObjectKind::Irq, 1, 3, 5),
+                record(ObjectKind::IoPorts, 0, 0x2f8, 8),
+                record(ObjectKind::Endpoint, 0, 0, 0),
+            ]
+        );
+        let (r, w, g, d) = (rights::READ, rights::WRITE, rights::GRANT, rights::DMA);
+        let second_map = REGION_BASE + 8192 + PAGE_SIZE;
+        assert_eq!(
+            image.caps,
+            [
+                // init: the fault endpoint in slot 1.
+                cap(0, 1, 6, r, 0, 0),
+                // driver: its caps, then a receive cap for the endpoint it serves.
+                cap(1, 1, 4, r | w, 0, 0),
+                cap(1, 2, 5, r | w, 0, 0),
+                cap(1, 3, 2, r, 0, REGION_BASE),
+                cap(1, 4, 0, r, 0, 0),
+                // client: mappings in slot order with a guard page between.
+                cap(2, 1, 0, w | g, 7, 0),
+                cap(2, 2, 1, r, 0, 0),
+                cap(2, 3, 2, r | w | d, 0, REGION_BASE),
+                cap(2, 4, 3, r | w, 0, second_map),
+            ]
+        );
+        let bytes = encode(&image).unwrap();
+        let parsed = BootImage::parse(&bytes).unwrap();
+        assert_eq!(parsed.caps().collect::<Vec<_>>(), image.caps);
+        assert_eq!(parsed.objects().collect::<Vec<_>>(), image.objects);
+    }
+
+    #[test]
+    fn a_system_without_objects_lowers_to_empty_tables() {
+        let text =
+            "[system]\nname = \"t\"\n[tasks.a]\ncrate = \"a\"\npriority = 1\nstart_order = 1\n";
+        let manifest = conflux_manifest::parse(text, "t.toml").unwrap();
+        let elfs = vec![b"\x7fELF".to_vec()];
+        let image = image(&manifest, &elfs);
+        assert_eq!((image.objects.len(), image.caps.len()), (0, 0));
+        assert_eq!(image.supervisor, None);
+        assert!(encode(&image).is_ok());
+    }
+}
