@@ -76,8 +76,8 @@ fn task_caps(
     for decl in decls {
         slots.push(declared(manifest, task, decl)?);
     }
-    let served = served(manifest, task, &slots);
-    slots.extend(served);
+    let own = served(manifest, task, &slots);
+    slots.extend(own);
     let count = slots.len() + 1;
     if count > CAP_SLOTS {
         return Err(Error::TooManyCaps {
