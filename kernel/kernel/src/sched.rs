@@ -297,14 +297,6 @@ impl Kernel {
     }
 }
 
-fn format_blocked(n: usize) -> &'static str {
-    if n == 1 {
-        ", 1 blocked forever"
-    } else {
-        ", several blocked forever"
-    }
-}
-
 /// Creates every object and task in the image, prints the banner and runs the first.
 pub fn start(image: BootImage<'static>, frame_slot: *mut TrapFrame) -> ! {
     let mut k = KERNEL.lock();
