@@ -1,1 +1,3 @@
-fn main() { conflux_manifest::build_script_main() }
+fn main() {
+    conflux_manifest::build_script_main()
+}

@@ -80,7 +80,9 @@ fn main() {
             // Never a pointer into our own memory: that would print it.
             a[0] |= 0xffff_0000_0000_0000;
         }
-        if matches!(Sysno::from_raw(num), Some(Sysno::Call | Sysno::Send)) && rng.next() % 2 == 0 {
+        if matches!(Sysno::from_raw(num), Some(Sysno::Call | Sysno::Send))
+            && rng.next().is_multiple_of(2)
+        {
             a[0] = config::caps::SINK as u64; // reach the sink often, not just by chance
         }
         let r = syscall6(num, a[0], a[1], a[2], a[3], a[4], a[5]);

@@ -26,7 +26,7 @@ fn main() {
     );
     let chan = Endpoint(caps::CHAN);
     let Ok(got) = chan.recv(REPLY, GOT) else {
-        return c.finish();
+        c.finish()
     };
     c.eq("a capability arrived", got.msg.cap, Some(GOT));
     let mapped = Region(GOT).map(AT, false);
@@ -38,7 +38,7 @@ fn main() {
     let m = Region::mapped_at(AT);
     c.eq("transferred region value", m.read_u64(0), 77);
     let Ok(_) = chan.reply_recv(REPLY, 0, &Message::new(1, &[m.read_u64(0)])) else {
-        return c.finish();
+        c.finish()
     };
     println!("reading the region again after revocation");
     let v = m.read_u64(0);

@@ -161,13 +161,8 @@ impl Kernel {
                 _ => blocked += 1,
             }
         }
-        let blocked = if blocked > 0 {
-            format_blocked(blocked)
-        } else {
-            ""
-        };
         kprintln!(
-            "all tasks ended: {exited} exited, {faulted} stopped after a fault, {} failed to start{blocked}",
+            "all tasks ended: {exited} exited, {faulted} stopped after a fault, {} failed to start, {blocked} blocked forever",
             self.failed_to_load
         );
         machine::exit(Verdict::AllTasksEnded)

@@ -306,10 +306,10 @@ pub struct Mapped {
 impl Mapped {
     /// Reads the `u64` at byte `offset` (8-byte aligned).
     pub fn read_u64(&self, offset: u64) -> u64 {
+        debug_assert!(offset.is_multiple_of(8));
         // Safety: the kernel mapped the region here for this task; an
         // offset past the region faults this task, not the kernel. Alignment
         // is required by the caller contract and checked in debug builds.
-        debug_assert!(offset.is_multiple_of(8));
         unsafe { core::ptr::read_volatile((self.base + offset) as *const u64) }
     }
 
