@@ -10,7 +10,6 @@ use crate::cap::{Cap, Slot};
 use crate::sched::Kernel;
 use conflux_abi::cap::CAP_SLOTS;
 use conflux_abi::SysError;
-use conflux_bootimg::MAX_TASKS;
 
 impl Kernel {
     /// `cap_mint` / `cap_copy`: a derived capability into free slot `dst`.
@@ -64,7 +63,7 @@ impl Kernel {
         let root = self.task(me).caps.get(slot)?.id;
         loop {
             let mut changed = false;
-            for t in 0..MAX_TASKS {
+            for t in 0..self.ntasks {
                 for s in 0..CAP_SLOTS {
                     let Some(c) = self.cap_at(t, s).copied() else {
                         continue;
@@ -82,7 +81,7 @@ impl Kernel {
             }
         }
         let mut count = 0;
-        for t in 0..MAX_TASKS {
+        for t in 0..self.ntasks {
             for s in 0..CAP_SLOTS {
                 let Some(c) = self.cap_at(t, s).copied() else {
                     continue;

@@ -53,13 +53,13 @@ fn copy_long(from: u64, to: u64, len: usize) {
 impl Kernel {
     /// The task blocked receiving on endpoint `obj`, if any.
     pub fn receiver_on(&self, obj: u16) -> Option<usize> {
-        self.tasks.iter().position(|t| matches!(t, Some(t) if matches!(t.state, State::Receiving { obj: o, .. } if o == obj)))
+        self.live().iter().position(|t| matches!(t, Some(t) if matches!(t.state, State::Receiving { obj: o, .. } if o == obj)))
     }
 
     /// The longest-waiting sender on endpoint `obj`.
     fn sender_on(&self, obj: u16) -> Option<usize> {
         let mut best: Option<(u64, usize)> = None;
-        for (i, t) in self.tasks.iter().enumerate() {
+        for (i, t) in self.live().iter().enumerate() {
             let seq = match t.as_ref().map(|t| t.state) {
                 Some(State::Sending { obj: o, seq, .. })
                 | Some(State::FaultSending { obj: o, seq })

@@ -37,7 +37,7 @@ impl Kernel {
     /// ORs `bits` into notification `obj` and wakes its waiter.
     pub fn raise(&mut self, obj: u16, bits: u64) {
         *self.word(obj) |= bits;
-        let waiter = self.tasks.iter().position(
+        let waiter = self.live().iter().position(
             |t| matches!(t, Some(t) if matches!(t.state, State::Waiting { obj: o } if o == obj)),
         );
         if let Some(w) = waiter {

@@ -24,6 +24,9 @@ use spin::Mutex;
 /// All kernel state that changes after boot.
 pub struct Kernel {
     pub tasks: [Option<Task>; MAX_TASKS],
+    /// Slots `0..ntasks` are the image's tasks; scans stop there, which
+    /// keeps the IPC path's cost proportional to the system, not to 64.
+    pub ntasks: usize,
     pub current: usize,
     /// The CPU is in the idle loop (no task is running).
     pub idle: bool,
@@ -42,6 +45,7 @@ pub struct Kernel {
 
 pub static KERNEL: Mutex<Kernel> = Mutex::new(Kernel {
     tasks: [const { None }; MAX_TASKS],
+    ntasks: 0,
     current: 0,
     idle: false,
     objects: Objects::new(),
@@ -79,14 +83,19 @@ impl Kernel {
             .expect("task index from kernel state")
     }
 
+    /// The image's task slots.
+    pub fn live(&self) -> &[Option<Task>] {
+        &self.tasks[..self.ntasks]
+    }
+
     /// The most urgent ready task, round robin among equals, starting after
     /// the current one (so the current task is chosen last among peers).
     pub fn pick_next(&self) -> Option<usize> {
-        let n = self.tasks.len();
+        let n = self.ntasks.max(1);
         let mut best: Option<(u8, usize)> = None;
         for step in 1..=n {
             let i = (self.current + step) % n;
-            if let Some(t) = &self.tasks[i] {
+            if let Some(t) = self.tasks.get(i).and_then(Option::as_ref) {
                 if matches!(t.state, State::Ready) && best.is_none_or(|(p, _)| t.priority < p) {
                     best = Some((t.priority, i));
                 }
@@ -142,7 +151,7 @@ impl Kernel {
 
     /// Some task waits on a notification an interrupt line can signal.
     fn waits_for_interrupt(&self) -> bool {
-        self.tasks.iter().flatten().any(|t| match t.state {
+        self.live().iter().flatten().any(|t| match t.state {
             State::Waiting { obj } => self
                 .objects
                 .table
@@ -154,7 +163,7 @@ impl Kernel {
 
     fn all_ended(&self) -> ! {
         let (mut exited, mut faulted, mut blocked) = (0, 0, 0);
-        for t in self.tasks.iter().flatten() {
+        for t in self.live().iter().flatten() {
             match t.state {
                 State::Exited => exited += 1,
                 State::Stopped | State::FaultSending { .. } | State::FaultAwaiting => faulted += 1,
@@ -170,7 +179,7 @@ impl Kernel {
 
     /// Makes every task that waits on dead task `d` runnable with `DeadPeer`.
     fn wake_dependents(&mut self, d: usize) {
-        for i in 0..MAX_TASKS {
+        for i in 0..self.ntasks {
             let Some(t) = self.tasks[i].as_ref() else {
                 continue;
             };
@@ -309,6 +318,7 @@ pub fn start(image: BootImage<'static>, frame_slot: *mut TrapFrame) -> ! {
             crate::arch::ioapic::route(rec.a as u8);
         }
     }
+    k.ntasks = image.task_count();
     for i in 0..image.task_count() {
         if !k.load_task(i, 0) {
             k.failed_to_load += 1;
@@ -331,7 +341,7 @@ pub fn start(image: BootImage<'static>, frame_slot: *mut TrapFrame) -> ! {
         image.system_name(),
         crate::mem::free_frames() / 256
     );
-    k.current = MAX_TASKS - 1; // so the search starts at slot 0
+    k.current = k.ntasks - 1; // so the search starts at slot 0
                                // Safety: `frame_slot` is the top of this CPU's kernel stack, reserved
                                // for the frame that `enter` restores.
     let frame = unsafe { &mut *frame_slot };
