@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cap;
+pub mod devices;
 pub mod error;
 pub mod exit;
 pub mod ipc;

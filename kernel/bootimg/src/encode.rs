@@ -316,6 +316,40 @@ mod tests {
     }
 
     #[test]
+    fn kernel_devices_are_never_given_out() {
+        let mut img = image();
+        img.objects.push(ObjectRecord {
+            kind: ObjectKind::IoPorts,
+            owner: 0,
+            a: 0x3f8,
+            b: 8,
+        });
+        assert_eq!(
+            encode(&img).unwrap_err(),
+            ImageError::KernelDevice { object: 4 }
+        );
+        let mut img = image();
+        img.objects.push(ObjectRecord {
+            kind: ObjectKind::Mmio,
+            owner: 0,
+            a: 0xfee0_0000,
+            b: 4096,
+        });
+        assert_eq!(
+            encode(&img).unwrap_err(),
+            ImageError::KernelDevice { object: 4 }
+        );
+        let mut img = image();
+        img.objects.push(ObjectRecord {
+            kind: ObjectKind::IoPorts,
+            owner: 0,
+            a: 0x2f8,
+            b: 8,
+        });
+        assert!(encode(&img).is_ok(), "COM2 is not the kernel's");
+    }
+
+    #[test]
     fn encoder_refuses_what_it_cannot_represent() {
         let long = "x".repeat(32);
         let mut img = image();

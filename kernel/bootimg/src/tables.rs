@@ -3,6 +3,7 @@
 
 use crate::{ImageError, IRQ_LINES, MAX_REGION, PAGE_SIZE};
 use conflux_abi::cap::{ObjectKind, CAP_SLOTS};
+use conflux_abi::devices::{overlaps, RESERVED_MMIO, RESERVED_PORTS};
 use conflux_abi::layout::{is_user_range, PAGE_SIZE as UPAGE};
 
 /// What the supervisor is told to do when a task faults.
@@ -57,6 +58,14 @@ impl ObjectRecord {
         tasks: usize,
     ) -> Result<(), ImageError> {
         let bad = ImageError::BadObject { object: index };
+        let reserved = match self.kind {
+            ObjectKind::Mmio => overlaps(&RESERVED_MMIO, self.a, self.b),
+            ObjectKind::IoPorts => overlaps(&RESERVED_PORTS, self.a, self.b),
+            _ => false,
+        };
+        if reserved {
+            return Err(ImageError::KernelDevice { object: index });
+        }
         let ok = match self.kind {
             ObjectKind::Endpoint => (self.owner as usize) < tasks && self.a == 0 && self.b == 0,
             ObjectKind::Notification => self.owner == 0 && self.a == 0 && self.b == 0,

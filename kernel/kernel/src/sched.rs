@@ -342,8 +342,8 @@ pub fn start(image: BootImage<'static>, frame_slot: *mut TrapFrame) -> ! {
         crate::mem::free_frames() / 256
     );
     k.current = k.ntasks - 1; // so the search starts at slot 0
-                               // Safety: `frame_slot` is the top of this CPU's kernel stack, reserved
-                               // for the frame that `enter` restores.
+                              // Safety: `frame_slot` is the top of this CPU's kernel stack, reserved
+                              // for the frame that `enter` restores.
     let frame = unsafe { &mut *frame_slot };
     k.switch(frame);
     drop(k);

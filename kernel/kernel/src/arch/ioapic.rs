@@ -8,7 +8,7 @@
 
 use super::paging::phys_to_virt;
 
-const IOAPIC_PHYS: u64 = 0xfec0_0000;
+use conflux_abi::devices::IOAPIC_PHYS;
 const REG_SELECT: usize = 0x00;
 const REG_WINDOW: usize = 0x10;
 const MASKED: u32 = 1 << 16;

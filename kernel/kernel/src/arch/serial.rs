@@ -3,7 +3,7 @@
 use spin::Mutex;
 use uart_16550::SerialPort;
 
-const COM1: u16 = 0x3f8;
+use conflux_abi::devices::COM1;
 
 // Safety: 0x3F8 is COM1 on every PC-compatible machine QEMU emulates.
 static PORT: Mutex<SerialPort> = Mutex::new(unsafe { SerialPort::new(COM1) });
