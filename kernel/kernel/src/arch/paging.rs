@@ -115,41 +115,58 @@ impl AddressSpace {
         }
     }
 
+    /// Maps frame `phys` at user page `vaddr` with leaf `flags` and flushes
+    /// the page's TLB entry (harmless when this space is not live).
+    ///
+    /// # Safety
+    /// The caller must own `phys` for as long as the mapping exists (a fresh
+    /// frame, or a region frame unmapped before its capability goes away).
+    unsafe fn map(&mut self, vaddr: u64, phys: u64, flags: F) -> Result<(), MapError> {
+        let page = Page::<Size4KiB>::containing_address(VirtAddr::new(vaddr));
+        let frame = PhysFrame::containing_address(PhysAddr::new(phys));
+        // Parent tables allow everything; the leaf entry alone sets permissions.
+        let parents = F::PRESENT | F::WRITABLE | F::USER_ACCESSIBLE;
+        // Safety: the caller owns the frame; the page is in the user half,
+        // which the kernel never uses for its own data.
+        let result = unsafe {
+            self.mapper().map_to_with_table_flags(
+                page,
+                frame,
+                flags | F::PRESENT | F::USER_ACCESSIBLE,
+                parents,
+                &mut Frames,
+            )
+        };
+        match result {
+            Ok(flush) => {
+                flush.flush();
+                Ok(())
+            }
+            Err(x86_64::structures::paging::mapper::MapToError::FrameAllocationFailed) => {
+                Err(MapError::OutOfMemory)
+            }
+            Err(_) => Err(MapError::AlreadyMapped),
+        }
+    }
+
     /// Maps a fresh zeroed frame at user page `vaddr`; returns its physical address.
     pub fn map_zeroed(&mut self, vaddr: u64, perms: UserPerms) -> Result<u64, MapError> {
         let phys = mem::alloc_frame().ok_or(MapError::OutOfMemory)?;
         // Safety: a fresh frame is ours to clear.
         unsafe { frame_bytes(phys).fill(0) };
-        let mut flags = F::PRESENT | F::USER_ACCESSIBLE;
+        let mut flags = F::empty();
         if perms.writable {
             flags |= F::WRITABLE;
         }
         if !perms.executable {
             flags |= F::NO_EXECUTE;
         }
-        let page = Page::<Size4KiB>::containing_address(VirtAddr::new(vaddr));
-        let frame = PhysFrame::containing_address(PhysAddr::new(phys));
-        let parents = F::PRESENT | F::WRITABLE | F::USER_ACCESSIBLE;
-        // Safety: the frame is fresh (no aliasing) and the page is in the
-        // user half, which the kernel never uses for its own data. Parent
-        // tables allow everything; the leaf entry alone sets permissions.
-        let result = unsafe {
-            self.mapper()
-                .map_to_with_table_flags(page, frame, flags, parents, &mut Frames)
-        };
-        match result {
-            Ok(flush) => {
-                flush.ignore(); // not the active address space yet, or the caller flushes
-                Ok(phys)
-            }
+        // Safety: the frame is fresh; the address space owns it from now on.
+        match unsafe { self.map(vaddr, phys, flags) } {
+            Ok(()) => Ok(phys),
             Err(e) => {
                 let _ = mem::free_frame(phys);
-                Err(match e {
-                    x86_64::structures::paging::mapper::MapToError::FrameAllocationFailed => {
-                        MapError::OutOfMemory
-                    }
-                    _ => MapError::AlreadyMapped,
-                })
+                Err(e)
             }
         }
     }
@@ -163,33 +180,16 @@ impl AddressSpace {
         writable: bool,
         device: bool,
     ) -> Result<(), MapError> {
-        let mut flags = F::PRESENT | F::USER_ACCESSIBLE | F::NO_EXECUTE;
+        let mut flags = F::NO_EXECUTE;
         if writable {
             flags |= F::WRITABLE;
         }
         if device {
             flags |= F::NO_CACHE | F::WRITE_THROUGH;
         }
-        let page = Page::<Size4KiB>::containing_address(VirtAddr::new(vaddr));
-        let frame = PhysFrame::containing_address(PhysAddr::new(phys));
-        let parents = F::PRESENT | F::WRITABLE | F::USER_ACCESSIBLE;
-        // Safety: the frame belongs to a region object that outlives the
-        // mapping (it is unmapped before the capability goes away); the page
-        // is in the user half.
-        let result = unsafe {
-            self.mapper()
-                .map_to_with_table_flags(page, frame, flags, parents, &mut Frames)
-        };
-        match result {
-            Ok(flush) => {
-                flush.flush();
-                Ok(())
-            }
-            Err(x86_64::structures::paging::mapper::MapToError::FrameAllocationFailed) => {
-                Err(MapError::OutOfMemory)
-            }
-            Err(_) => Err(MapError::AlreadyMapped),
-        }
+        // Safety: `phys` belongs to a region object that outlives the
+        // mapping (it is unmapped before the capability goes away).
+        unsafe { self.map(vaddr, phys, flags) }
     }
 
     /// Removes the mapping of user page `vaddr` (the frame is not freed:
