@@ -4,8 +4,9 @@
 //! build time to reproduce a run (the seed is printed first). Only `exit`
 //! is never chosen (it would end the run early). The task holds a write-only
 //! notification, a region and an endpoint whose server answers everything,
-//! so no call can block it forever; everything else is fair game, including
-//! pointers into the kernel and non-canonical addresses.
+//! so no call can block it forever; it never deletes those initial
+//! capabilities (minted ones are fair game). Everything else is random,
+//! including pointers into the kernel and non-canonical addresses.
 #![no_std]
 #![no_main]
 #![forbid(unsafe_code)]
@@ -79,6 +80,11 @@ fn main() {
         if num == Sysno::DebugWrite as u64 {
             // Never a pointer into our own memory: that would print it.
             a[0] |= 0xffff_0000_0000_0000;
+        }
+        if num == Sysno::CapDelete as u64 && a[0] < config::caps::FIRST_FREE as u64 {
+            // Keep the initial capabilities, so calls keep reaching the deep
+            // paths (IPC, mapping, minting) instead of failing at lookup.
+            a[0] += config::caps::FIRST_FREE as u64;
         }
         if matches!(Sysno::from_raw(num), Some(Sysno::Call | Sysno::Send))
             && rng.next().is_multiple_of(2)
