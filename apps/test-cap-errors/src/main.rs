@@ -175,6 +175,21 @@ fn main() {
             0x1234,
         );
     }
+    c.eq("unmap before the churn", shared.unmap(), Ok(()));
+    // Each fresh gigabyte needs new page tables; unless unmapping frees them,
+    // 20,000 rounds take ~160 MiB of tables, more than the system has.
+    let mut churn_failures = 0;
+    for i in 0..20_000u64 {
+        let at = REGION_BASE + (4 << 30) + i * (1 << 30);
+        if shared.map(at, true).is_err() || shared.unmap().is_err() {
+            churn_failures += 1;
+        }
+    }
+    c.eq(
+        "20000 map/unmap rounds at fresh addresses",
+        churn_failures,
+        0,
+    );
     c.eq(
         "physical address without the DMA right",
         shared.phys(0),

@@ -50,9 +50,7 @@ impl Kernel {
         let writable = want & rights::WRITE != 0;
         for off in (0..size).step_by(PAGE_SIZE as usize) {
             if let Err(e) = space.map_frame(vaddr + off, phys + off, writable, device) {
-                for undo in (0..off).step_by(PAGE_SIZE as usize) {
-                    space.unmap(vaddr + undo);
-                }
+                space.unmap_range(vaddr, off);
                 return Err(match e {
                     crate::arch::paging::MapError::OutOfMemory => SysError::OutOfMemory,
                     crate::arch::paging::MapError::AlreadyMapped => SysError::AlreadyMapped,
@@ -71,9 +69,7 @@ impl Kernel {
             return;
         };
         if let Some(space) = self.task(t).space.as_mut() {
-            for off in (0..size).step_by(PAGE_SIZE as usize) {
-                space.unmap(cap.mapped_at + off);
-            }
+            space.unmap_range(cap.mapped_at, size);
         }
     }
 

@@ -11,7 +11,8 @@ use crate::mem;
 use x86_64::registers::control::{Cr3, Cr3Flags};
 use x86_64::structures::paging::page_table::{PageTable, PageTableEntry, PageTableFlags as F};
 use x86_64::structures::paging::{
-    mapper::TranslateResult, FrameAllocator, Mapper, OffsetPageTable, Page, PhysFrame, Size4KiB,
+    mapper::{CleanUp, TranslateResult},
+    FrameAllocator, FrameDeallocator, Mapper, OffsetPageTable, Page, PhysFrame, Size4KiB,
     Translate,
 };
 use x86_64::{PhysAddr, VirtAddr};
@@ -38,6 +39,14 @@ pub unsafe fn frame_bytes(phys: u64) -> &'static mut [u8; 4096] {
 
 /// Allocates frames for new page tables from the kernel's frame allocator.
 struct Frames;
+
+// Safety: page-table frames handed back here came from `allocate_frame`
+// and are no longer referenced by any table.
+impl FrameDeallocator<Size4KiB> for Frames {
+    unsafe fn deallocate_frame(&mut self, frame: PhysFrame) {
+        let _ = mem::free_frame(frame.start_address().as_u64());
+    }
+}
 
 // Safety: `mem::alloc_frame` returns frames no one else owns.
 unsafe impl FrameAllocator<Size4KiB> for Frames {
@@ -192,13 +201,29 @@ impl AddressSpace {
         unsafe { self.map(vaddr, phys, flags) }
     }
 
-    /// Removes the mapping of user page `vaddr` (the frame is not freed:
-    /// it belongs to its region). Flushes the TLB entry if this space is live.
-    pub fn unmap(&mut self, vaddr: u64) {
-        let page = Page::<Size4KiB>::containing_address(VirtAddr::new(vaddr));
-        if let Ok((_, flush)) = self.mapper().unmap(page) {
-            flush.flush();
+    /// Removes the mappings of `[start, start + len)` (the frames are not
+    /// freed: they belong to their region) and frees the page tables that
+    /// became empty, so mapping and unmapping at ever new addresses cannot
+    /// exhaust the kernel's memory.
+    pub fn unmap_range(&mut self, start: u64, len: u64) {
+        if len == 0 {
+            return;
         }
+        let mut mapper = self.mapper();
+        for off in (0..len).step_by(4096) {
+            let page = Page::<Size4KiB>::containing_address(VirtAddr::new(start + off));
+            if let Ok((_, flush)) = mapper.unmap(page) {
+                // INVLPG also drops the paging-structure caches, so the
+                // tables freed below are no longer cached either.
+                flush.flush();
+            }
+        }
+        let first = Page::<Size4KiB>::containing_address(VirtAddr::new(start));
+        let last = Page::<Size4KiB>::containing_address(VirtAddr::new(start + len - 1));
+        // Safety: every table below the PML4's user half belongs to this
+        // address space alone (the kernel half is never in a user range),
+        // and the range's translations were just flushed.
+        unsafe { mapper.clean_up_addr_range(Page::range_inclusive(first, last), &mut Frames) };
     }
 
     /// Physical address behind user address `vaddr`, if the page is mapped
