@@ -166,7 +166,7 @@ impl Kernel {
         for t in self.live().iter().flatten() {
             match t.state {
                 State::Exited => exited += 1,
-                State::Stopped | State::FaultSending { .. } | State::FaultAwaiting => faulted += 1,
+                s if s.is_dead() => faulted += 1,
                 _ => blocked += 1,
             }
         }

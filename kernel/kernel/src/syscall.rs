@@ -85,11 +85,10 @@ pub fn handle(k: &mut Kernel) -> Effect {
         Some(n) => dispatch(k, me, n),
     };
     match result {
+        // A blocked task's status is written by whoever wakes it.
         Ok(Effect::Block) => Effect::Block,
         Ok(e) => {
-            if e != Effect::Block {
-                k.task(me).ctx.rax = 0;
-            }
+            k.task(me).ctx.rax = 0;
             e
         }
         Err(e) => {

@@ -27,12 +27,20 @@ pub fn find_qemu() -> Result<PathBuf, String> {
 /// The QEMU command for `built` under `accel`, without serial settings.
 /// (Callers add COM1 for the console and COM2 as a null device that tests
 /// drive through an I/O-port capability.)
+/// CPUs QEMU gets: the manifest's, except under icount, where a guest with
+/// more than one CPU may never finish booting (seen with Linux here).
+fn cpus(built: &Built, accel: Accel) -> u32 {
+    if accel == Accel::Icount {
+        1
+    } else {
+        built.manifest.system.cpus
+    }
+}
+
 fn command(built: &Built, accel: Accel) -> Result<Command, String> {
     let mut cmd = Command::new(find_qemu()?);
     let sys = &built.manifest.system;
-    // Under icount a guest with more than one CPU may never finish booting
-    // (seen with Linux here), so icount always runs one CPU.
-    let cpus = if accel == Accel::Icount { 1 } else { sys.cpus };
+    let cpus = cpus(built, accel);
     cmd.args([
         "-machine",
         "q35",
@@ -60,7 +68,9 @@ fn describe(built: &Built, accel: Accel) -> String {
     let s = &built.manifest.system;
     format!(
         "system '{}' under {accel} (QEMU q35, {} CPU, {} MiB)",
-        s.name, s.cpus, s.memory_mib
+        s.name,
+        cpus(built, accel),
+        s.memory_mib
     )
 }
 
