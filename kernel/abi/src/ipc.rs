@@ -1,4 +1,4 @@
-//! IPC messages: the info word and the IPC buffer.
+//! IPC messages: the info word, the message registers and the IPC buffer.
 //!
 //! A message is a label, up to [`MAX_WORDS`] data words and optionally one
 //! capability. The first [`REG_WORDS`] words travel in registers (the
@@ -9,19 +9,44 @@
 //!
 //! Info word: bits 0..32 label, bits 32..40 length in words, bit 40 "a
 //! capability is attached" (send: transfer the capability in bits 48..56's
-//! slot; receive: a capability was placed in the receive slot), bit 41 on
-//! receive: "a capability was offered but there was no free receive slot".
+//! slot; receive: a capability was placed in the receive slot). Bits set
+//! only by the kernel on receive: 41 "a capability was offered but there
+//! was no free receive slot (or it was revoked on the way)", 42 "the kernel
+//! itself sent this message" (fault messages), which no task can forge.
+//! Every other bit is reserved: a sender that sets one gets
+//! `InvalidArgument`, so a future meaning cannot be confused with garbage.
+
+use crate::cap::CAP_SLOTS;
+use crate::SysError;
 
 /// Words carried in registers.
 pub const REG_WORDS: usize = 4;
 /// Longest message, in words (the rest of the IPC buffer is unused).
 pub const MAX_WORDS: usize = 64;
-/// Label of the messages the kernel sends a supervisor when a task faults:
-/// words are task index, vector | error code << 32, fault address, rip.
+/// Label of the messages the kernel sends a supervisor when a task faults
+/// (see [`FaultMessage`]).
 pub const FAULT_LABEL: u32 = 0xfa17;
 
 const CAP_FLAG: u64 = 1 << 40;
 const CAP_DROPPED: u64 = 1 << 41;
+const FROM_KERNEL: u64 = 1 << 42;
+const LEN_SHIFT: u32 = 32;
+const SLOT_SHIFT: u32 = 48;
+/// Bits a sender may set: label, length, capability flag and slot.
+const SENDER_BITS: u64 = 0xffff_ffff | 0xff << LEN_SHIFT | CAP_FLAG | 0xff << SLOT_SHIFT;
+
+/// A message as it sits in the message registers: the info word, the
+/// badge (on receive) and the register words. Both the kernel's register
+/// accessors and the user runtime's syscall wrappers go through this type,
+/// so the order of the message registers is written down once:
+/// info in `rdi` (receive) / `rsi` (send), badge in `rsi` (receive),
+/// words in `rdx, r10, r8, r9`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct RawMessage {
+    pub info: u64,
+    pub badge: u64,
+    pub words: [u64; REG_WORDS],
+}
 
 /// The decoded info word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -33,6 +58,8 @@ pub struct Info {
     pub cap: Option<usize>,
     /// Receive only: a capability was offered but could not be placed.
     pub cap_dropped: bool,
+    /// Receive only: the kernel sent this message (no task can).
+    pub from_kernel: bool,
 }
 
 impl Info {
@@ -40,8 +67,7 @@ impl Info {
         Self {
             label,
             len,
-            cap: None,
-            cap_dropped: false,
+            ..Self::default()
         }
     }
 
@@ -52,26 +78,118 @@ impl Info {
         }
     }
 
-    pub fn encode(&self) -> u64 {
-        let mut w = self.label as u64 | ((self.len as u64 & 0xff) << 32);
+    /// The info word; a length over [`MAX_WORDS`] or a slot past the
+    /// capability table is refused rather than truncated to 8 bits.
+    pub fn encode(&self) -> Result<u64, SysError> {
+        if self.len > MAX_WORDS {
+            return Err(SysError::TooLong);
+        }
+        let mut w = self.label as u64 | (self.len as u64) << LEN_SHIFT;
         if let Some(slot) = self.cap {
-            w |= CAP_FLAG | (slot as u64 & 0xff) << 48;
+            if slot >= CAP_SLOTS {
+                return Err(SysError::InvalidSlot);
+            }
+            w |= CAP_FLAG | (slot as u64) << SLOT_SHIFT;
         }
         if self.cap_dropped {
             w |= CAP_DROPPED;
         }
-        w
+        if self.from_kernel {
+            w |= FROM_KERNEL;
+        }
+        Ok(w)
     }
 
+    /// Decodes an info word as the kernel hands it to a receiver.
     pub fn decode(w: u64) -> Self {
         Self {
             label: w as u32,
-            len: (w >> 32 & 0xff) as usize,
-            cap: (w & CAP_FLAG != 0).then_some((w >> 48 & 0xff) as usize),
+            len: (w >> LEN_SHIFT & 0xff) as usize,
+            cap: (w & CAP_FLAG != 0).then_some((w >> SLOT_SHIFT & 0xff) as usize),
             cap_dropped: w & CAP_DROPPED != 0,
+            from_kernel: w & FROM_KERNEL != 0,
+        }
+    }
+
+    /// Decodes an info word a task sends: reserved or kernel-only bits are
+    /// `InvalidArgument`, a length past [`MAX_WORDS`] is `TooLong`.
+    pub fn from_sender(w: u64) -> Result<Self, SysError> {
+        let slot_bits = w >> SLOT_SHIFT & 0xff;
+        if w & !SENDER_BITS != 0 || (w & CAP_FLAG == 0 && slot_bits != 0) {
+            return Err(SysError::InvalidArgument);
+        }
+        let info = Self::decode(w);
+        if info.len > MAX_WORDS {
+            return Err(SysError::TooLong);
+        }
+        Ok(info)
+    }
+}
+
+/// What the kernel tells a supervisor about a faulted task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FaultMessage {
+    /// Index of the task in the boot image (its manifest start order).
+    pub task: u32,
+    /// CPU exception vector.
+    pub vector: u8,
+    /// The exception's error code (0 where the CPU gives none).
+    pub error: u32,
+    /// Faulting address (CR2) for page faults, else 0.
+    pub address: u64,
+    /// Instruction pointer of the fault.
+    pub rip: u64,
+}
+
+impl FaultMessage {
+    /// The message words: task, vector | error << 32, address, rip.
+    pub fn to_words(&self) -> [u64; REG_WORDS] {
+        [
+            self.task as u64,
+            self.vector as u64 | (self.error as u64) << 32,
+            self.address,
+            self.rip,
+        ]
+    }
+
+    pub fn from_words(w: [u64; REG_WORDS]) -> Self {
+        Self {
+            task: w[0] as u32,
+            vector: w[1] as u8,
+            error: (w[1] >> 32) as u32,
+            address: w[2],
+            rip: w[3],
         }
     }
 }
+
+/// A supervisor's answer to a [`FaultMessage`], in word 0 of its reply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SupervisorReply {
+    /// Leave the task stopped.
+    LeaveStopped = 0,
+    /// Reload the task from the image with a new generation.
+    Restart = 1,
+}
+
+impl SupervisorReply {
+    pub fn to_word(self) -> u64 {
+        self as u64
+    }
+
+    /// Anything but an explicit restart leaves the task stopped.
+    pub fn from_word(w: u64) -> Self {
+        if w == Self::Restart as u64 {
+            Self::Restart
+        } else {
+            Self::LeaveStopped
+        }
+    }
+}
+
+/// The supervisor's slot for its fault endpoint (the manifest lowering
+/// puts it there; the kernel sends fault messages to that endpoint).
+pub const SUPERVISOR_FAULT_SLOT: usize = 1;
 
 #[cfg(test)]
 mod tests {
@@ -87,7 +205,46 @@ mod tests {
                 ..Info::new(1, 0)
             },
         ] {
-            assert_eq!(Info::decode(i.encode()), i);
+            assert_eq!(Info::decode(i.encode().unwrap()), i);
         }
+    }
+
+    #[test]
+    fn oversized_fields_are_refused_not_truncated() {
+        assert_eq!(Info::new(1, 256).encode(), Err(SysError::TooLong));
+        assert_eq!(Info::new(1, 65).encode(), Err(SysError::TooLong));
+        assert_eq!(
+            Info::new(1, 0).with_cap(300).encode(),
+            Err(SysError::InvalidSlot)
+        );
+    }
+
+    #[test]
+    fn senders_cannot_set_reserved_or_kernel_bits() {
+        let ok = Info::new(5, 3).with_cap(7).encode().unwrap();
+        assert_eq!(Info::from_sender(ok), Ok(Info::new(5, 3).with_cap(7)));
+        for bit in [41, 42, 43, 47, 56, 63] {
+            assert_eq!(
+                Info::from_sender(ok | 1 << bit),
+                Err(SysError::InvalidArgument),
+                "bit {bit}"
+            );
+        }
+        assert_eq!(Info::from_sender(3 << 48), Err(SysError::InvalidArgument));
+        assert_eq!(Info::from_sender(65 << 32), Err(SysError::TooLong));
+    }
+
+    #[test]
+    fn fault_messages_round_trip() {
+        let f = FaultMessage {
+            task: 3,
+            vector: 14,
+            error: 6,
+            address: 0xdead_b000,
+            rip: 0x40_1000,
+        };
+        assert_eq!(FaultMessage::from_words(f.to_words()), f);
+        assert_eq!(SupervisorReply::from_word(1), SupervisorReply::Restart);
+        assert_eq!(SupervisorReply::from_word(7), SupervisorReply::LeaveStopped);
     }
 }

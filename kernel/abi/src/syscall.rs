@@ -14,6 +14,9 @@
 //!
 //! [`SysError`]: crate::SysError
 
+use crate::cap::CAP_SLOTS;
+use crate::SysError;
+
 macro_rules! sysnos {
     ($($(#[$doc:meta])* $name:ident = $n:expr,)*) => {
         /// The syscalls the kernel implements.
@@ -83,18 +86,26 @@ sysnos! {
 }
 
 /// Packs the slots of a receive: the endpoint, where to put the reply
-/// capability (0: none), and where a transferred capability may land (0: refuse).
-pub fn pack_slots(endpoint: usize, reply: usize, receive_cap: usize) -> u64 {
-    (endpoint as u64 & 0xff) | (reply as u64 & 0xff) << 8 | (receive_cap as u64 & 0xff) << 16
+/// capability (0: none), and where a transferred capability may land (0:
+/// refuse). A slot past the capability table is refused, never truncated.
+pub fn pack_slots(endpoint: usize, reply: usize, receive_cap: usize) -> Result<u64, SysError> {
+    if [endpoint, reply, receive_cap].iter().any(|&s| s >= CAP_SLOTS) {
+        return Err(SysError::InvalidSlot);
+    }
+    Ok(endpoint as u64 | (reply as u64) << 8 | (receive_cap as u64) << 16)
 }
 
-/// Inverse of [`pack_slots`].
-pub fn unpack_slots(packed: u64) -> (usize, usize, usize) {
-    (
+/// Inverse of [`pack_slots`]; bits above the three 8-bit fields are
+/// `InvalidArgument` (the kernel checks slot ranges itself).
+pub fn unpack_slots(packed: u64) -> Result<(usize, usize, usize), SysError> {
+    if packed >> 24 != 0 {
+        return Err(SysError::InvalidArgument);
+    }
+    Ok((
         (packed & 0xff) as usize,
         (packed >> 8 & 0xff) as usize,
         (packed >> 16 & 0xff) as usize,
-    )
+    ))
 }
 
 /// Longest byte string one `debug_write` accepts.
@@ -119,6 +130,9 @@ mod tests {
 
     #[test]
     fn slots_pack_and_unpack() {
-        assert_eq!(unpack_slots(pack_slots(3, 9, 63)), (3, 9, 63));
+        assert_eq!(unpack_slots(pack_slots(3, 9, 63).unwrap()), Ok((3, 9, 63)));
+        assert_eq!(pack_slots(300, 1, 0), Err(SysError::InvalidSlot));
+        assert_eq!(pack_slots(1, 64, 0), Err(SysError::InvalidSlot));
+        assert_eq!(unpack_slots(1 << 24), Err(SysError::InvalidArgument));
     }
 }

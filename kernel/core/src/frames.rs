@@ -9,11 +9,17 @@
 /// Size of one frame.
 pub const FRAME_SIZE: u64 = 4096;
 
+/// Most RAM ranges the allocator remembers (firmware maps have a handful).
+pub const MAX_RAM_RANGES: usize = 32;
+
 /// Bitmap frame allocator over caller-provided storage.
 pub struct FrameBitmap<'a> {
     bits: &'a mut [u64],
     hint: usize,
     free: usize,
+    /// The RAM ranges added, so a free of anything else is caught.
+    ram: [(u64, u64); MAX_RAM_RANGES],
+    ram_len: usize,
 }
 
 impl<'a> FrameBitmap<'a> {
@@ -24,6 +30,8 @@ impl<'a> FrameBitmap<'a> {
             bits,
             hint: 0,
             free: 0,
+            ram: [(0, 0); MAX_RAM_RANGES],
+            ram_len: 0,
         }
     }
 
@@ -60,7 +68,13 @@ impl<'a> FrameBitmap<'a> {
     }
 
     /// Marks the whole frames inside `[start, end)` free (usable RAM).
+    /// Ranges past [`MAX_RAM_RANGES`] are ignored (never handed out).
     pub fn add_free_range(&mut self, start: u64, end: u64) {
+        if self.ram_len == MAX_RAM_RANGES {
+            return;
+        }
+        self.ram[self.ram_len] = (start, end);
+        self.ram_len += 1;
         for f in self.frame_range(start, end, false) {
             self.set(f, false);
         }
@@ -117,24 +131,48 @@ impl<'a> FrameBitmap<'a> {
         None
     }
 
-    /// Returns a frame. Freeing a frame that is not allocated, or an address
-    /// that is not frame-aligned, is a kernel bug and reported as `Err`.
-    pub fn free(&mut self, addr: u64) -> Result<(), DoubleFree> {
+    /// Returns a frame. Freeing a frame that is not allocated, an address
+    /// that is not frame-aligned, or memory that is not RAM is a kernel bug
+    /// and reported as `Err`.
+    pub fn free(&mut self, addr: u64) -> Result<(), FreeError> {
         let frame = (addr / FRAME_SIZE) as usize;
-        if !addr.is_multiple_of(FRAME_SIZE)
-            || frame >= self.capacity()
-            || self.bits[frame / 64] & (1 << (frame % 64)) == 0
-        {
-            return Err(DoubleFree(addr));
+        if !addr.is_multiple_of(FRAME_SIZE) {
+            return Err(FreeError::Misaligned(addr));
+        }
+        let ram = self.ram[..self.ram_len]
+            .iter()
+            .any(|&(s, e)| s <= addr && addr.checked_add(FRAME_SIZE).is_some_and(|end| end <= e));
+        if !ram || frame >= self.capacity() {
+            return Err(FreeError::NotRam(addr));
+        }
+        if self.bits[frame / 64] & (1 << (frame % 64)) == 0 {
+            return Err(FreeError::DoubleFree(addr));
         }
         self.set(frame, false);
         Ok(())
     }
 }
 
-/// A frame handed back twice, or an address that was never a frame.
+/// Why a frame could not be freed: each is a kernel bug.
 #[derive(Debug, PartialEq, Eq)]
-pub struct DoubleFree(pub u64);
+pub enum FreeError {
+    /// The frame was already free.
+    DoubleFree(u64),
+    /// The address is not RAM from the firmware's map (device memory).
+    NotRam(u64),
+    /// The address is not the start of a frame.
+    Misaligned(u64),
+}
+
+impl core::fmt::Display for FreeError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::DoubleFree(a) => write!(f, "frame {a:#x} freed twice"),
+            Self::NotRam(a) => write!(f, "frame {a:#x} is not RAM (device memory?)"),
+            Self::Misaligned(a) => write!(f, "address {a:#x} is not frame-aligned"),
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -197,8 +235,18 @@ mod tests {
         fa.add_free_range(0, 0x4000);
         let f = fa.alloc().unwrap();
         fa.free(f).unwrap();
-        assert_eq!(fa.free(f), Err(DoubleFree(f)));
-        assert_eq!(fa.free(0x1001), Err(DoubleFree(0x1001)));
-        assert_eq!(fa.free(1 << 40), Err(DoubleFree(1 << 40)));
+        assert_eq!(fa.free(f), Err(FreeError::DoubleFree(f)));
+        assert_eq!(fa.free(0x1001), Err(FreeError::Misaligned(0x1001)));
+        assert_eq!(fa.free(1 << 40), Err(FreeError::NotRam(1 << 40)));
+    }
+
+    #[test]
+    fn freeing_device_memory_is_an_error() {
+        let mut store = [0u64; 4];
+        let mut fa = FrameBitmap::new(&mut store);
+        fa.add_free_range(0, 0x4000);
+        // In the bitmap's reach and marked used, but never RAM: an MMIO page.
+        assert_eq!(fa.free(0x8000), Err(FreeError::NotRam(0x8000)));
+        assert_eq!(fa.free_frames(), 4);
     }
 }

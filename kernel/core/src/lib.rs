@@ -1,10 +1,32 @@
 //! Kernel logic that needs no hardware, so it runs (and is tested) on the host.
 //!
-//! The kernel binary wires these pieces to page tables and physical memory;
-//! here they only compute: which frames are free, and where a task's ELF
-//! segments go and with what permissions.
+//! Capability tables with their derivation tree, IPC rendezvous,
+//! notifications, regions and ports as capabilities, the scheduler's
+//! choice, and the life cycle of tasks (start, end, supervision, restart)
+//! live here, generic over a [`machine::Machine`] that supplies what needs
+//! the hardware: saved registers, address spaces, ports, interrupt lines.
+//! The kernel binary keeps only that glue; frame allocation and ELF load
+//! planning, also hardware-free, live here too.
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 
+pub mod cap;
+pub mod capops;
+pub mod cspace;
 pub mod elf;
 pub mod frames;
+pub mod ipc;
+pub mod kernel;
+pub mod machine;
+pub mod memops;
+pub mod notify;
+pub mod object;
+pub mod sched;
+pub mod syscall;
+pub mod task;
+
+#[cfg(test)]
+mod tests;
+
+pub use kernel::{Cpu, Decision, Kernel, Next};
+pub use machine::{Machine, MapFailure, UserRegs};

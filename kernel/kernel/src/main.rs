@@ -21,25 +21,19 @@
 #![no_main]
 
 mod arch;
-mod cap;
-mod capops;
 mod console;
 mod fault;
-mod ipc;
+mod load;
+mod x86;
 mod mem;
-mod memops;
-mod notify;
 mod object;
 mod panic;
 mod pvh;
 mod sched;
 mod selftest;
-mod syscall;
-mod task;
 mod trap;
 mod usermem;
 
-use arch::trap::TrapFrame;
 use arch::{cpu, gdt, idt, machine, paging};
 use conflux_abi::exit::Verdict;
 use conflux_bootimg::BootImage;
@@ -51,18 +45,26 @@ const KERNEL_VMA: u64 = 0xffff_ffff_8000_0000;
 const LOW_MEMORY: u64 = 0x10_0000;
 
 const KERNEL_STACK_SIZE: usize = 64 * 1024;
-const FAULT_STACK_SIZE: usize = 16 * 1024;
+const IST_STACK_SIZE: usize = 16 * 1024;
 
 #[repr(C, align(16))]
 struct Stack<const N: usize>([u8; N]);
 
 static mut KERNEL_STACK: Stack<KERNEL_STACK_SIZE> = Stack([0; KERNEL_STACK_SIZE]);
-static mut FAULT_STACK: Stack<FAULT_STACK_SIZE> = Stack([0; FAULT_STACK_SIZE]);
+/// Double fault, NMI and machine check stacks (see `arch::gdt`).
+static mut IST_STACKS: [Stack<IST_STACK_SIZE>; 3] = [const { Stack([0; IST_STACK_SIZE]) }; 3];
 static mut PERCPU: cpu::PerCpu = cpu::PerCpu {
     self_ptr: 0,
     kernel_stack_top: 0,
     user_rsp: 0,
     cpu: 0,
+    ctx_top: 0,
+    ctx_ptr: 0,
+    state: conflux_kcore::Cpu {
+        current: 0,
+        idle: false,
+        fpu_owner: None,
+    },
 };
 
 extern "C" {
@@ -90,7 +92,10 @@ extern "C" fn kernel_main(start_info: u64) -> ! {
     }
     paging::init();
     let kstack = stack_top(core::ptr::addr_of_mut!(KERNEL_STACK));
-    gdt::init(kstack, stack_top(core::ptr::addr_of_mut!(FAULT_STACK)));
+    let ist = core::ptr::addr_of_mut!(IST_STACKS) as *mut Stack<IST_STACK_SIZE>;
+    // Only addresses are computed; the stacks are used by the CPU alone.
+    let ist_tops = [0, 1, 2].map(|i| stack_top(ist.wrapping_add(i)));
+    gdt::init(kstack, ist_tops);
     idt::init();
     // Safety: PERCPU is handed out exactly once, here, to this CPU.
     let percpu = unsafe { &mut *core::ptr::addr_of_mut!(PERCPU) };
@@ -118,6 +123,5 @@ extern "C" fn kernel_main(start_info: u64) -> ! {
 
     selftest::run(boot.cmdline());
     arch::apic::init();
-    let slot = (kstack - core::mem::size_of::<TrapFrame>() as u64) as *mut TrapFrame;
-    sched::start(image, slot)
+    sched::start(image)
 }

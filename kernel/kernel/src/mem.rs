@@ -1,7 +1,7 @@
 //! Physical memory: the frame allocator filled from the boot memory map.
 
 use crate::arch::paging::DIRECT_MAP_SIZE;
-use conflux_kcore::frames::{DoubleFree, FrameBitmap};
+use conflux_kcore::frames::{FrameBitmap, FreeError};
 use spin::Mutex;
 
 const BITMAP_WORDS: usize = (DIRECT_MAP_SIZE / 4096 / 64) as usize;
@@ -34,11 +34,17 @@ pub fn alloc_contiguous(n: usize) -> Option<u64> {
     FRAMES.lock().as_mut()?.alloc_contiguous(n)
 }
 
-/// Returns a frame to the allocator.
-pub fn free_frame(phys: u64) -> Result<(), DoubleFree> {
-    match FRAMES.lock().as_mut() {
+/// Returns a frame to the allocator. `what` names it for the report: a
+/// frame freed twice, or one that is not RAM, means the kernel's ownership
+/// bookkeeping is broken, and carrying on would hand the same memory to
+/// two owners — so it stops the machine with a panic that says which.
+pub fn release(phys: u64, what: &str) {
+    let result = match FRAMES.lock().as_mut() {
         Some(fa) => fa.free(phys),
-        None => Err(DoubleFree(phys)),
+        None => Err(FreeError::DoubleFree(phys)),
+    };
+    if let Err(e) = result {
+        panic!("kernel bug while freeing {what}: {e}");
     }
 }
 

@@ -1,101 +1,90 @@
-//! The kernel's single entry point after the assembly stubs.
+//! The kernel's Rust entry points, called by the assembly stubs.
 //!
-//! Every trap arrives here with the interrupted registers. From a task:
-//! save them, act (syscall, fault, interrupt), pick who runs next, and
-//! leave that task's registers in the frame. From the idle loop: handle the
-//! interrupt and pick a task. From the kernel itself: an exception is a
-//! kernel bug and stops the machine with a report.
+//! From a task (its registers already saved in its context): a syscall, a
+//! fault or an interrupt; each ends in a scheduling decision. From the
+//! kernel itself: an interrupt that woke the idle loop, or an exception,
+//! which is a kernel bug and stops the machine with a report. NMIs are
+//! reported and otherwise ignored; double faults and machine checks stop
+//! the machine.
 
 use crate::arch::machine;
-use crate::arch::trap::{TrapFrame, SYSCALL_VECTOR};
+use crate::arch::trap::TrapFrame;
 use crate::fault::Report;
-use crate::sched::{Kernel, KERNEL};
-use crate::syscall::{self, Effect};
+use crate::x86::X86;
+use crate::sched::{finish, KERNEL};
 use crate::{arch, kprintln};
 use arch::apic;
 use conflux_abi::exit::Verdict;
+use conflux_abi::ipc::FaultMessage;
+use conflux_kcore::{Kernel, Next};
 
 /// First vector of hardware interrupts.
 const IRQ_BASE: u64 = 32;
 /// Device lines arrive on `IRQ_BASE + line` for these lines.
 const DEVICE_VECTORS: core::ops::RangeInclusive<u64> = 33..=46;
 
-/// Handles an interrupt vector; returns true if it should end the current turn.
-fn interrupt(k: &mut Kernel, vector: u64) -> bool {
+/// Handles interrupt `vector`: what the interrupted task should do next.
+fn interrupt(k: &mut Kernel<X86>, vector: u64) -> Next {
     if vector == apic::TIMER_VECTOR as u64 {
         apic::eoi();
-        return true;
+        return Next::Yield;
     }
     if DEVICE_VECTORS.contains(&vector) {
         k.interrupt((vector - IRQ_BASE) as u8);
         apic::eoi();
-        return k.should_preempt();
     }
-    false // spurious: no EOI
-}
-
-/// Ends the current task (exit or fault) and runs the next one.
-fn end_task(k: &mut Kernel, frame: &mut TrapFrame, fault: Option<[u64; 4]>) {
-    let dead = k.end_current(fault);
-    k.switch(frame);
-    if let Some(space) = dead {
-        space.destroy();
-    }
+    Next::Resume // spurious vectors get no EOI
 }
 
 #[no_mangle]
-extern "C" fn trap_dispatch(frame: &mut TrapFrame) {
-    if !frame.is_from_user() {
-        return kernel_trap(frame);
-    }
+extern "C" fn syscall_from_user() {
     let mut k = KERNEL.lock();
-    k.current().ctx = *frame;
-    let effect = match frame.vector {
-        SYSCALL_VECTOR => syscall::handle(&mut k),
-        v if v < IRQ_BASE => {
-            let cr2 = arch::fault_address();
-            let report = Report { frame, cr2 };
-            let t = k.current();
-            kprintln!(
-                "task '{}' faulted: {report}; task stopped, other tasks continue",
-                t.name
-            );
-            let words = [
-                k.current as u64,
-                frame.vector | frame.error << 32,
-                cr2,
-                frame.rip,
-            ];
-            return end_task(&mut k, frame, Some(words));
-        }
-        v => {
-            if interrupt(&mut k, v) {
-                Effect::Yield
-            } else {
-                Effect::Resume
-            }
-        }
+    let next = k.syscall(&mut arch::cpu::this().state);
+    finish(&mut k, next);
+}
+
+#[no_mangle]
+extern "C" fn trap_from_user() {
+    let mut k = KERNEL.lock();
+    let cpu = &mut arch::cpu::this().state;
+    let frame = k.task(cpu.current).ctx.frame;
+    let next = if frame.vector < IRQ_BASE {
+        let cr2 = arch::fault_address();
+        let report = Report { frame: &frame, cr2 };
+        kprintln!(
+            "task '{}' faulted: {report}; task stopped, other tasks continue",
+            k.task(cpu.current).name
+        );
+        let fault = FaultMessage {
+            task: cpu.current as u32,
+            vector: frame.vector as u8,
+            error: frame.error as u32,
+            address: cr2,
+            rip: frame.rip,
+        };
+        k.fault(cpu, fault)
+    } else {
+        interrupt(&mut k, frame.vector)
     };
-    match effect {
-        Effect::Resume if !k.should_preempt() => *frame = k.current().ctx,
-        Effect::Resume | Effect::Yield | Effect::Block => k.switch(frame),
-        Effect::Exit(code) => {
-            kprintln!("task '{}' exited with code {code}", k.current().name);
-            end_task(&mut k, frame, None);
-        }
-    }
+    finish(&mut k, next);
 }
 
 /// A trap taken while the kernel itself was running (or idling).
-fn kernel_trap(frame: &mut TrapFrame) {
+#[no_mangle]
+extern "C" fn trap_from_kernel(frame: &mut TrapFrame) {
     if frame.vector >= IRQ_BASE {
         let mut k = KERNEL.lock();
-        interrupt(&mut k, frame.vector);
-        if k.idle {
-            k.switch(frame);
-        }
+        let next = interrupt(&mut k, frame.vector);
+        // Only the idle loop runs with interrupts on: choose again.
+        let next = if next == Next::Yield { Next::Block } else { next };
+        finish(&mut k, next);
         return;
     }
+    kernel_fault(frame)
+}
+
+/// Reports a kernel exception and stops the machine.
+fn kernel_fault(frame: &TrapFrame) -> ! {
     let report = Report {
         frame,
         cr2: arch::fault_address(),
@@ -104,10 +93,25 @@ fn kernel_trap(frame: &mut TrapFrame) {
     // lock, or before any task existed.
     let task = KERNEL
         .try_lock()
-        .and_then(|k| k.tasks.get(k.current)?.as_ref().map(|t| t.name))
+        .and_then(|k| k.tasks.get(arch::cpu::this().state.current)?.as_ref().map(|t| t.name))
         .unwrap_or("none");
     crate::console::print_forced(format_args!(
         "conflux: KERNEL FAULT: {report} (kernel mode, last task '{task}')\nconflux: stopping the machine: this is a kernel bug; the line above names the instruction\n"
     ));
     machine::exit(Verdict::KernelFault)
+}
+
+/// A double fault or machine check, on its own stack: nothing can resume.
+#[no_mangle]
+extern "C" fn fatal_trap(frame: &mut TrapFrame) -> ! {
+    kernel_fault(frame)
+}
+
+/// An NMI: say so and carry on; the interrupted code (task or kernel) is
+/// not touched. It may arrive anywhere, so it takes no lock.
+#[no_mangle]
+extern "C" fn nmi_report() {
+    crate::console::print_forced(format_args!(
+        "conflux: non-maskable interrupt received (hardware or watchdog signal); ignored, the running task continues\n"
+    ));
 }

@@ -24,10 +24,6 @@ impl UserSlice {
         Self { addr, len }
     }
 
-    pub fn len(&self) -> u64 {
-        self.len
-    }
-
     /// Checks that every page of the slice is mapped for the task.
     fn check(&self, space: &mut AddressSpace, write: bool) -> Result<(), SysError> {
         if !is_user_range(self.addr, self.len) {

@@ -24,6 +24,8 @@ pub struct Message {
     pub cap: Option<usize>,
     /// Receive: a capability was offered but no receive slot was free.
     pub cap_dropped: bool,
+    /// Receive: the kernel itself sent this message (a fault report).
+    pub from_kernel: bool,
 }
 
 impl Message {
@@ -38,6 +40,7 @@ impl Message {
             words: w,
             cap: None,
             cap_dropped: false,
+            from_kernel: false,
         }
     }
 
@@ -54,7 +57,9 @@ impl Message {
         }
     }
 
-    fn info(&self) -> u64 {
+    /// The info word; a length or slot that does not fit is refused here,
+    /// before any syscall, rather than truncated.
+    fn info(&self) -> Result<u64, SysError> {
         let i = Info::new(self.label, self.len);
         match self.cap {
             Some(s) => i.with_cap(s).encode(),
@@ -70,6 +75,7 @@ impl Message {
             words: [r.rdx, r.r10, r.r8, r.r9],
             cap: i.cap.map(|_| cap_slot),
             cap_dropped: i.cap_dropped,
+            from_kernel: i.from_kernel,
         }
     }
 }
@@ -102,16 +108,18 @@ fn check(r: &Ret) -> Result<(), SysError> {
     }
 }
 
-fn msg_call(num: Sysno, a0: u64, m: &Message) -> Ret {
-    syscall6(
+fn msg_call(num: Sysno, a0: u64, m: &Message) -> Result<Ret, SysError> {
+    let r = syscall6(
         num as u64,
         a0,
-        m.info(),
+        m.info()?,
         m.words[0],
         m.words[1],
         m.words[2],
         m.words[3],
-    )
+    );
+    check(&r)?;
+    Ok(r)
 }
 
 /// A message received by a server, with the badge of the sender's capability.
@@ -128,14 +136,13 @@ pub struct Endpoint(pub usize);
 impl Endpoint {
     /// Sends `msg` and waits for the reply.
     pub fn call(&self, msg: &Message) -> Result<Message, SysError> {
-        let r = msg_call(Sysno::Call, self.0 as u64, msg);
-        check(&r)?;
+        let r = msg_call(Sysno::Call, self.0 as u64, msg)?;
         Ok(Message::from_ret(&r, 0))
     }
 
     /// Sends `msg`; returns once a receiver has taken it.
     pub fn send(&self, msg: &Message) -> Result<(), SysError> {
-        check(&msg_call(Sysno::Send, self.0 as u64, msg))
+        msg_call(Sysno::Send, self.0 as u64, msg).map(|_| ())
     }
 
     /// Waits for a message. A caller's reply capability lands in `reply`;
@@ -143,7 +150,7 @@ impl Endpoint {
     pub fn recv(&self, reply: usize, cap_slot: usize) -> Result<Received, SysError> {
         let r = syscall6(
             Sysno::Recv as u64,
-            pack_slots(self.0, reply, cap_slot),
+            pack_slots(self.0, reply, cap_slot)?,
             0,
             0,
             0,
@@ -167,10 +174,9 @@ impl Endpoint {
     ) -> Result<Received, SysError> {
         let r = msg_call(
             Sysno::ReplyRecv,
-            pack_slots(self.0, reply, cap_slot),
+            pack_slots(self.0, reply, cap_slot)?,
             answer,
-        );
-        check(&r)?;
+        )?;
         Ok(Received {
             msg: Message::from_ret(&r, cap_slot),
             badge: r.rsi,
@@ -180,7 +186,7 @@ impl Endpoint {
 
 /// Answers the call whose reply capability is in `slot`.
 pub fn reply(slot: usize, answer: &Message) -> Result<(), SysError> {
-    check(&msg_call(Sysno::Reply, slot as u64, answer))
+    msg_call(Sysno::Reply, slot as u64, answer).map(|_| ())
 }
 
 /// A capability to a notification.

@@ -1,15 +1,16 @@
 //! init: the system's supervisor.
 //!
 //! The kernel turns a task's fault into a message on init's fault endpoint
-//! (badge and word 0: the task's index; then vector | error code << 32, the
-//! fault address, and rip). init logs it and answers: restart (word 0 = 1)
-//! when the manifest gave the task `restart = "on-fault"`, otherwise leave
-//! it stopped. Policy lives here, in a task, not in the kernel.
+//! (a `FaultMessage`, marked as sent by the kernel, which no task can
+//! forge). init logs it and answers with a `SupervisorReply`: restart when
+//! the manifest gave the task `restart = "on-fault"`, otherwise leave it
+//! stopped. Any other message on that endpoint is refused and logged.
+//! Policy lives here, in a task, not in the kernel.
 #![no_std]
 #![no_main]
 #![forbid(unsafe_code)]
 
-use conflux_abi::ipc::FAULT_LABEL;
+use conflux_abi::ipc::{FaultMessage, SupervisorReply, FAULT_LABEL};
 use conflux_userlib::ipc::{Endpoint, Message};
 use conflux_userlib::println;
 
@@ -30,33 +31,38 @@ fn main() {
                 return;
             }
         };
-        let w = got.msg.words;
-        let task = w[0] as usize;
+        if !got.msg.from_kernel || got.msg.label != FAULT_LABEL {
+            println!(
+                "refused a message on the fault endpoint: label {:#x}, badge {}, not sent by the kernel (only the kernel reports faults)",
+                got.msg.label, got.badge
+            );
+            answer = Message::new(0, &[SupervisorReply::LeaveStopped.to_word()]);
+            continue;
+        }
+        let f = FaultMessage::from_words(got.msg.words);
+        let task = f.task as usize;
         let name = config::caps::TASK_NAMES.get(task).copied().unwrap_or("?");
         let restart = config::caps::RESTART_ON_FAULT
             .get(task)
             .copied()
             .unwrap_or(false);
-        if got.msg.label != FAULT_LABEL {
-            println!(
-                "unexpected message label {:#x} on the fault endpoint; ignored",
-                got.msg.label
-            );
-            answer = Message::new(0, &[0]);
-            continue;
-        }
         println!(
             "task '{name}' faulted (vector {}, error {:#x}, address {:#x}, rip {:#x}); {}",
-            w[1] & 0xffff_ffff,
-            w[1] >> 32,
-            w[2],
-            w[3],
+            f.vector,
+            f.error,
+            f.address,
+            f.rip,
             if restart {
                 "restarting it"
             } else {
                 "leaving it stopped"
             }
         );
-        answer = Message::new(0, &[restart as u64]);
+        let decision = if restart {
+            SupervisorReply::Restart
+        } else {
+            SupervisorReply::LeaveStopped
+        };
+        answer = Message::new(0, &[decision.to_word()]);
     }
 }

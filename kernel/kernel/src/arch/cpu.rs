@@ -3,7 +3,8 @@
 
 use core::arch::x86_64::__cpuid;
 use x86_64::instructions::port::Port;
-use x86_64::registers::control::{Cr4, Cr4Flags};
+use super::context::{Context, FxArea};
+use x86_64::registers::control::{Cr0, Cr0Flags, Cr4, Cr4Flags};
 use x86_64::registers::model_specific::{
     Efer, EferFlags, GsBase, KernelGsBase, LStar, SFMask, Star,
 };
@@ -34,18 +35,107 @@ pub fn features() -> Features {
     }
 }
 
-/// The per-CPU block. `syscall_entry` reads fields by fixed offsets
-/// (`gs:[8]`, `gs:[16]`), so the layout is part of the entry ABI.
+/// The per-CPU block, reached through `gs` in the kernel. The entry code
+/// reads fields by fixed offsets (the `OFFSET_*` constants, checked below),
+/// so the layout is part of the entry ABI.
 #[repr(C)]
 pub struct PerCpu {
-    /// Address of this block (offset 0), for code that needs a pointer.
+    /// Address of this block, for code that needs a pointer.
     pub self_ptr: u64,
-    /// Top of this CPU's kernel stack (offset 8).
+    /// Top of this CPU's kernel stack.
     pub kernel_stack_top: u64,
-    /// Scratch slot for the user stack pointer during `syscall` entry (offset 16).
+    /// Scratch slot for the user stack pointer during `syscall` entry.
     pub user_rsp: u64,
     /// Index of this CPU.
     pub cpu: u64,
+    /// End of the running task's saved frame: where `syscall` pushes.
+    pub ctx_top: u64,
+    /// Start of the frame the exit path restores (a task's, or the idle loop's).
+    pub ctx_ptr: u64,
+    /// What this CPU runs: its current task and idle flag (kernel logic state).
+    pub state: conflux_kcore::Cpu,
+}
+
+pub const OFFSET_KERNEL_STACK: usize = core::mem::offset_of!(PerCpu, kernel_stack_top);
+pub const OFFSET_USER_RSP: usize = core::mem::offset_of!(PerCpu, user_rsp);
+pub const OFFSET_CTX_TOP: usize = core::mem::offset_of!(PerCpu, ctx_top);
+pub const OFFSET_CTX_PTR: usize = core::mem::offset_of!(PerCpu, ctx_ptr);
+
+/// This CPU's block.
+pub fn this() -> &'static mut PerCpu {
+    // Safety: GS base holds this CPU's block while in the kernel (set in
+    // `init`; user GS is swapped out on every entry). Only this CPU uses
+    // it, and the kernel lock serialises the code that does.
+    unsafe {
+        let p: u64;
+        core::arch::asm!("mov {}, gs:[0]", out(reg) p, options(nostack, readonly, preserves_flags));
+        &mut *(p as *mut PerCpu)
+    }
+}
+
+/// The floating-point image every task starts from: what `fninit` and the
+/// default MXCSR leave, captured once at boot.
+static INITIAL_FPU: spin::Once<FxArea> = spin::Once::new();
+
+pub fn initial_fpu_state() -> FxArea {
+    *INITIAL_FPU.get().expect("cpu::init runs before any task is made")
+}
+
+/// Saves the x87/SSE state and segment selectors into `ctx`.
+pub fn save_user_state(ctx: &mut Context) {
+    // Safety: `fxsave64` writes 512 bytes to a 16-byte aligned area (the
+    // type guarantees both); reading selectors has no side effect.
+    unsafe {
+        core::arch::asm!("fxsave64 [{}]", in(reg) ctx.fpu.0.as_mut_ptr(), options(nostack, preserves_flags));
+        core::arch::asm!(
+            "mov {0:x}, ds", "mov {1:x}, es", "mov {2:x}, fs", "mov {3:x}, gs",
+            out(reg) ctx.segs[0], out(reg) ctx.segs[1], out(reg) ctx.segs[2], out(reg) ctx.segs[3],
+            options(nostack, nomem, preserves_flags)
+        );
+    }
+}
+
+/// Loads the x87/SSE state and segment selectors saved in `ctx`.
+pub fn load_user_state(ctx: &Context) {
+    // Safety: the area holds an image made by `fxsave64` (or the boot
+    // template), so `fxrstor64` cannot fault on reserved MXCSR bits.
+    unsafe {
+        core::arch::asm!("fxrstor64 [{}]", in(reg) ctx.fpu.0.as_ptr(), options(nostack, preserves_flags));
+    }
+    let [ds, es, fs, gs] = ctx.segs;
+    // The kernel runs with null data selectors, so only a task that loaded
+    // one itself costs anything here. Every selector a task could have
+    // loaded (null or the user data selector) is valid to load again.
+    if ds | es | fs | gs == 0 && selectors_are_null() {
+        return;
+    }
+    // Safety: these values were read from the segment registers while this
+    // task ran, so they name descriptors valid for data segments.
+    unsafe {
+        core::arch::asm!(
+            "mov ds, {0:x}", "mov es, {1:x}", "mov fs, {2:x}",
+            in(reg) ds, in(reg) es, in(reg) fs, options(nostack, preserves_flags)
+        );
+    }
+    // Loading GS replaces the GS base, which in the kernel is the per-CPU
+    // pointer: put it back.
+    let base = GsBase::read();
+    // Safety: as above; the base is restored before anything uses `gs`.
+    unsafe { core::arch::asm!("mov gs, {0:x}", in(reg) gs, options(nostack, preserves_flags)) };
+    GsBase::write(base);
+}
+
+fn selectors_are_null() -> bool {
+    let (ds, es, fs, gs): (u16, u16, u16, u16);
+    // Safety: reading segment selectors has no side effect.
+    unsafe {
+        core::arch::asm!(
+            "mov {0:x}, ds", "mov {1:x}, es", "mov {2:x}, fs", "mov {3:x}, gs",
+            out(reg) ds, out(reg) es, out(reg) fs, out(reg) gs,
+            options(nostack, nomem, preserves_flags)
+        );
+    }
+    ds | es | fs | gs == 0
 }
 
 /// Turns on NX, SMEP and SMAP where offered and points `syscall` at the
@@ -69,6 +159,7 @@ pub fn init(f: &Features, percpu: &'static mut PerCpu, syscall_entry: u64) {
     // which it never makes.
     unsafe { Cr4::update(|c| *c |= cr4) };
 
+    enable_fpu();
     let addr = percpu as *mut PerCpu as u64;
     percpu.self_ptr = addr;
     // In the kernel GS points at the per-CPU block; the first `swapgs` on
@@ -92,6 +183,38 @@ pub fn init(f: &Features, percpu: &'static mut PerCpu, syscall_entry: u64) {
         sel(super::gdt::KERNEL_SS),
     )
     .unwrap_or_else(|e| panic!("IA32_STAR rejected the GDT layout: {e}"));
+}
+
+/// Lets tasks use x87, MMX and SSE (CR0.MP on, EM off; CR4.OSFXSR and
+/// OSXMMEXCPT), and captures the reset state as every task's initial one.
+/// The kernel itself is built without SSE, so it never disturbs a task's
+/// registers between a save and a restore.
+fn enable_fpu() {
+    // Safety: these bits only enable instructions the kernel does not use.
+    unsafe {
+        Cr0::update(|c| {
+            c.insert(Cr0Flags::MONITOR_COPROCESSOR);
+            c.remove(Cr0Flags::EMULATE_COPROCESSOR | Cr0Flags::TASK_SWITCHED);
+        });
+        Cr4::update(|c| *c |= Cr4Flags::OSFXSR | Cr4Flags::OSXMMEXCPT_ENABLE);
+    }
+    INITIAL_FPU.call_once(|| {
+        let mut area = FxArea([0; 512]);
+        let mxcsr: u32 = 0x1f80; // every exception masked, round to nearest
+        // Safety: `fninit` resets the x87 unit; `ldmxcsr` loads a valid
+        // value; `fxsave64` writes the aligned 512-byte area.
+        unsafe {
+            core::arch::asm!(
+                "fninit",
+                "ldmxcsr [{m}]",
+                "fxsave64 [{a}]",
+                m = in(reg) &mxcsr,
+                a = in(reg) area.0.as_mut_ptr(),
+                options(nostack)
+            );
+        }
+        area
+    });
 }
 
 /// Masks every line of both legacy 8259 PICs. The firmware leaves the

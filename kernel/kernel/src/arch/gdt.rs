@@ -19,25 +19,35 @@ pub const USER_SS: u16 = 0x18 | 3;
 pub const USER_CS: u16 = 0x20 | 3;
 const TSS_SEL: u16 = 0x28;
 
-/// IST slot (1-based in the IDT, 0-based in the TSS) for double faults.
+/// IST slots (1-based in the IDT, 0-based in the TSS): double faults, NMIs
+/// and machine checks each get a stack of their own, since any of them can
+/// arrive when the current stack is unusable (overflowed, or still the
+/// user's in the `syscall` entry window).
 pub const DOUBLE_FAULT_IST: u16 = 1;
+pub const NMI_IST: u16 = 2;
+pub const MACHINE_CHECK_IST: u16 = 3;
 
 struct Tables {
     gdt: GlobalDescriptorTable,
 }
 
-static TSS: Once<TaskStateSegment> = Once::new();
+/// The TSS. Mutable because `rsp0` follows the running task (it points at
+/// the end of the task's saved frame); only this CPU writes it, with the
+/// kernel lock held.
+static mut TSS: TaskStateSegment = TaskStateSegment::new();
 static TABLES: Once<Tables> = Once::new();
 
 /// Loads the GDT and TSS on this CPU. `kernel_stack_top` is where traps
-/// from ring 3 land; `fault_stack_top` is the double-fault stack.
-pub fn init(kernel_stack_top: u64, fault_stack_top: u64) {
-    let tss = TSS.call_once(|| {
-        let mut tss = TaskStateSegment::new();
-        tss.privilege_stack_table[0] = VirtAddr::new(kernel_stack_top);
-        tss.interrupt_stack_table[(DOUBLE_FAULT_IST - 1) as usize] = VirtAddr::new(fault_stack_top);
-        tss
-    });
+/// from ring 3 land until the first task runs; `ist_tops` are the tops of
+/// the double-fault, NMI and machine-check stacks.
+pub fn init(kernel_stack_top: u64, ist_tops: [u64; 3]) {
+    // Safety: boot, one CPU, before interrupts: nothing else uses the TSS.
+    let tss = unsafe { &mut *core::ptr::addr_of_mut!(TSS) };
+    tss.privilege_stack_table[0] = VirtAddr::new(kernel_stack_top);
+    for (slot, top) in [DOUBLE_FAULT_IST, NMI_IST, MACHINE_CHECK_IST].into_iter().zip(ist_tops) {
+        tss.interrupt_stack_table[(slot - 1) as usize] = VirtAddr::new(top);
+    }
+    let tss: &'static TaskStateSegment = tss;
     let tables = TABLES.call_once(|| {
         let mut gdt = GlobalDescriptorTable::new();
         let sels = [
@@ -66,5 +76,17 @@ pub fn init(kernel_stack_top: u64, fault_stack_top: u64) {
         DS::set_reg(SegmentSelector(0));
         ES::set_reg(SegmentSelector(0));
         load_tss(SegmentSelector(TSS_SEL));
+    }
+}
+
+/// Where the CPU saves a task's frame on an interrupt or exception from ring 3.
+pub fn set_rsp0(top: u64) {
+    // Safety: one CPU writes its own TSS with the kernel lock held; the CPU
+    // reads `rsp0` only on a ring-3 → ring-0 transition, which cannot
+    // happen while the kernel runs. The field is unaligned in the packed
+    // TSS, hence the unaligned write.
+    unsafe {
+        let p = core::ptr::addr_of_mut!(TSS.privilege_stack_table[0]);
+        p.write_unaligned(VirtAddr::new_truncate(top));
     }
 }

@@ -6,7 +6,7 @@
 //! ([`super::trap`]). Gates are interrupt gates (interrupts off on entry),
 //! DPL 0 so that a task's `int n` raises #GP instead of faking a trap.
 
-use super::gdt::{DOUBLE_FAULT_IST, KERNEL_CS};
+use super::gdt::{DOUBLE_FAULT_IST, KERNEL_CS, MACHINE_CHECK_IST, NMI_IST};
 use super::trap::{stub_address, STUB_COUNT};
 use spin::Once;
 
@@ -24,7 +24,9 @@ struct Gate {
 
 /// Present, DPL 0, 64-bit interrupt gate.
 const INTERRUPT_GATE: u8 = 0x8e;
+const NMI: usize = 2;
 const DOUBLE_FAULT: usize = 8;
+const MACHINE_CHECK: usize = 18;
 
 #[repr(C, align(16))]
 struct Idt([Gate; 256]);
@@ -48,10 +50,11 @@ pub fn init() {
     let idt = IDT.call_once(|| {
         let mut gates = [Gate::default(); 256];
         for (v, g) in gates.iter_mut().enumerate().take(STUB_COUNT) {
-            let ist = if v == DOUBLE_FAULT {
-                DOUBLE_FAULT_IST as u8
-            } else {
-                0
+            let ist = match v {
+                NMI => NMI_IST as u8,
+                DOUBLE_FAULT => DOUBLE_FAULT_IST as u8,
+                MACHINE_CHECK => MACHINE_CHECK_IST as u8,
+                _ => 0,
             };
             *g = gate(stub_address(v), ist);
         }

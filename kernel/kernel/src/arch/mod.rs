@@ -6,6 +6,7 @@
 
 pub mod apic;
 pub mod boot;
+pub mod context;
 pub mod cpu;
 pub mod gdt;
 pub mod idt;

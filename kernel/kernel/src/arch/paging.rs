@@ -6,6 +6,14 @@
 //! the task. The kernel reaches page-table frames and task memory through
 //! the direct map, never through user addresses, so it cannot be tricked
 //! into touching memory a task does not own.
+//!
+//! Ownership: a leaf entry carries the software bit [`OWNED`] when the
+//! address space allocated its frame (ELF pages, stack, heap, IPC buffer)
+//! and must free it on teardown. Region and device mappings never carry
+//! it: their frames belong to the region object (or are not RAM at all),
+//! so tearing a space down can never hand live shared memory or device
+//! registers to the frame allocator. Page-table frames are always the
+//! space's own.
 
 use crate::mem;
 use x86_64::registers::control::{Cr3, Cr3Flags};
@@ -44,9 +52,12 @@ struct Frames;
 // and are no longer referenced by any table.
 impl FrameDeallocator<Size4KiB> for Frames {
     unsafe fn deallocate_frame(&mut self, frame: PhysFrame) {
-        let _ = mem::free_frame(frame.start_address().as_u64());
+        mem::release(frame.start_address().as_u64(), "an emptied page table");
     }
 }
+
+/// Software bit of a leaf entry: the address space owns the frame.
+const OWNED: F = F::BIT_9;
 
 // Safety: `mem::alloc_frame` returns frames no one else owns.
 unsafe impl FrameAllocator<Size4KiB> for Frames {
@@ -163,7 +174,7 @@ impl AddressSpace {
         let phys = mem::alloc_frame().ok_or(MapError::OutOfMemory)?;
         // Safety: a fresh frame is ours to clear.
         unsafe { frame_bytes(phys).fill(0) };
-        let mut flags = F::empty();
+        let mut flags = OWNED;
         if perms.writable {
             flags |= F::WRITABLE;
         }
@@ -174,7 +185,7 @@ impl AddressSpace {
         match unsafe { self.map(vaddr, phys, flags) } {
             Ok(()) => Ok(phys),
             Err(e) => {
-                let _ = mem::free_frame(phys);
+                mem::release(phys, "a page that could not be mapped");
                 Err(e)
             }
         }
@@ -246,20 +257,36 @@ impl AddressSpace {
 
     /// Makes this the current address space on this CPU.
     pub fn activate(&self) {
-        if Cr3::read().0.start_address().as_u64() == self.pml4 {
-            return;
-        }
-        let frame = PhysFrame::containing_address(PhysAddr::new(self.pml4));
-        // Safety: the PML4 maps the kernel half identically to every other
-        // address space, so the kernel keeps running after the switch.
-        unsafe { Cr3::write(frame, Cr3Flags::empty()) };
+        load_cr3(self.pml4);
     }
 
-    /// Returns every frame of the lower half — pages and page tables — and
-    /// the PML4 itself to the allocator.
+    /// Frees the frames this space owns — its own pages (marked [`OWNED`])
+    /// and every page table of the lower half — and the PML4. If the CPU
+    /// still runs on these tables, it moves to the kernel's own first.
     pub fn destroy(self) {
+        if Cr3::read().0.start_address().as_u64() == self.pml4 {
+            activate_kernel_tables();
+        }
         // The kernel half is shared and must not be freed.
         free_table(self.pml4, 4, 256);
+    }
+}
+
+fn load_cr3(pml4: u64) {
+    if Cr3::read().0.start_address().as_u64() == pml4 {
+        return;
+    }
+    let frame = PhysFrame::containing_address(PhysAddr::new(pml4));
+    // Safety: every PML4 maps the kernel half identically, so the kernel
+    // keeps running after the switch.
+    unsafe { Cr3::write(frame, Cr3Flags::empty()) };
+}
+
+/// Runs on the kernel's own tables (no task's): when idling, and before a
+/// task's tables are freed, so CR3 never points at freed memory.
+pub fn activate_kernel_tables() {
+    if let Some(&pml4) = KERNEL_PML4.get() {
+        load_cr3(pml4);
     }
 }
 
@@ -275,9 +302,9 @@ fn free_table(phys: u64, level: u8, entries: usize) {
         let child = entry.addr().as_u64();
         if level > 1 && !entry.flags().contains(F::HUGE_PAGE) {
             free_table(child, level - 1, 512);
-        } else {
-            let _ = mem::free_frame(child);
+        } else if entry.flags().contains(OWNED) {
+            mem::release(child, "a task page");
         }
     }
-    let _ = mem::free_frame(phys);
+    mem::release(phys, "a page table");
 }

@@ -1,19 +1,24 @@
 //! Every way into the kernel: exceptions, interrupts and `syscall`.
 //!
-//! All entries build the same [`TrapFrame`] on the CPU's kernel stack and
-//! call [`crate::trap::dispatch`], which may replace the frame's contents
-//! with another task's saved registers; the common exit path then restores
-//! whatever the frame holds and returns with `iretq`. The kernel keeps no
-//! other state on the stack between entries, so one kernel stack per CPU
-//! serves every task (the seL4/Hubris model: a blocked task is just its
-//! saved registers).
+//! A task's registers are saved straight into its own [`Context`]: the
+//! TSS's `rsp0` (for interrupts and exceptions) and the per-CPU block's
+//! `ctx_top` (for `syscall`) point at the end of the running task's
+//! [`TrapFrame`], so the CPU and the entry stubs push the frame in place.
+//! The stubs then move to the CPU's kernel stack and call Rust, which may
+//! pick another task; the common exit loads `rsp` from the per-CPU
+//! `ctx_ptr` — whichever task is current by then — and restores its frame.
+//! Neither entry nor exit copies a frame, and a switch is a pointer update
+//! (the seL4 model: a blocked task is just its saved registers).
 //!
 //! Frames that entered through `syscall` leave through `sysretq`; all
-//! others (first start, interrupts, faults) through `iretq`.
+//! others (first start, interrupts, faults) through `iretq`. Traps taken in
+//! ring 0 — interrupts in the idle loop, kernel bugs — build their frame on
+//! the current stack instead. NMI, double fault and machine check run on
+//! their own IST stacks: an NMI may arrive anywhere, even in the `syscall`
+//! entry window before `swapgs`, so its handler touches neither `gs` nor
+//! the task, and returns to whatever it interrupted.
 //!
-//! `syscall` does not switch stacks, so its entry fetches the kernel stack
-//! from the per-CPU block through `gs` (after `swapgs`) and fabricates the
-//! part of the frame an interrupt would have pushed.
+//! [`Context`]: super::context::Context
 
 use super::gdt::{USER_CS, USER_SS};
 
@@ -54,6 +59,32 @@ pub struct TrapFrame {
 const USER_RFLAGS: u64 = 0x202;
 
 impl TrapFrame {
+    /// All registers zero (a placeholder until a real frame is written).
+    pub const ZERO: Self = Self {
+        r15: 0,
+        r14: 0,
+        r13: 0,
+        r12: 0,
+        r11: 0,
+        r10: 0,
+        r9: 0,
+        r8: 0,
+        rbp: 0,
+        rdi: 0,
+        rsi: 0,
+        rdx: 0,
+        rcx: 0,
+        rbx: 0,
+        rax: 0,
+        vector: 0,
+        error: 0,
+        rip: 0,
+        cs: 0,
+        rflags: 0,
+        rsp: 0,
+        ss: 0,
+    };
+
     /// The frame that starts a user task at `entry` with stack pointer `rsp`.
     pub fn new_user(entry: u64, rsp: u64) -> Self {
         Self {
@@ -78,37 +109,11 @@ impl TrapFrame {
             ..Self::default()
         }
     }
-
-    /// True when the trap interrupted ring 3.
-    pub fn is_from_user(&self) -> bool {
-        self.cs & 3 == 3
-    }
 }
 
 core::arch::global_asm!(
     r#"
-    .macro trap_stub n
-    .balign 16
-trap_stub_\n:
-    .if (\n == 8) || (\n >= 10 && \n <= 14) || (\n == 17) || (\n == 21) || (\n == 29) || (\n == 30)
-    .else
-    push 0                      /* no CPU error code: keep the frame shape */
-    .endif
-    push \n
-    jmp trap_common
-    .endm
-
-    .section .text.trap, "ax"
-    .irp n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47
-    trap_stub \n
-    .endr
-
-trap_common:
-    test qword ptr [rsp + 24], 3    /* interrupted CS: from ring 3? */
-    jz 1f
-    swapgs
-1:
-trap_save:
+    .macro push_gprs
     push rax
     push rbx
     push rcx
@@ -124,12 +129,9 @@ trap_save:
     push r13
     push r14
     push r15
-    mov rdi, rsp
-    call trap_dispatch
-    .global trap_restore
-trap_restore:
-    cmp qword ptr [rsp + 15 * 8], {syscall_vector}
-    je sysret_restore
+    .endm
+
+    .macro pop_gprs
     pop r15
     pop r14
     pop r13
@@ -145,17 +147,62 @@ trap_restore:
     pop rcx
     pop rbx
     pop rax
+    .endm
+
+    .macro trap_stub n
+    .balign 16
+trap_stub_\n:
+    .if (\n == 8) || (\n >= 10 && \n <= 14) || (\n == 17) || (\n == 21) || (\n == 29) || (\n == 30)
+    .else
+    push 0                      /* no CPU error code: keep the frame shape */
+    .endif
+    push \n
+    .if \n == 2
+    jmp nmi_common
+    .elseif (\n == 8) || (\n == 18)
+    jmp fatal_common
+    .else
+    jmp trap_common
+    .endif
+    .endm
+
+    .section .text.trap, "ax"
+    .irp n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47
+    trap_stub \n
+    .endr
+
+trap_common:
+    test qword ptr [rsp + 24], 3    /* interrupted CS: from ring 3? */
+    jz 1f
+    swapgs
+    push_gprs                       /* into the task's Context */
+    mov rsp, qword ptr gs:[{kstack}]
+    call trap_from_user
+    jmp exit_to_task
+1:  push_gprs                       /* on the interrupted kernel stack */
+    mov rdi, rsp
+    call trap_from_kernel
+    jmp exit_to_task
+
+    /* Restores the current task (or the idle loop) from the frame the
+       per-CPU block points at. */
+    .global exit_to_task
+exit_to_task:
+    mov rsp, qword ptr gs:[{ctx_ptr}]
+    cmp qword ptr [rsp + 15 * 8], {syscall_vector}
+    je sysret_restore
+    pop_gprs
     add rsp, 16                     /* vector, error code */
     test qword ptr [rsp + 8], 3     /* returning to ring 3? */
     jz 2f
     swapgs
 2:  iretq
 
-    /* A frame saved by the syscall entry (possibly another task's) goes
-       back with sysretq: rcx and r11 are clobbered by the syscall ABI
-       anyway, so they carry rip and rflags. The user rip cannot be
-       non-canonical: it follows a syscall instruction, and the last user
-       page below the canonical hole is never mapped (USER_TOP). */
+    /* A frame saved by the syscall entry goes back with sysretq: rcx and
+       r11 are clobbered by the syscall ABI anyway, so they carry rip and
+       rflags. The user rip cannot be non-canonical: it follows a syscall
+       instruction, and the last user page below the canonical hole is
+       never mapped (USER_TOP). */
 sysret_restore:
     pop r15
     pop r14
@@ -181,16 +228,34 @@ sysret_restore:
     .global syscall_entry
 syscall_entry:
     swapgs
-    mov qword ptr gs:[16], rsp      /* PerCpu::user_rsp */
-    mov rsp, qword ptr gs:[8]       /* PerCpu::kernel_stack_top */
+    mov qword ptr gs:[{user_rsp}], rsp
+    mov rsp, qword ptr gs:[{ctx_top}]
     push {user_ss}
-    push qword ptr gs:[16]
+    push qword ptr gs:[{user_rsp}]
     push r11                        /* user rflags */
     push {user_cs}
     push rcx                        /* user rip */
     push 0
     push {syscall_vector}
-    jmp trap_save
+    push_gprs
+    mov rsp, qword ptr gs:[{kstack}]
+    call syscall_from_user
+    jmp exit_to_task
+
+    /* NMI: report and return to whatever was interrupted, task untouched. */
+nmi_common:
+    push_gprs
+    call nmi_report
+    pop_gprs
+    add rsp, 16
+    iretq
+
+    /* Double fault, machine check: report and stop the machine. */
+fatal_common:
+    push_gprs
+    mov rdi, rsp
+    call fatal_trap
+    ud2
 
     .section .rodata.trap, "a"
     .balign 8
@@ -203,11 +268,15 @@ trap_stub_table:
     user_ss = const USER_SS,
     user_cs = const USER_CS,
     syscall_vector = const SYSCALL_VECTOR,
+    kstack = const super::cpu::OFFSET_KERNEL_STACK,
+    user_rsp = const super::cpu::OFFSET_USER_RSP,
+    ctx_top = const super::cpu::OFFSET_CTX_TOP,
+    ctx_ptr = const super::cpu::OFFSET_CTX_PTR,
 );
 
 extern "C" {
     static trap_stub_table: [u64; STUB_COUNT];
-    fn trap_restore() -> !;
+    fn exit_to_task() -> !;
     fn syscall_entry();
 }
 
@@ -223,16 +292,15 @@ pub fn syscall_entry_address() -> u64 {
     syscall_entry as *const () as u64
 }
 
-/// Leaves the kernel into the context in `frame`, which must sit at the top
-/// of this CPU's kernel stack (so later entries reuse the same stack).
+/// Leaves the kernel into the context the per-CPU block names (the first
+/// task, at boot).
 ///
 /// # Safety
-/// `frame` must be a valid frame for a user context (ring 3 selectors,
-/// canonical addresses) located at the top of the current CPU's kernel stack.
-pub unsafe fn enter(frame: *const TrapFrame) -> ! {
-    // Safety: the caller guarantees the frame; `trap_restore` pops it and
-    // executes `iretq`, never returning here.
-    unsafe {
-        core::arch::asm!("mov rsp, {0}", "jmp {1}", in(reg) frame, sym trap_restore, options(noreturn));
-    }
+/// The per-CPU `ctx_ptr` must point at a valid frame (a task's, with ring-3
+/// selectors and canonical addresses, or the idle loop's), and nothing on
+/// the current stack may be needed again.
+pub unsafe fn enter() -> ! {
+    // Safety: the caller guarantees the frame; `exit_to_task` restores it
+    // and leaves with `iretq`/`sysretq`, never returning here.
+    unsafe { core::arch::asm!("jmp {0}", sym exit_to_task, options(noreturn)) }
 }

@@ -4,46 +4,44 @@
 //! (or 1 when unbadged) into it and wakes the waiter; `wait` returns and
 //! clears the word, blocking while it is zero; `poll` never blocks. An IRQ
 //! line bound to a notification sets its bit when it fires; the line stays
-//! masked until the holder of the IRQ capability acknowledges it.
+//! masked until the holder of the IRQ capability (with the WRITE right)
+//! acknowledges it.
 
-use crate::arch::ioapic;
-use crate::cap::ObjRef;
+use crate::cspace::NodeId;
+use crate::kernel::{Kernel, Next};
+use crate::machine::{Machine, UserRegs};
 use crate::object::Object;
-use crate::sched::Kernel;
-use crate::syscall::Effect;
 use crate::task::State;
 use conflux_abi::cap::{rights, ObjectKind};
 use conflux_abi::SysError;
 
-impl Kernel {
-    fn notification(&mut self, me: usize, slot: u64, right: u8) -> Result<(u16, u64), SysError> {
+impl<M: Machine> Kernel<M> {
+    fn notification(&self, me: usize, slot: u64, need: u8) -> Result<(u16, u64), SysError> {
         let cap = self
-            .task(me)
             .caps
-            .lookup(slot, ObjectKind::Notification, right)?;
-        let ObjRef::Object(_, obj) = cap.obj else {
-            return Err(SysError::WrongKind);
-        };
-        Ok((obj, cap.badge))
+            .lookup(NodeId::slot(me, slot)?, ObjectKind::Notification, need)?;
+        Ok((cap.obj.object().ok_or(SysError::WrongKind)?, cap.badge))
     }
 
-    fn word(&mut self, obj: u16) -> &mut u64 {
+    fn take_word(&mut self, obj: u16) -> u64 {
         match &mut self.objects.table[obj as usize] {
-            Object::Notification { word } => word,
-            _ => unreachable!("capability kinds match object kinds"),
+            Object::Notification { word } => core::mem::take(word),
+            _ => 0,
         }
     }
 
     /// ORs `bits` into notification `obj` and wakes its waiter.
     pub fn raise(&mut self, obj: u16, bits: u64) {
-        *self.word(obj) |= bits;
+        if let Object::Notification { word } = &mut self.objects.table[obj as usize] {
+            *word |= bits;
+        }
         let waiter = self.live().iter().position(
-            |t| matches!(t, Some(t) if matches!(t.state, State::Waiting { obj: o } if o == obj)),
+            |t| matches!(t, Some(t) if matches!(t.state, State::Waiting { obj: o, .. } if o == obj)),
         );
         if let Some(w) = waiter {
-            let word = core::mem::take(self.word(obj));
+            let word = self.take_word(obj);
             let t = self.task(w);
-            (t.ctx.rax, t.ctx.rdx) = (0, word);
+            t.ctx.set_ok(word);
             t.state = State::Ready;
         }
     }
@@ -54,38 +52,41 @@ impl Kernel {
         Ok(0)
     }
 
-    pub fn sys_wait(&mut self, me: usize, slot: u64) -> Result<Effect, SysError> {
+    pub fn sys_wait(&mut self, me: usize, slot: u64) -> Result<Next, SysError> {
         let (obj, _) = self.notification(me, slot, rights::READ)?;
-        let word = core::mem::take(self.word(obj));
+        let word = self.take_word(obj);
         if word != 0 {
-            self.task(me).ctx.rdx = word;
-            return Ok(Effect::Resume);
+            self.task(me).ctx.set_ok(word);
+            return Ok(Next::Resume);
         }
-        self.task(me).state = State::Waiting { obj };
-        Ok(Effect::Block)
+        self.task(me).state = State::Waiting {
+            obj,
+            slot: slot as u8,
+        };
+        Ok(Next::Block)
     }
 
     pub fn sys_poll(&mut self, me: usize, slot: u64) -> Result<u64, SysError> {
         let (obj, _) = self.notification(me, slot, rights::READ)?;
-        Ok(core::mem::take(self.word(obj)))
+        Ok(self.take_word(obj))
     }
 
-    /// `irq_ack`: unmask the capability's line.
+    /// `irq_ack`: unmask the capability's line (needs WRITE: acknowledging
+    /// changes what the device may do next).
     pub fn sys_irq_ack(&mut self, me: usize, slot: u64) -> Result<u64, SysError> {
-        let cap = self.task(me).caps.lookup(slot, ObjectKind::Irq, 0)?;
-        let ObjRef::Object(_, obj) = cap.obj else {
+        let cap = self
+            .caps
+            .lookup(NodeId::slot(me, slot)?, ObjectKind::Irq, rights::WRITE)?;
+        let Object::Irq { line, .. } = self.objects.get(cap.obj.object().unwrap_or(u16::MAX)) else {
             return Err(SysError::WrongKind);
         };
-        let Object::Irq { line, .. } = self.objects.table[obj as usize] else {
-            return Err(SysError::WrongKind);
-        };
-        ioapic::unmask(line);
+        M::irq_mask(line, false);
         Ok(0)
     }
 
     /// A device interrupt on `line`: mask it and signal its notification.
     pub fn interrupt(&mut self, line: u8) {
-        ioapic::mask(line);
+        M::irq_mask(line, true);
         if let Some((ntfn, bit)) = self.objects.irq_for_line(line) {
             self.raise(ntfn, 1 << bit);
         }

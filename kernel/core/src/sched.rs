@@ -1,0 +1,47 @@
+//! The scheduler's choice: fixed priorities (0 most urgent), round robin
+//! among equals.
+//!
+//! The next task is the most urgent ready one, searching from the task
+//! after `from`, so a yielding or preempted task goes behind its peers.
+//! The running task is always the most urgent ready task: every path that
+//! makes a task ready checks [`Kernel::should_preempt`] before returning
+//! to the caller, which is what lets the IPC fastpath hand the CPU to an
+//! equally or more urgent partner without searching.
+
+use crate::kernel::Kernel;
+use crate::machine::Machine;
+use crate::task::State;
+
+impl<M: Machine> Kernel<M> {
+    /// The most urgent ready task, round robin among equals starting after `from`.
+    pub fn pick_next(&self, from: usize) -> Option<usize> {
+        let n = self.ntasks.max(1);
+        let mut best: Option<(u8, usize)> = None;
+        for step in 1..=n {
+            let i = (from + step) % n;
+            if let Some(t) = self.tasks[i].as_ref() {
+                if t.state == State::Ready && best.is_none_or(|(p, _)| t.priority < p) {
+                    best = Some((t.priority, i));
+                }
+            }
+        }
+        best.map(|(_, i)| i)
+    }
+
+    /// True when a ready task is more urgent than `current`.
+    pub fn should_preempt(&self, current: usize) -> bool {
+        let cur = self.tasks[current].as_ref().map_or(u8::MAX, |t| t.priority);
+        self.live()
+            .iter()
+            .flatten()
+            .any(|t| t.state == State::Ready && t.priority < cur)
+    }
+
+    /// Some task waits on a notification an interrupt line can signal.
+    pub fn waits_for_interrupt(&self) -> bool {
+        self.live().iter().flatten().any(|t| match t.state {
+            State::Waiting { obj, .. } => self.objects.fed_by_irq(obj),
+            _ => false,
+        })
+    }
+}

@@ -1,0 +1,99 @@
+//! System call dispatch, in one shape.
+//!
+//! Every handler returns `Result<Next, SysError>` (value-returning calls
+//! store their value through [`UserRegs`] and return [`Next::Resume`]);
+//! [`Kernel::syscall`] alone turns an error into the caller's status. A
+//! blocked task's result is written by whoever wakes it.
+
+use crate::kernel::{Cpu, Kernel, Next};
+use crate::machine::{Machine, UserRegs};
+use crate::task::State;
+use conflux_abi::cap::rights;
+use conflux_abi::ipc::FaultMessage;
+use conflux_abi::syscall::DEBUG_WRITE_MAX;
+use conflux_abi::{SysError, Sysno};
+
+impl<M: Machine> Kernel<M> {
+    /// Runs the current task's syscall and stores its status.
+    pub fn syscall(&mut self, cpu: &mut Cpu) -> Next {
+        let me = cpu.current;
+        let num = self.task(me).ctx.sysno();
+        let result = match Sysno::from_raw(num) {
+            None => Err(SysError::UnknownSyscall),
+            Some(n) => self.dispatch(cpu, me, n),
+        };
+        match result {
+            Ok(next) => next,
+            Err(e) => {
+                let t = self.task(me);
+                t.state = State::Ready; // a failed call never leaves the task blocked
+                t.ctx.set_err(e);
+                Next::Resume
+            }
+        }
+    }
+
+    /// Stores a value-returning call's result.
+    fn value(&mut self, me: usize, r: Result<u64, SysError>) -> Result<Next, SysError> {
+        self.task(me).ctx.set_ok(r?);
+        Ok(Next::Resume)
+    }
+
+    fn dispatch(&mut self, cpu: &mut Cpu, me: usize, num: Sysno) -> Result<Next, SysError> {
+        let a = {
+            let c = &self.task(me).ctx;
+            [c.arg(0), c.arg(1), c.arg(2), c.arg(3)]
+        };
+        let r = match num {
+            Sysno::Call => return self.sys_send(me, true),
+            Sysno::ReplyRecv => return self.sys_reply_recv(me),
+            Sysno::Send => return self.sys_send(me, false),
+            Sysno::Recv => return self.sys_recv(me, a[0]),
+            Sysno::Wait => return self.sys_wait(me, a[0]),
+            Sysno::Yield => return Ok(Next::Yield),
+            Sysno::Exit => {
+                M::log(format_args!("task '{}' exited with code {}", self.task(me).name, a[0]));
+                self.end_task(cpu, me, None);
+                return Ok(Next::Block);
+            }
+            Sysno::DebugWrite => self.debug_write(me, a[0], a[1]),
+            Sysno::Reply => self.sys_reply(me, a[0]).map(|_| 0),
+            Sysno::Signal => self.sys_signal(me, a[0]),
+            Sysno::Poll => self.sys_poll(me, a[0]),
+            Sysno::IrqAck => self.sys_irq_ack(me, a[0]),
+            Sysno::CapMint => self.sys_mint(me, a[0], a[1], a[2], a[3]),
+            Sysno::CapCopy => self.sys_mint(me, a[0], a[1], rights::ALL as u64, 0),
+            Sysno::CapDelete => self.sys_delete(me, a[0]),
+            Sysno::CapRevoke => self.sys_revoke(me, a[0]),
+            Sysno::CapInfo => {
+                let (info, badge) = self.sys_info(me, a[0])?;
+                self.task(me).ctx.set_ok2(info, badge);
+                return Ok(Next::Resume);
+            }
+            Sysno::RegionMap => self.sys_map(me, a[0], a[1], a[2]),
+            Sysno::RegionUnmap => self.sys_unmap(me, a[0]),
+            Sysno::RegionPhys => self.sys_phys(me, a[0], a[1]),
+            Sysno::IoIn => self.sys_io_in(me, a[0], a[1], a[2]),
+            Sysno::IoOut => self.sys_io_out(me, a[0], a[1], a[2], a[3]),
+        };
+        self.value(me, r)
+    }
+
+    fn debug_write(&mut self, me: usize, addr: u64, len: u64) -> Result<u64, SysError> {
+        if len > DEBUG_WRITE_MAX as u64 {
+            return Err(SysError::TooLong);
+        }
+        let t = self.task(me);
+        let space = t.space.as_mut().ok_or(SysError::BadAddress)?;
+        M::debug_write(space, t.name, &mut t.at_line_start, addr, len)?;
+        Ok(len)
+    }
+
+    /// The current task faulted: end it and tell its supervisor.
+    pub fn fault(&mut self, cpu: &mut Cpu, mut report: FaultMessage) -> Next {
+        let me = cpu.current;
+        report.task = me as u32;
+        self.end_task(cpu, me, Some(report));
+        Next::Block
+    }
+}
