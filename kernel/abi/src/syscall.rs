@@ -89,7 +89,10 @@ sysnos! {
 /// capability (0: none), and where a transferred capability may land (0:
 /// refuse). A slot past the capability table is refused, never truncated.
 pub fn pack_slots(endpoint: usize, reply: usize, receive_cap: usize) -> Result<u64, SysError> {
-    if [endpoint, reply, receive_cap].iter().any(|&s| s >= CAP_SLOTS) {
+    if [endpoint, reply, receive_cap]
+        .iter()
+        .any(|&s| s >= CAP_SLOTS)
+    {
         return Err(SysError::InvalidSlot);
     }
     Ok(endpoint as u64 | (reply as u64) << 8 | (receive_cap as u64) << 16)

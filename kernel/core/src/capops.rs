@@ -14,7 +14,14 @@ use conflux_abi::SysError;
 
 impl<M: Machine> Kernel<M> {
     /// `cap_mint` / `cap_copy`: a derived capability into free slot `dst`.
-    pub fn sys_mint(&mut self, me: usize, src: u64, dst: u64, mask: u64, badge: u64) -> Result<u64, SysError> {
+    pub fn sys_mint(
+        &mut self,
+        me: usize,
+        src: u64,
+        dst: u64,
+        mask: u64,
+        badge: u64,
+    ) -> Result<u64, SysError> {
         let mask = u8::try_from(mask).map_err(|_| SysError::InvalidArgument)?;
         let (src, dst) = (NodeId::slot(me, src)?, NodeId::slot(me, dst)?);
         self.caps.check_free(dst)?;
@@ -79,7 +86,9 @@ fn wake_if_blocked_through<M: Machine>(t: &mut Task<M>, n: NodeId) -> bool {
         return false; // an in-flight capability: the message goes on without it
     };
     let (through, sender) = match t.state {
-        State::Receiving { slot: s, .. } | State::Waiting { slot: s, .. } => (s as usize == slot, false),
+        State::Receiving { slot: s, .. } | State::Waiting { slot: s, .. } => {
+            (s as usize == slot, false)
+        }
         State::Sending { slot: s, .. } => (s as usize == slot, true),
         _ => (false, false),
     };

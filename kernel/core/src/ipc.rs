@@ -37,7 +37,8 @@ impl<M: Machine> Kernel<M> {
         let mut best: Option<(u64, usize)> = None;
         for (i, t) in self.live().iter().enumerate() {
             let seq = match t.as_ref().map(|t| t.state) {
-                Some(State::Sending { obj: o, seq, .. }) | Some(State::FaultSending { obj: o, seq })
+                Some(State::Sending { obj: o, seq, .. })
+                | Some(State::FaultSending { obj: o, seq })
                     if o == obj =>
                 {
                     seq
@@ -61,7 +62,15 @@ impl<M: Machine> Kernel<M> {
                     ..Info::new(FAULT_LABEL, REG_WORDS)
                 };
                 let words = f.to_words();
-                (RawMessage { info: info.encode().unwrap_or(0), badge: 0, words }, true, s as u64)
+                (
+                    RawMessage {
+                        info: info.encode().unwrap_or(0),
+                        badge: 0,
+                        words,
+                    },
+                    true,
+                    s as u64,
+                )
             }
             (State::Sending { call, badge, .. }, _) => (sender.ctx.outgoing(), call, badge),
             _ => return,
@@ -84,7 +93,14 @@ impl<M: Machine> Kernel<M> {
     /// Writes `msg` from task `s` into receiver `r` (blocked in
     /// `Receiving`) and makes it ready; `caller_gen` set means `s` waits
     /// for a reply, so `r` gets a reply capability.
-    fn deliver(&mut self, mut msg: RawMessage, buf: u64, s: usize, r: usize, caller_gen: Option<u32>) {
+    fn deliver(
+        &mut self,
+        mut msg: RawMessage,
+        buf: u64,
+        s: usize,
+        r: usize,
+        caller_gen: Option<u32>,
+    ) {
         let State::Receiving {
             reply_slot,
             cap_slot,
@@ -133,7 +149,9 @@ impl<M: Machine> Kernel<M> {
         };
         let info = Info::from_sender(raw.info)?;
         let ep_node = NodeId::slot(me, slot)?;
-        let ep = self.caps.lookup(ep_node, ObjectKind::Endpoint, rights::WRITE)?;
+        let ep = self
+            .caps
+            .lookup(ep_node, ObjectKind::Endpoint, rights::WRITE)?;
         let obj = ep.obj.object().ok_or(SysError::WrongKind)?;
         if info.cap.is_some() && ep.rights & rights::GRANT == 0 {
             return Err(SysError::MissingRight);
@@ -153,7 +171,9 @@ impl<M: Machine> Kernel<M> {
             return Err(SysError::DeadPeer);
         }
         if let Some(s) = info.cap {
-            let cap = self.caps.derive(NodeId::slot(me, s as u64)?, rights::ALL, 0)?;
+            let cap = self
+                .caps
+                .derive(NodeId::slot(me, s as u64)?, rights::ALL, 0)?;
             let flight = NodeId::in_flight(me);
             let _ = self.caps.remove(flight);
             self.caps.insert(flight, cap)?;
@@ -187,7 +207,9 @@ impl<M: Machine> Kernel<M> {
     pub fn sys_recv(&mut self, me: usize, packed: u64) -> Result<Next, SysError> {
         let (ep_slot, reply_slot, cap_slot) = unpack_slots(packed)?;
         let ep_node = NodeId::slot(me, ep_slot as u64)?;
-        let ep = self.caps.lookup(ep_node, ObjectKind::Endpoint, rights::READ)?;
+        let ep = self
+            .caps
+            .lookup(ep_node, ObjectKind::Endpoint, rights::READ)?;
         let obj = ep.obj.object().ok_or(SysError::WrongKind)?;
         if reply_slot == 0 || reply_slot >= CAP_SLOTS || cap_slot >= CAP_SLOTS {
             return Err(SysError::InvalidSlot);
@@ -274,7 +296,9 @@ impl<M: Machine> Kernel<M> {
         let next = self.sys_recv(me, packed)?;
         Ok(match (next, answered) {
             (Next::Block, Some(c))
-                if self.tasks[c].as_ref().is_some_and(|t| t.state == State::Ready)
+                if self.tasks[c]
+                    .as_ref()
+                    .is_some_and(|t| t.state == State::Ready)
                     && self.at_least_as_urgent(c, me) =>
             {
                 Next::Switch(c)

@@ -181,7 +181,12 @@ impl<M: Machine> Kernel<M> {
     /// Its capabilities are released (mappings removed through the same
     /// path as `region_unmap`), then its address space is destroyed, which
     /// frees only the frames the space owns. Dependents wake with `DeadPeer`.
-    pub fn end_task(&mut self, cpu: &mut crate::kernel::Cpu, me: usize, fault: Option<FaultMessage>) {
+    pub fn end_task(
+        &mut self,
+        cpu: &mut crate::kernel::Cpu,
+        me: usize,
+        fault: Option<FaultMessage>,
+    ) {
         let supervised = self.faults_ep.filter(|_| self.supervisor != Some(me));
         let seq = self.next_seq();
         self.release_caps(me);

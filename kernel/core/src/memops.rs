@@ -55,7 +55,13 @@ impl<M: Machine> Kernel<M> {
     }
 
     /// `region_map(slot, vaddr, rights)`.
-    pub fn sys_map(&mut self, me: usize, slot: u64, vaddr: u64, want: u64) -> Result<u64, SysError> {
+    pub fn sys_map(
+        &mut self,
+        me: usize,
+        slot: u64,
+        vaddr: u64,
+        want: u64,
+    ) -> Result<u64, SysError> {
         let node = NodeId::slot(me, slot)?;
         let cap = *self.caps.get(node)?;
         memory_of(&self.objects, &cap).ok_or(SysError::WrongKind)?;
@@ -95,11 +101,20 @@ impl<M: Machine> Kernel<M> {
     }
 
     /// Checks an I/O-port access against the capability in `slot`.
-    fn port_access(&self, me: usize, slot: u64, port: u64, width: u64, need: u8) -> Result<u16, SysError> {
+    fn port_access(
+        &self,
+        me: usize,
+        slot: u64,
+        port: u64,
+        width: u64,
+        need: u8,
+    ) -> Result<u16, SysError> {
         let cap = self
             .caps
             .lookup(NodeId::slot(me, slot)?, ObjectKind::IoPorts, need)?;
-        let Object::IoPorts { base, count } = self.objects.get(cap.obj.object().unwrap_or(u16::MAX)) else {
+        let Object::IoPorts { base, count } =
+            self.objects.get(cap.obj.object().unwrap_or(u16::MAX))
+        else {
             return Err(SysError::WrongKind);
         };
         let end = port.checked_add(width).ok_or(SysError::InvalidArgument)?;
@@ -111,13 +126,26 @@ impl<M: Machine> Kernel<M> {
     }
 
     /// `io_in(slot, port, width)`.
-    pub fn sys_io_in(&mut self, me: usize, slot: u64, port: u64, width: u64) -> Result<u64, SysError> {
+    pub fn sys_io_in(
+        &mut self,
+        me: usize,
+        slot: u64,
+        port: u64,
+        width: u64,
+    ) -> Result<u64, SysError> {
         let p = self.port_access(me, slot, port, width, rights::READ)?;
         Ok(M::port_in(p, width as u8) as u64)
     }
 
     /// `io_out(slot, port, width, value)`.
-    pub fn sys_io_out(&mut self, me: usize, slot: u64, port: u64, width: u64, value: u64) -> Result<u64, SysError> {
+    pub fn sys_io_out(
+        &mut self,
+        me: usize,
+        slot: u64,
+        port: u64,
+        width: u64,
+        value: u64,
+    ) -> Result<u64, SysError> {
         let p = self.port_access(me, slot, port, width, rights::WRITE)?;
         M::port_out(p, width as u8, value as u32);
         Ok(0)

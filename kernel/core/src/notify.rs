@@ -77,7 +77,8 @@ impl<M: Machine> Kernel<M> {
         let cap = self
             .caps
             .lookup(NodeId::slot(me, slot)?, ObjectKind::Irq, rights::WRITE)?;
-        let Object::Irq { line, .. } = self.objects.get(cap.obj.object().unwrap_or(u16::MAX)) else {
+        let Object::Irq { line, .. } = self.objects.get(cap.obj.object().unwrap_or(u16::MAX))
+        else {
             return Err(SysError::WrongKind);
         };
         M::irq_mask(line, false);

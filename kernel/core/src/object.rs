@@ -12,15 +12,30 @@ use conflux_bootimg::MAX_OBJECTS;
 pub enum Object {
     None,
     /// Served by the task with this index.
-    Endpoint { server: u8 },
+    Endpoint {
+        server: u8,
+    },
     /// Pending signal bits.
-    Notification { word: u64 },
+    Notification {
+        word: u64,
+    },
     /// Physically contiguous RAM (`device` false) or device registers.
-    Memory { phys: u64, size: u64, device: bool },
+    Memory {
+        phys: u64,
+        size: u64,
+        device: bool,
+    },
     /// Interrupt line bound to a notification bit.
-    Irq { line: u8, notification: u16, bit: u8 },
+    Irq {
+        line: u8,
+        notification: u16,
+        bit: u8,
+    },
     /// I/O ports `[base, base + count)`.
-    IoPorts { base: u16, count: u32 },
+    IoPorts {
+        base: u16,
+        count: u32,
+    },
 }
 
 /// Every object of the system.

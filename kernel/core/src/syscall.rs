@@ -52,7 +52,11 @@ impl<M: Machine> Kernel<M> {
             Sysno::Wait => return self.sys_wait(me, a[0]),
             Sysno::Yield => return Ok(Next::Yield),
             Sysno::Exit => {
-                M::log(format_args!("task '{}' exited with code {}", self.task(me).name, a[0]));
+                M::log(format_args!(
+                    "task '{}' exited with code {}",
+                    self.task(me).name,
+                    a[0]
+                ));
                 self.end_task(cpu, me, None);
                 return Ok(Next::Block);
             }

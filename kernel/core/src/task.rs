@@ -27,11 +27,19 @@ pub enum State {
         cap_slot: u8,
     },
     /// Called `server` and waits for its reply.
-    AwaitingReply { server: u8 },
+    AwaitingReply {
+        server: u8,
+    },
     /// Blocked on notification `obj` (through `slot`).
-    Waiting { obj: u16, slot: u8 },
+    Waiting {
+        obj: u16,
+        slot: u8,
+    },
     /// Faulted; its fault message waits on the supervisor's endpoint `obj`.
-    FaultSending { obj: u16, seq: u64 },
+    FaultSending {
+        obj: u16,
+        seq: u64,
+    },
     /// Faulted; the supervisor has the message and will decide.
     FaultAwaiting,
     /// Ended with `exit` (the code was reported then).

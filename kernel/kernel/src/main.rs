@@ -24,7 +24,6 @@ mod arch;
 mod console;
 mod fault;
 mod load;
-mod x86;
 mod mem;
 mod object;
 mod panic;
@@ -33,6 +32,7 @@ mod sched;
 mod selftest;
 mod trap;
 mod usermem;
+mod x86;
 
 use arch::{cpu, gdt, idt, machine, paging};
 use conflux_abi::exit::Verdict;

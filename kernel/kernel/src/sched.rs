@@ -91,13 +91,21 @@ fn all_ended(k: &Kernel<X86>) -> ! {
         "all tasks ended: {exited} exited, {faulted} stopped after a fault, {} failed to start, {blocked} blocked forever",
         k.failed_to_load
     );
-    let (now, start) = (crate::mem::free_frames(), FRAMES_AT_START.get().copied().unwrap_or(0));
+    let (now, start) = (
+        crate::mem::free_frames(),
+        FRAMES_AT_START.get().copied().unwrap_or(0),
+    );
     let head = format_args!("frames: {now} free at the end, {start} before the first task started");
     match now.cmp(&start) {
         core::cmp::Ordering::Equal => kprintln!("{head}: balanced"),
-        core::cmp::Ordering::Less => kprintln!("{head}: LEAKED {} frames (kernel bug)", start - now),
+        core::cmp::Ordering::Less => {
+            kprintln!("{head}: LEAKED {} frames (kernel bug)", start - now)
+        }
         core::cmp::Ordering::Greater => {
-            kprintln!("{head}: {} frames too many, freed twice? (kernel bug)", now - start)
+            kprintln!(
+                "{head}: {} frames too many, freed twice? (kernel bug)",
+                now - start
+            )
         }
     }
     machine::exit(Verdict::AllTasksEnded)

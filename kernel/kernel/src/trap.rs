@@ -10,8 +10,8 @@
 use crate::arch::machine;
 use crate::arch::trap::TrapFrame;
 use crate::fault::Report;
-use crate::x86::X86;
 use crate::sched::{finish, KERNEL};
+use crate::x86::X86;
 use crate::{arch, kprintln};
 use arch::apic;
 use conflux_abi::exit::Verdict;
@@ -76,7 +76,11 @@ extern "C" fn trap_from_kernel(frame: &mut TrapFrame) {
         let mut k = KERNEL.lock();
         let next = interrupt(&mut k, frame.vector);
         // Only the idle loop runs with interrupts on: choose again.
-        let next = if next == Next::Yield { Next::Block } else { next };
+        let next = if next == Next::Yield {
+            Next::Block
+        } else {
+            next
+        };
         finish(&mut k, next);
         return;
     }
@@ -93,7 +97,12 @@ fn kernel_fault(frame: &TrapFrame) -> ! {
     // lock, or before any task existed.
     let task = KERNEL
         .try_lock()
-        .and_then(|k| k.tasks.get(arch::cpu::this().state.current)?.as_ref().map(|t| t.name))
+        .and_then(|k| {
+            k.tasks
+                .get(arch::cpu::this().state.current)?
+                .as_ref()
+                .map(|t| t.name)
+        })
         .unwrap_or("none");
     crate::console::print_forced(format_args!(
         "conflux: KERNEL FAULT: {report} (kernel mode, last task '{task}')\nconflux: stopping the machine: this is a kernel bug; the line above names the instruction\n"

@@ -1,1 +1,12 @@
-//! Host tests of the kernel logic.
+//! Host tests of the kernel logic, on a recording mock machine.
+//!
+//! [`sim::Sim`] boots a real boot image (made with the bootimg encoder)
+//! into a `Kernel<Mock>` and drives it syscall by syscall, the way the trap
+//! entry does on the real machine.
+
+mod cspace_props;
+mod ipc;
+mod mock;
+mod revoke;
+mod sched_props;
+mod sim;

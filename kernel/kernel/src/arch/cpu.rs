@@ -1,9 +1,9 @@
 //! Per-CPU setup: feature checks, control registers, syscall MSRs, the
 //! per-CPU block reached through `gs`, and the legacy PIC.
 
+use super::context::{Context, FxArea};
 use core::arch::x86_64::__cpuid;
 use x86_64::instructions::port::Port;
-use super::context::{Context, FxArea};
 use x86_64::registers::control::{Cr0, Cr0Flags, Cr4, Cr4Flags};
 use x86_64::registers::model_specific::{
     Efer, EferFlags, GsBase, KernelGsBase, LStar, SFMask, Star,
@@ -78,7 +78,9 @@ pub fn this() -> &'static mut PerCpu {
 static INITIAL_FPU: spin::Once<FxArea> = spin::Once::new();
 
 pub fn initial_fpu_state() -> FxArea {
-    *INITIAL_FPU.get().expect("cpu::init runs before any task is made")
+    *INITIAL_FPU
+        .get()
+        .expect("cpu::init runs before any task is made")
 }
 
 /// Saves the x87/SSE state and segment selectors into `ctx`.
@@ -201,8 +203,8 @@ fn enable_fpu() {
     INITIAL_FPU.call_once(|| {
         let mut area = FxArea([0; 512]);
         let mxcsr: u32 = 0x1f80; // every exception masked, round to nearest
-        // Safety: `fninit` resets the x87 unit; `ldmxcsr` loads a valid
-        // value; `fxsave64` writes the aligned 512-byte area.
+                                 // Safety: `fninit` resets the x87 unit; `ldmxcsr` loads a valid
+                                 // value; `fxsave64` writes the aligned 512-byte area.
         unsafe {
             core::arch::asm!(
                 "fninit",

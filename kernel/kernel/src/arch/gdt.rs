@@ -44,7 +44,10 @@ pub fn init(kernel_stack_top: u64, ist_tops: [u64; 3]) {
     // Safety: boot, one CPU, before interrupts: nothing else uses the TSS.
     let tss = unsafe { &mut *core::ptr::addr_of_mut!(TSS) };
     tss.privilege_stack_table[0] = VirtAddr::new(kernel_stack_top);
-    for (slot, top) in [DOUBLE_FAULT_IST, NMI_IST, MACHINE_CHECK_IST].into_iter().zip(ist_tops) {
+    for (slot, top) in [DOUBLE_FAULT_IST, NMI_IST, MACHINE_CHECK_IST]
+        .into_iter()
+        .zip(ist_tops)
+    {
         tss.interrupt_stack_table[(slot - 1) as usize] = VirtAddr::new(top);
     }
     let tss: &'static TaskStateSegment = tss;
