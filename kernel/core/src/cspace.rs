@@ -63,6 +63,15 @@ impl NodeId {
     }
 }
 
+/// False when `cap` in `n` cannot be anyone's parent, so removing or moving
+/// it needs no scan for children: reply capabilities are never derived
+/// from, and neither is an in-flight capability (derivation takes a slot).
+/// This keeps the scan off the IPC path, which removes a reply capability
+/// on every reply.
+fn may_have_children(n: NodeId, cap: &Cap) -> bool {
+    n.slot_number().is_some() && cap.obj.kind() != ObjectKind::Reply
+}
+
 /// Every capability of the system.
 pub struct CapSpace {
     nodes: [Slot; MAX_NODES],
@@ -173,12 +182,23 @@ impl CapSpace {
     pub fn remove(&mut self, n: NodeId) -> Result<Cap, SysError> {
         let cap = *self.get(n)?;
         self.nodes[n.index()] = Slot::Empty;
-        let heir = match cap.origin {
-            Some(r) => Parent::Image(r),
-            None => cap.parent,
-        };
-        self.repoint(Parent::Node(n), heir);
+        if may_have_children(n, &cap) {
+            let heir = match cap.origin {
+                Some(r) => Parent::Image(r),
+                None => cap.parent,
+            };
+            self.repoint(Parent::Node(n), heir);
+        }
         Ok(cap)
+    }
+
+    /// Writes a reply capability into `n`, or empties it, where `n` is
+    /// known to be empty, revoked or holding a reply capability — none of
+    /// which can have children — so no parent links need fixing. For the
+    /// IPC fastpath only.
+    #[inline]
+    pub(crate) fn set_reply_slot(&mut self, n: NodeId, slot: Slot) {
+        self.nodes[n.index()] = slot;
     }
 
     /// Moves the capability in `from` to the free node `to`.
@@ -187,7 +207,9 @@ impl CapSpace {
         let cap = *self.get(from)?;
         self.nodes[from.index()] = Slot::Empty;
         self.nodes[to.index()] = Slot::Full(cap);
-        self.repoint(Parent::Node(from), Parent::Node(to));
+        if may_have_children(from, &cap) {
+            self.repoint(Parent::Node(from), Parent::Node(to));
+        }
         Ok(())
     }
 
@@ -273,19 +295,5 @@ impl CapSpace {
         for slot in &mut self.nodes[base..base + STRIDE] {
             *slot = Slot::Empty;
         }
-    }
-
-    /// Whether a reply capability for `task`'s call exists anywhere.
-    pub fn replies_to(&self, task: usize) -> impl Iterator<Item = NodeId> + '_ {
-        self.nodes[..self.used]
-            .iter()
-            .enumerate()
-            .filter_map(move |(i, s)| match s {
-                Slot::Full(Cap {
-                    obj: ObjRef::Reply { task: t, .. },
-                    ..
-                }) if *t as usize == task => Some(NodeId(i as u16)),
-                _ => None,
-            })
     }
 }

@@ -87,6 +87,7 @@ impl<M: Machine> Kernel<M> {
     }
 
     /// Task `i`, which the caller knows exists.
+    #[inline]
     pub fn task(&mut self, i: usize) -> &mut Task<M> {
         self.tasks[i]
             .as_mut()

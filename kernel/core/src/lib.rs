@@ -14,6 +14,7 @@ pub mod cap;
 pub mod capops;
 pub mod cspace;
 pub mod elf;
+pub mod fastpath;
 pub mod frames;
 pub mod ipc;
 pub mod kernel;

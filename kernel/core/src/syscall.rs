@@ -18,6 +18,14 @@ impl<M: Machine> Kernel<M> {
     pub fn syscall(&mut self, cpu: &mut Cpu) -> Next {
         let me = cpu.current;
         let num = self.task(me).ctx.sysno();
+        let fast = match num {
+            n if n == Sysno::Call as u64 => self.fast_call(me),
+            n if n == Sysno::ReplyRecv as u64 => self.fast_reply_recv(me),
+            _ => None,
+        };
+        if let Some(partner) = fast {
+            return Next::Switch(partner);
+        }
         let result = match Sysno::from_raw(num) {
             None => Err(SysError::UnknownSyscall),
             Some(n) => self.dispatch(cpu, me, n),

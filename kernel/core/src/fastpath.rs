@@ -1,0 +1,145 @@
+//! The IPC fastpath: `call` to a waiting receiver and `reply_recv` back to
+//! a waiting caller, with nothing but register words.
+//!
+//! Each function checks, without changing anything, that the message is
+//! the common case — at most [`REG_WORDS`] words, no capability, no
+//! reserved bits; a valid capability; a partner blocked exactly where
+//! expected and at least as urgent as the current task (so it may run
+//! without a scheduler search: the current task is the most urgent ready
+//! one) — and then commits in a few stores, returning the partner to run.
+//! `None` means "take the slow path", which handles every case, including
+//! every error, with the same results. The rules are the slow path's; the
+//! host tests run the same scenarios through both (seL4 and Hubris keep
+//! fastpaths of this shape for the same reason: IPC cost is the
+//! microkernel's tax on every service).
+
+use crate::cap::{Cap, ObjRef, Slot};
+use crate::cspace::NodeId;
+use crate::kernel::Kernel;
+use crate::machine::{Machine, UserRegs};
+use crate::object::Object;
+use crate::task::State;
+use conflux_abi::cap::{rights, ObjectKind, CAP_SLOTS};
+use conflux_abi::ipc::{RawMessage, REG_WORDS};
+
+/// True when an info word is a plain short message: label, length at most
+/// REG_WORDS, and no capability, kernel or reserved bit.
+fn short_plain(info: u64) -> bool {
+    info >> 32 <= REG_WORDS as u64
+}
+
+impl<M: Machine> Kernel<M> {
+    /// `call`: delivers to the receiver and returns it, or `None`.
+    #[inline]
+    pub fn fast_call(&mut self, me: usize) -> Option<usize> {
+        let caller = self.tasks[me].as_ref()?;
+        let (slot, raw) = (caller.ctx.arg(0), caller.ctx.outgoing());
+        if !short_plain(raw.info) {
+            return None;
+        }
+        let ep = self.caps.get(NodeId::slot(me, slot).ok()?).ok()?;
+        let ObjRef::Object(ObjectKind::Endpoint, obj) = ep.obj else {
+            return None;
+        };
+        if ep.rights & rights::WRITE == 0 {
+            return None;
+        }
+        let Object::Endpoint { server } = self.objects.get(obj) else {
+            return None;
+        };
+        let s = server as usize;
+        let srv = self.tasks[s].as_ref()?;
+        let State::Receiving {
+            obj: o, reply_slot, ..
+        } = srv.state
+        else {
+            return None;
+        };
+        if o != obj || srv.generation != ep.gen || srv.priority > caller.priority {
+            return None;
+        }
+        let reply_node = NodeId::slot(s, reply_slot as u64).ok()?;
+        if matches!(self.caps.slot(reply_node), Slot::Full(c) if c.obj.kind() != ObjectKind::Reply)
+        {
+            return None;
+        }
+        let (badge, gen) = (ep.badge, caller.generation);
+        let reply = Cap::new(
+            ObjRef::Reply {
+                task: me as u8,
+                gen,
+            },
+            rights::WRITE,
+            0,
+        );
+        self.caps.set_reply_slot(reply_node, Slot::Full(reply));
+        let srv = self.tasks[s].as_mut()?;
+        srv.ctx.set_incoming(&RawMessage { badge, ..raw });
+        srv.state = State::Ready;
+        self.tasks[me].as_mut()?.state = State::AwaitingReply { server };
+        Some(s)
+    }
+
+    /// `reply_recv`: answers the waiting caller, blocks receiving, and
+    /// returns the caller, or `None`.
+    #[inline]
+    pub fn fast_reply_recv(&mut self, me: usize) -> Option<usize> {
+        let server = self.tasks[me].as_ref()?;
+        let (packed, raw) = (server.ctx.arg(0), server.ctx.outgoing());
+        if !short_plain(raw.info) || packed >> 24 != 0 {
+            return None;
+        }
+        let (ep_slot, reply_slot, cap_slot) =
+            (packed & 0xff, packed >> 8 & 0xff, packed >> 16 & 0xff);
+        if reply_slot == 0
+            || reply_slot >= CAP_SLOTS as u64
+            || cap_slot >= CAP_SLOTS as u64
+            || cap_slot == reply_slot
+        {
+            return None;
+        }
+        let reply_node = NodeId::slot(me, reply_slot).ok()?;
+        let Slot::Full(Cap {
+            obj: ObjRef::Reply { task, gen },
+            ..
+        }) = *self.caps.slot(reply_node)
+        else {
+            return None;
+        };
+        let c = task as usize;
+        let caller = self.tasks[c].as_ref()?;
+        let awaiting = State::AwaitingReply { server: me as u8 };
+        if caller.generation != gen || caller.state != awaiting || caller.priority > server.priority
+        {
+            return None;
+        }
+        let ep = self.caps.get(NodeId::slot(me, ep_slot).ok()?).ok()?;
+        let ObjRef::Object(ObjectKind::Endpoint, obj) = ep.obj else {
+            return None;
+        };
+        if ep.rights & rights::READ == 0 || self.endpoint_busy(obj) {
+            return None;
+        }
+        self.caps.set_reply_slot(reply_node, Slot::Empty);
+        let caller = self.tasks[c].as_mut()?;
+        caller.ctx.set_incoming(&RawMessage { badge: 0, ..raw });
+        caller.state = State::Ready;
+        self.tasks[me].as_mut()?.state = State::Receiving {
+            obj,
+            slot: ep_slot as u8,
+            reply_slot: reply_slot as u8,
+            cap_slot: cap_slot as u8,
+        };
+        Some(c)
+    }
+
+    /// A sender waits on endpoint `obj`, or another task receives on it.
+    fn endpoint_busy(&self, obj: u16) -> bool {
+        self.live().iter().flatten().any(|t| match t.state {
+            State::Sending { obj: o, .. }
+            | State::FaultSending { obj: o, .. }
+            | State::Receiving { obj: o, .. } => o == obj,
+            _ => false,
+        })
+    }
+}
