@@ -127,14 +127,15 @@ fn main() {
 
     // Regions: mapping is checked against the window, alignment and rights.
     let shared = Region(caps::SHARED);
+    const SIZE: usize = caps::SHARED_SIZE;
     c.eq(
         "map twice through one capability",
-        shared.map(REGION_BASE + (1 << 30), true).map(|_| ()),
+        shared.map(REGION_BASE + (1 << 30), SIZE, true).map(|_| ()),
         Err(SysError::AlreadyMapped),
     );
     c.eq("unmap", shared.unmap(), Ok(()));
     c.eq("unmap twice", shared.unmap(), Err(SysError::NotMapped));
-    let map = |v: u64| shared.map(v, true).map(|_| ());
+    let map = |v: u64| shared.map(v, SIZE, true).map(|_| ());
     c.eq(
         "map over the kernel",
         map(0xffff_8000_0000_0000),
@@ -162,17 +163,18 @@ fn main() {
     );
     c.eq(
         "map read-only capability writable",
-        Region(C).map(REGION_BASE + (2 << 30), true).map(|_| ()),
+        Region(C)
+            .map(REGION_BASE + (2 << 30), SIZE, true)
+            .map(|_| ()),
         Err(SysError::MissingRight),
     );
-    let m = shared.map(REGION_BASE + (3 << 30), true);
+    let m = shared.map(REGION_BASE + (3 << 30), SIZE, true);
     c.that("map at a fresh address", m.is_ok(), m.map(|_| ()));
     if let Ok(m) = m {
-        m.write_u64(8, 0x1234);
         c.eq(
             "write and read back through the mapping",
-            m.read_u64(8),
-            0x1234,
+            m.write_u64(8, 0x1234).and_then(|()| m.read_u64(8)),
+            Ok(0x1234),
         );
     }
     c.eq("unmap before the churn", shared.unmap(), Ok(()));
@@ -181,7 +183,7 @@ fn main() {
     let mut churn_failures = 0;
     for i in 0..20_000u64 {
         let at = REGION_BASE + (4 << 30) + i * (1 << 30);
-        if shared.map(at, true).is_err() || shared.unmap().is_err() {
+        if shared.map(at, SIZE, true).is_err() || shared.unmap().is_err() {
             churn_failures += 1;
         }
     }

@@ -7,7 +7,11 @@ use conflux_userlib::ipc::{Notification, Region};
 
 conflux_userlib::entry!(main);
 
+use config::caps;
+
 fn main() {
-    let _ = Notification(config::caps::WAKE).wait();
-    Region::mapped_at(config::caps::FLAG_ADDR).write_u64(0, 1);
+    let _ = Notification(caps::WAKE).wait();
+    let flag = Region(caps::FLAG).premapped(caps::FLAG_ADDR, caps::FLAG_SIZE);
+    flag.write_u64(0, 1)
+        .expect("the flag word is inside the region");
 }
