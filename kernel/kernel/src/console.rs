@@ -38,10 +38,10 @@ struct Line {
 static LINE: Mutex<Line> = Mutex::new(Line { open: None });
 
 impl Line {
-    /// Writes `bytes` for `who` through `out`: ends another writer's
-    /// unfinished line first, and starts each of `who`'s lines with
-    /// `prefix` (which ends in `": "`).
-    fn write(&mut self, who: Writer, prefix: &[&[u8]], bytes: &[u8], out: fn(&[u8])) {
+    /// Writes `bytes` for `who`: ends another writer's unfinished line
+    /// first, and starts each of `who`'s lines with `prefix` (its pieces).
+    fn write(&mut self, who: Writer, prefix: &[&[u8]], bytes: &[u8]) {
+        let out = crate::arch::serial::write_bytes;
         if self.open.is_some_and(|w| w != who) {
             out(b"\n");
             self.open = None;
@@ -68,9 +68,7 @@ struct Kernel<'a>(&'a mut Line);
 
 impl Write for Kernel<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        let out = crate::arch::serial::write_bytes;
-        self.0
-            .write(Writer::Kernel, KERNEL_PREFIX, s.as_bytes(), out);
+        self.0.write(Writer::Kernel, KERNEL_PREFIX, s.as_bytes());
         Ok(())
     }
 }
@@ -97,12 +95,7 @@ macro_rules! kprintln {
 pub fn task_write(name: &str, at_line_start: &mut bool, bytes: &[u8]) {
     let who = Writer::task(name);
     let mut line = LINE.lock();
-    line.write(
-        who,
-        &[name.as_bytes(), b": "],
-        bytes,
-        crate::arch::serial::write_bytes,
-    );
+    line.write(who, &[name.as_bytes(), b": "], bytes);
     *at_line_start = line.open != Some(who);
 }
 
