@@ -107,7 +107,7 @@ fn find(lines: &[Line<'_, '_>], want: &str, who: Writer<'_>, from: usize) -> Opt
         })
 }
 
-/// Why `want`, owned by `who`, was not found after `from`.
+/// Why `want`, owned by `who`, was not found where it had to be.
 fn missing(lines: &[Line<'_, '_>], want: &str, who: Writer<'_>) -> String {
     if find(lines, want, who, 0).is_some() {
         return format!("`{want}` appeared, but before an expected line that must precede it");
