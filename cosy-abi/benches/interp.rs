@@ -8,6 +8,7 @@
 //!   overhead per op.
 //! - **verify**: the verifier on a 256-op compound mixing calls,
 //!   arithmetic, branches and data ops, per op.
+//! - **crc32c**: the `CRC32C` op's checksum over 4 KiB, per byte.
 //!
 //! Each figure is the median of many samples, each sample timing a batch
 //! of repetitions with `std::time::Instant`; compound and direct batches
@@ -222,6 +223,11 @@ fn main() {
         black_box(program.len());
     });
 
+    let crc_data: Vec<u8> = (0..4096u32).map(|i| (i * 37 + 11) as u8).collect();
+    let crc_per_byte = median_ns(20, || {
+        black_box(cosy_abi::crc32c(0, black_box(&crc_data)));
+    }) / crc_data.len() as f64;
+
     let per_op = compound_ns / ops_run;
     let direct_per_call = direct_ns / ITERATIONS as f64;
     let overhead_per_op = difference_ns / ops_run;
@@ -259,6 +265,7 @@ fn main() {
         "{:<44} {:>12.2}",
         "verify: per op (4-op nop loop)", verify_loop_per_op
     );
+    println!("{:<44} {:>12.3}", "crc32c: per byte (4 KiB)", crc_per_byte);
 
     write_records(&[
         Record {
@@ -290,6 +297,11 @@ fn main() {
             config: "verify-loop",
             metric: "verify_per_op",
             value: verify_loop_per_op,
+        },
+        Record {
+            config: "crc32c",
+            metric: "per_byte",
+            value: crc_per_byte,
         },
     ]);
 }

@@ -28,12 +28,12 @@ fn main() {
         answer = got.msg;
     }
 
-    let stamp = Region::mapped_at(caps::STAMP_ADDR);
+    let stamp = Region(caps::STAMP).premapped(caps::STAMP_ADDR, caps::STAMP_SIZE);
     let (go, back) = (Notification(caps::GO), Notification(caps::BACK));
     let mut notify = Samples::new("notify_wait", ROUNDS);
     for i in 0..WARMUP + ROUNDS {
         let _ = go.wait();
-        let dt = rdtsc() - stamp.read_u64(0);
+        let dt = rdtsc() - stamp.read_u64(0).expect("stamp word 0");
         if i >= WARMUP {
             notify.push(dt);
         }
@@ -42,7 +42,7 @@ fn main() {
     let mut switch = Samples::new("yield_switch", ROUNDS);
     for i in 0..WARMUP + ROUNDS {
         yield_now();
-        let dt = rdtsc().wrapping_sub(stamp.read_u64(8));
+        let dt = rdtsc().wrapping_sub(stamp.read_u64(8).expect("stamp word 1"));
         if i >= WARMUP {
             switch.push(dt);
         }

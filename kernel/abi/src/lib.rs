@@ -7,6 +7,7 @@
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 
+pub mod bench;
 pub mod cap;
 pub mod devices;
 pub mod error;

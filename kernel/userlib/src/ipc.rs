@@ -6,11 +6,13 @@
 //! is not unsafe — the kernel checks every use and answers `WrongKind`.
 
 use crate::sys::{syscall6, Ret};
-use conflux_abi::cap::rights;
 use conflux_abi::ipc::{Info, MAX_WORDS, REG_WORDS};
 use conflux_abi::layout::IPC_BUFFER;
 use conflux_abi::syscall::pack_slots;
 use conflux_abi::{SysError, Sysno};
+
+/// Regions live in their own module; they are capabilities like the rest.
+pub use crate::region::{AccessError, Mapped, Region};
 
 /// A message: label, words and optionally a capability to transfer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -271,63 +273,5 @@ impl Slot {
         let r = syscall6(Sysno::CapInfo as u64, self.0 as u64, 0, 0, 0, 0, 0);
         check(&r)?;
         Ok((r.rdx as u8, (r.rdx >> 8) as u8, r.rsi))
-    }
-}
-
-/// A capability to a region (RAM shared between tasks, or device registers).
-#[derive(Clone, Copy, Debug)]
-pub struct Region(pub usize);
-
-impl Region {
-    /// Maps the region at `vaddr` (in the region window) readable, and
-    /// writable if `writable`.
-    pub fn map(&self, vaddr: u64, writable: bool) -> Result<Mapped, SysError> {
-        let want = rights::READ | if writable { rights::WRITE } else { 0 };
-        crate::sys::call(Sysno::RegionMap, self.0 as u64, vaddr, want as u64, 0)?;
-        Ok(Mapped { base: vaddr })
-    }
-
-    /// A region the manifest mapped at `vaddr` (its generated `_ADDR` constant).
-    pub fn mapped_at(vaddr: u64) -> Mapped {
-        Mapped { base: vaddr }
-    }
-
-    pub fn unmap(&self) -> Result<(), SysError> {
-        crate::sys::call(Sysno::RegionUnmap, self.0 as u64, 0, 0, 0).map(drop)
-    }
-
-    /// Physical address of byte `offset` (needs the DMA right).
-    pub fn phys(&self, offset: u64) -> Result<u64, SysError> {
-        crate::sys::call(Sysno::RegionPhys, self.0 as u64, offset, 0, 0)
-    }
-}
-
-/// A mapped region. Other tasks may change shared memory at any time, so
-/// it is read and written with volatile word accesses, never as a Rust slice.
-#[derive(Clone, Copy, Debug)]
-pub struct Mapped {
-    base: u64,
-}
-
-impl Mapped {
-    /// Reads the `u64` at byte `offset` (8-byte aligned).
-    pub fn read_u64(&self, offset: u64) -> u64 {
-        debug_assert!(offset.is_multiple_of(8));
-        // Safety: the kernel mapped the region here for this task; an
-        // offset past the region faults this task, not the kernel. Alignment
-        // is required by the caller contract and checked in debug builds.
-        unsafe { core::ptr::read_volatile((self.base + offset) as *const u64) }
-    }
-
-    /// Writes the `u64` at byte `offset` (8-byte aligned).
-    pub fn write_u64(&self, offset: u64, value: u64) {
-        debug_assert!(offset.is_multiple_of(8));
-        // Safety: as for `read_u64`; a read-only mapping faults this task.
-        unsafe { core::ptr::write_volatile((self.base + offset) as *mut u64, value) }
-    }
-
-    /// The address the region is mapped at.
-    pub fn base(&self) -> u64 {
-        self.base
     }
 }

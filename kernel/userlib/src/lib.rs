@@ -24,6 +24,7 @@ extern crate alloc;
 pub mod bench;
 pub mod io;
 pub mod ipc;
+pub mod region;
 pub mod rt;
 pub mod sys;
 pub mod testing;

@@ -3,6 +3,13 @@
 //! Only test systems have it. Its rules are about what the runner can
 //! check: known modes, each once; a non-empty `expect` list; no empty
 //! pattern (it would match any output); a known outcome.
+//!
+//! How the runner reads the lists (`qemu/runner/src/oracle.rs`): an
+//! `expect` entry `"T: text"`, T a task of the system, must be printed by
+//! T (`text` inside one line starting `T: `); any other entry must be
+//! printed by the kernel (inside a line starting `conflux: `). A `forbid`
+//! entry fails the test wherever it appears, and `CHECK FAILED` is
+//! forbidden in every test without being listed.
 
 use crate::error::Error;
 use crate::limits::*;

@@ -4,6 +4,7 @@
 
 use crate::accel::Accel;
 use crate::{image, qemu, workspace};
+use conflux_abi::bench::{BenchLine, BenchLineError, Stat};
 use std::io::Write;
 use std::process::Command;
 use std::time::Duration;
@@ -112,17 +113,34 @@ fn boot() -> Result<(), String> {
     }])
 }
 
-/// Parses the guest's `BENCH <metric> <param> <value>` lines.
-pub fn parse_bench_lines(output: &str) -> Vec<(String, String, f64)> {
-    output
-        .lines()
-        .filter_map(|l| {
-            let rest = &l[l.find("BENCH ")? + 6..];
-            let mut it = rest.split_whitespace();
-            let (metric, param, value) = (it.next()?, it.next()?, it.next()?.parse().ok()?);
-            Some((metric.to_string(), param.to_string(), value))
-        })
-        .collect()
+/// The record lines (`NAME: BENCH ...`, see [`BenchLine`]) that tasks of
+/// `tasks` printed in `output`. A line of theirs that starts like a record
+/// but is not one is an error: a benchmark silently missing a figure is
+/// worse than one that stops.
+pub fn parse_bench_lines<'o>(
+    output: &'o str,
+    tasks: &[&str],
+) -> Result<Vec<BenchLine<'o>>, String> {
+    let mut records = Vec::new();
+    for (number, line) in output.lines().enumerate() {
+        let Some((task, text)) = line.split_once(": ") else {
+            continue;
+        };
+        if !tasks.contains(&task) {
+            continue;
+        }
+        match BenchLine::parse(text) {
+            Ok(record) => records.push(record),
+            Err(BenchLineError::NotARecord) => {}
+            Err(e) => {
+                return Err(format!(
+                    "console line {} is a malformed benchmark record: {e}\n    {line}\nthe task and kernel/abi/src/bench.rs disagree, or the line was cut",
+                    number + 1
+                ))
+            }
+        }
+    }
+    Ok(records)
 }
 
 /// The in-guest IPC benchmark, under tcg (TSC cycles) and icount (instructions).
@@ -131,8 +149,14 @@ fn ipc() -> Result<(), String> {
     let mut table = Vec::new();
     for (accel, unit) in [(Accel::Tcg, "tsc_cycles"), (Accel::Icount, "instructions")] {
         let run = qemu::run_captured(&built, accel, Duration::from_secs(600), "")?;
-        let rows = parse_bench_lines(&run.output);
-        if rows.iter().filter(|r| r.1 == "median").count() < 3 {
+        let tasks: Vec<&str> = built
+            .manifest
+            .tasks
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect();
+        let rows = parse_bench_lines(&run.output, &tasks)?;
+        if rows.iter().filter(|r| r.stat() == Stat::Median).count() < 3 {
             return Err(format!(
                 "ipcbench under {accel} did not report all three metrics; console:\n{}",
                 run.output
@@ -141,22 +165,25 @@ fn ipc() -> Result<(), String> {
         let mode = accel.as_str();
         let records: Vec<Record<'_>> = rows
             .iter()
-            .filter(|r| r.1 == "median" || r.1 == "p99")
-            .map(|(metric, param, value)| Record {
+            .filter(|r| matches!(r.stat(), Stat::Median | Stat::P99))
+            .map(|r| Record {
                 bench: "ipc",
                 config: "1cpu",
-                param,
-                metric,
-                value: *value,
+                param: r.stat().name(),
+                metric: r.metric(),
+                value: r.value() as f64,
                 unit,
                 mode,
             })
             .collect();
         append(&records)?;
-        for (metric, param, value) in rows.iter().filter(|r| r.1 != "samples") {
+        for r in rows.iter().filter(|r| r.stat() != Stat::Samples) {
             table.push(format!(
-                "  {:<22} {:<6} {:>8} {:>12.0} {unit}",
-                metric, mode, param, value
+                "  {:<22} {:<6} {:>8} {:>12} {unit}",
+                r.metric(),
+                mode,
+                r.stat().name(),
+                r.value()
             ));
         }
     }
@@ -215,16 +242,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bench_lines_are_parsed_with_task_prefixes() {
-        let out = "peer: BENCH notify_wait median 812\nbench: BENCH call_reply_roundtrip p99 2000\nnoise BENCH x\n";
-        let rows = parse_bench_lines(out);
+    fn bench_lines_are_read_from_the_systems_tasks() {
+        let out = "peer: BENCH notify_wait median 812\nbench: BENCH call_reply p99 2000\nconflux: BENCH x median 1\nother: BENCH y median 1\nbench: hello\n";
+        let rows = parse_bench_lines(out, &["peer", "bench"]).unwrap();
+        let got: Vec<(&str, Stat, u64)> = rows
+            .iter()
+            .map(|r| (r.metric(), r.stat(), r.value()))
+            .collect();
         assert_eq!(
-            rows,
-            vec![
-                ("notify_wait".into(), "median".into(), 812.0),
-                ("call_reply_roundtrip".into(), "p99".into(), 2000.0)
+            got,
+            [
+                ("notify_wait", Stat::Median, 812),
+                ("call_reply", Stat::P99, 2000)
             ]
         );
+    }
+
+    #[test]
+    fn a_malformed_bench_line_stops_the_benchmark() {
+        let out = "bench: ok\nbench: BENCH call_reply p95 2000\n";
+        let e = parse_bench_lines(out, &["bench"]).unwrap_err();
+        assert!(e.contains("console line 2"), "{e}");
+        assert!(e.contains("unknown statistic `p95`"), "{e}");
     }
 
     #[test]

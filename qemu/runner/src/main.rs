@@ -12,6 +12,7 @@ mod host_test;
 mod image;
 mod lint;
 mod lower;
+mod oracle;
 mod qemu;
 mod symbolize;
 mod workspace;
