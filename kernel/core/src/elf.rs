@@ -300,7 +300,10 @@ mod tests {
         const RWX: u32 = 7;
         let f = elf(
             0x20_0010,
-            &[(0x20_0000, 0x100, 0x100, RX), (0x20_1000, 0x100, 0x100, RWX)],
+            &[
+                (0x20_0000, 0x100, 0x100, RX),
+                (0x20_1000, 0x100, 0x100, RWX),
+            ],
         );
         let e = plan(&f).unwrap_err();
         assert_eq!(e, ElfError::WritableAndExecutable { index: 1 });
