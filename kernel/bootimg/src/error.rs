@@ -29,6 +29,8 @@ pub enum ImageError {
     BadPolicy { task: Option<u32> },
     /// An object record's fields do not fit its kind.
     BadObject { object: u32 },
+    /// An object's name is empty, too long, not NUL-padded or not UTF-8.
+    BadObjectName { object: u32 },
     /// An MMIO or I/O-port object overlaps a device the kernel keeps.
     KernelDevice { object: u32 },
     /// A capability record names a bad task, slot, object, rights, badge or address.
@@ -61,6 +63,7 @@ impl fmt::Display for ImageError {
             Self::BadPolicy { task: None } => f.write_str("boot image header: supervisor is not a task of the image"),
             Self::BadPolicy { task: Some(i) } => write!(f, "boot image task record {i}: unknown restart policy"),
             Self::BadObject { object } => write!(f, "boot image object record {object}: fields do not fit its kind"),
+            Self::BadObjectName { object } => write!(f, "boot image object record {object}: name is empty, too long or not UTF-8"),
             Self::KernelDevice { object } => write!(
                 f,
                 "boot image object record {object}: overlaps a device the kernel keeps for itself (console COM1, PIC, PIT, debug-exit port or an APIC); no task may be given it"

@@ -6,8 +6,8 @@
 //! tasks. That keeps every object consistent when a task dies, at a cost
 //! that is negligible for 64 tasks.
 
-use conflux_abi::cap::ObjectKind;
-use conflux_bootimg::{ObjectRecord, MAX_OBJECTS};
+use conflux_bootimg::{ObjectEntry, ObjectRecord, MAX_OBJECTS};
+use core::fmt;
 
 /// One kernel object.
 #[derive(Clone, Copy, Debug)]
@@ -45,9 +45,24 @@ pub struct Objects {
     pub table: [Object; MAX_OBJECTS],
 }
 
-/// Why an object could not be created at boot.
+/// Why an object could not be created at boot; the boot stops.
 #[derive(Debug)]
-pub struct NoMemory;
+pub enum CreateError<'a> {
+    /// No physically contiguous RAM for region `name` of `size` bytes.
+    NoMemory { name: &'a str, size: u64 },
+}
+
+impl fmt::Display for CreateError<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::NoMemory { name, size } => write!(
+                f,
+                "no {} KiB of contiguous free memory for region '{name}'; give the system more memory (`system.memory_mib`) or shrink the region",
+                size / 1024
+            ),
+        }
+    }
+}
 
 impl Objects {
     pub const fn new() -> Self {
@@ -56,41 +71,34 @@ impl Objects {
         }
     }
 
-    /// Creates object `i` from its record; RAM regions get zeroed frames.
-    pub fn create(&mut self, i: usize, rec: &ObjectRecord) -> Result<(), NoMemory> {
-        self.table[i] = match rec.kind {
-            ObjectKind::Endpoint => Object::Endpoint {
-                server: rec.owner as u8,
+    /// Creates object `i` from its image entry; RAM regions get zeroed frames.
+    pub fn create<'a>(&mut self, i: usize, entry: &ObjectEntry<'a>) -> Result<(), CreateError<'a>> {
+        self.table[i] = match entry.object {
+            ObjectRecord::Endpoint { server } => Object::Endpoint { server },
+            ObjectRecord::Notification => Object::Notification { word: 0 },
+            ObjectRecord::Region { size } => Object::Memory {
+                phys: zeroed_region(size).ok_or(CreateError::NoMemory {
+                    name: entry.name,
+                    size,
+                })?,
+                size,
+                device: false,
             },
-            ObjectKind::Notification => Object::Notification { word: 0 },
-            ObjectKind::Region => {
-                let frames = rec.a / 4096;
-                let phys = crate::mem::alloc_contiguous(frames as usize).ok_or(NoMemory)?;
-                for f in 0..frames {
-                    // Safety: the frames were just allocated for this region.
-                    unsafe { crate::arch::paging::frame_bytes(phys + f * 4096).fill(0) };
-                }
-                Object::Memory {
-                    phys,
-                    size: rec.a,
-                    device: false,
-                }
-            }
-            ObjectKind::Mmio => Object::Memory {
-                phys: rec.a,
-                size: rec.b,
+            ObjectRecord::Mmio { phys, size } => Object::Memory {
+                phys,
+                size,
                 device: true,
             },
-            ObjectKind::Irq => Object::Irq {
-                line: rec.a as u8,
-                notification: rec.owner as u16,
-                bit: rec.b as u8,
+            ObjectRecord::Irq {
+                line,
+                notification,
+                bit,
+            } => Object::Irq {
+                line,
+                notification,
+                bit,
             },
-            ObjectKind::IoPorts => Object::IoPorts {
-                base: rec.a as u16,
-                count: rec.b as u32,
-            },
-            ObjectKind::Reply => Object::None,
+            ObjectRecord::IoPorts { base, count } => Object::IoPorts { base, count },
         };
         Ok(())
     }
@@ -106,4 +114,15 @@ impl Objects {
             _ => None,
         })
     }
+}
+
+/// `size` bytes (whole pages) of zeroed, physically contiguous RAM.
+fn zeroed_region(size: u64) -> Option<u64> {
+    let frames = size / 4096;
+    let phys = crate::mem::alloc_contiguous(frames as usize)?;
+    for f in 0..frames {
+        // Safety: the frames were just allocated for this region.
+        unsafe { crate::arch::paging::frame_bytes(phys + f * 4096).fill(0) };
+    }
+    Some(phys)
 }

@@ -18,7 +18,7 @@ use crate::task::{State, Task};
 use conflux_abi::cap::ObjectKind;
 use conflux_abi::exit::Verdict;
 use conflux_abi::SysError;
-use conflux_bootimg::{BootImage, MAX_TASKS};
+use conflux_bootimg::{BootImage, ObjectRecord, MAX_TASKS};
 use spin::Mutex;
 
 /// All kernel state that changes after boot.
@@ -259,7 +259,7 @@ impl Kernel {
                 _ => 0,
             };
             let mut cap = Cap {
-                obj: ObjRef::Object(rec.kind, c.object),
+                obj: ObjRef::Object(rec.object.kind(), c.object),
                 rights: c.rights,
                 badge: c.badge,
                 id,
@@ -306,16 +306,12 @@ pub fn start(image: BootImage<'static>, frame_slot: *mut TrapFrame) -> ! {
     let mut k = KERNEL.lock();
     k.image = Some(image);
     for (i, rec) in image.objects().enumerate() {
-        if k.objects.create(i, &rec).is_err() {
-            kprintln!(
-                "boot failed: no memory for object {i} ({:?}, {} bytes)",
-                rec.kind,
-                rec.a
-            );
+        if let Err(e) = k.objects.create(i, &rec) {
+            kprintln!("boot failed: object {i}: {e}");
             machine::exit(Verdict::KernelFault);
         }
-        if rec.kind == ObjectKind::Irq {
-            crate::arch::ioapic::route(rec.a as u8);
+        if let ObjectRecord::Irq { line, .. } = rec.object {
+            crate::arch::ioapic::route(line);
         }
     }
     k.ntasks = image.task_count();
