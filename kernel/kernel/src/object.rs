@@ -50,6 +50,14 @@ pub struct Objects {
 pub enum CreateError<'a> {
     /// No physically contiguous RAM for region `name` of `size` bytes.
     NoMemory { name: &'a str, size: u64 },
+    /// MMIO range `name`, `[phys, end)`, overlaps the firmware's RAM range
+    /// `ram`: a task holding it could map the kernel's memory.
+    MmioOverRam {
+        name: &'a str,
+        phys: u64,
+        end: u64,
+        ram: (u64, u64),
+    },
 }
 
 impl fmt::Display for CreateError<'_> {
@@ -59,6 +67,11 @@ impl fmt::Display for CreateError<'_> {
                 f,
                 "no {} KiB of contiguous free memory for region '{name}'; give the system more memory (`system.memory_mib`) or shrink the region",
                 size / 1024
+            ),
+            Self::MmioOverRam { name, phys, end, ram } => write!(
+                f,
+                "MMIO range '{name}' ({phys:#x}..{end:#x}) overlaps RAM {:#x}..{:#x} in the firmware's memory map; a task holding it could reach the kernel's memory. Use the device's register address in the manifest, and boot with the `system.memory_mib` it declares (the runner does)",
+                ram.0, ram.1
             ),
         }
     }
@@ -84,11 +97,23 @@ impl Objects {
                 size,
                 device: false,
             },
-            ObjectRecord::Mmio { phys, size } => Object::Memory {
-                phys,
-                size,
-                device: true,
-            },
+            ObjectRecord::Mmio { phys, size } => {
+                // The image checked the range against the manifest's idea
+                // of RAM; the machine may have more, or another layout.
+                if let Some(ram) = crate::pvh::ram_overlapping(phys, phys + size) {
+                    return Err(CreateError::MmioOverRam {
+                        name: entry.name,
+                        phys,
+                        end: phys + size,
+                        ram,
+                    });
+                }
+                Object::Memory {
+                    phys,
+                    size,
+                    device: true,
+                }
+            }
             ObjectRecord::Irq {
                 line,
                 notification,

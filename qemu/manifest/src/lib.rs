@@ -78,6 +78,8 @@
 //! forbid = ["..."]          # optional: console text that must never appear
 //! outcome = "pass"          # optional, default "pass"; or "kernel-fault"
 //! kernel_args = "..."       # optional: kernel command line (e.g. "selftest=panic")
+//! allow_mmio_in_ram = false # optional: skip the MMIO-in-RAM rule, so a test can show
+//!                           # that the kernel's own check stops the boot
 //! ```
 //!
 //! The tasks' stacks and heaps together may take at most half of

@@ -2,7 +2,9 @@
 //!
 //! Only test systems have it. Its rules are about what the runner can
 //! check: known modes, each once; a non-empty `expect` list; no empty
-//! pattern (it would match any output); a known outcome.
+//! pattern (it would match any output); a known outcome. Test systems
+//! alone may switch off the host's MMIO-in-RAM rule
+//! (`allow_mmio_in_ram`), to test the kernel's own copy of it.
 
 use crate::error::Error;
 use crate::limits::*;
@@ -19,6 +21,7 @@ pub(crate) const KEYS: &[&str] = &[
     "forbid",
     "outcome",
     "kernel_args",
+    "allow_mmio_in_ram",
 ];
 
 pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
@@ -47,6 +50,7 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
         .optional::<&str>("kernel_args")?
         .unwrap_or_default()
         .to_owned();
+    let allow_mmio_in_ram = fields.optional("allow_mmio_in_ram")?.unwrap_or(false);
     Ok(TestSpec {
         timeout_secs,
         modes,
@@ -54,6 +58,7 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
         forbid,
         outcome,
         kernel_args,
+        allow_mmio_in_ram,
     })
 }
 

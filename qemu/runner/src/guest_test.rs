@@ -213,6 +213,7 @@ mod tests {
             forbid: forbid.iter().map(|s| s.to_string()).collect(),
             outcome,
             kernel_args: String::new(),
+            allow_mmio_in_ram: false,
         }
     }
 
