@@ -17,8 +17,8 @@
 //!            heap_size u32, priority u8, restart u8 (0 never, 1 on fault),
 //!            reserved [u8; 6]
 //! then       object records, 64 bytes each
-//!            name [u8; 32] (NUL-padded), kind u8, reserved [u8; 3],
-//!            reference u32, a u64, b u64, reserved u64
+//!            name [u8; 32] (NUL-padded), kind u8, device u8,
+//!            reserved [u8; 2], reference u32, a u64, b u64, reserved u64
 //! then       capability records, 32 bytes each
 //!            task u8, slot u8, object u16, rights u8, reserved [u8; 3],
 //!            badge u64, map_vaddr u64, reserved u64
@@ -35,6 +35,12 @@
 //! | MMIO | — | physical base | size |
 //! | IRQ | notification object | line | bit |
 //! | I/O ports | — | first port | count |
+//!
+//! `device` is non-zero only for I/O ports: the `conflux_abi::devices::KernelDevice`
+//! the manifest grants through them (`kernel_device`). A port range that
+//! touches a kernel device must grant it and stay inside its ports, and
+//! each granted device must be held, through initial capabilities, by
+//! exactly one task.
 //!
 //! That table is the on-disk form only: the crate reads and writes typed
 //! [`ObjectRecord`]s, so no caller handles the generic fields.

@@ -7,21 +7,26 @@
 //! through [`ObjectRecord::decode`], which checks every field of the kind
 //! and that unused fields are zero; links between records (an IRQ's
 //! notification) and the devices the kernel keeps are checked by
-//! [`ObjectRecord::check_links`] once every kind is known.
+//! [`ObjectRecord::check_links`] once every kind is known. An I/O-port
+//! range may cover a [`KernelDevice`] only if it names that device (the
+//! manifest's `kernel_device`) and stays inside its ports.
 
 use crate::{ImageError, IRQ_LINES, MAX_OBJECTS, MAX_REGION, MAX_TASKS, PAGE_SIZE};
 use conflux_abi::cap::ObjectKind;
-use conflux_abi::devices::{overlaps, RESERVED_MMIO, RESERVED_PORTS};
+use conflux_abi::devices::{
+    kernel_devices_in, overlaps, KernelDevice, RESERVED_MMIO, RESERVED_PORTS,
+};
 
 /// Size of one object record in bytes.
 pub const OBJECT_RECORD_LEN: usize = 64;
 /// Offsets inside an object record (after the 32-byte name).
 const KIND: usize = 32;
+const DEVICE: usize = 33;
 const REFERENCE: usize = 36;
 const A: usize = 40;
 const B: usize = 48;
 /// Byte ranges that must be zero.
-const RESERVED: [core::ops::Range<usize>; 2] = [33..36, 56..64];
+const RESERVED: [core::ops::Range<usize>; 2] = [34..36, 56..64];
 
 /// One kernel object, with the fields of its kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,8 +45,13 @@ pub enum ObjectRecord {
         notification: u16,
         bit: u8,
     },
-    /// I/O ports `base..base + count`.
-    IoPorts { base: u16, count: u32 },
+    /// I/O ports `base..base + count`; `device` is the kernel device the
+    /// manifest grants through them, if any.
+    IoPorts {
+        base: u16,
+        count: u32,
+        device: Option<KernelDevice>,
+    },
 }
 
 /// An object record with the manifest's name for it, as the image holds
@@ -82,27 +92,40 @@ impl ObjectRecord {
         }
     }
 
-    /// The generic on-disk fields: (reference, a, b).
-    fn fields(&self) -> (u32, u64, u64) {
+    /// The kernel device this record grants, if any.
+    pub fn granted_device(&self) -> Option<KernelDevice> {
         match *self {
-            Self::Endpoint { server } => (server.into(), 0, 0),
-            Self::Notification => (0, 0, 0),
-            Self::Region { size } => (0, size, 0),
-            Self::Mmio { phys, size } => (0, phys, size),
+            Self::IoPorts { device, .. } => device,
+            _ => None,
+        }
+    }
+
+    /// The generic on-disk fields: (device, reference, a, b).
+    fn fields(&self) -> (u8, u32, u64, u64) {
+        match *self {
+            Self::Endpoint { server } => (0, server.into(), 0, 0),
+            Self::Notification => (0, 0, 0, 0),
+            Self::Region { size } => (0, 0, size, 0),
+            Self::Mmio { phys, size } => (0, 0, phys, size),
             Self::Irq {
                 line,
                 notification,
                 bit,
-            } => (notification.into(), line.into(), bit.into()),
-            Self::IoPorts { base, count } => (0, base.into(), count.into()),
+            } => (0, notification.into(), line.into(), bit.into()),
+            Self::IoPorts {
+                base,
+                count,
+                device,
+            } => (device.map_or(0, |d| d as u8), 0, base.into(), count.into()),
         }
     }
 
     /// Writes the record's bytes after the name (`record[32..64]`).
     #[cfg(any(test, feature = "alloc"))]
     pub(crate) fn encode(&self, record: &mut [u8]) {
-        let (reference, a, b) = self.fields();
+        let (device, reference, a, b) = self.fields();
         record[KIND] = self.kind() as u8;
+        record[DEVICE] = device;
         record[REFERENCE..A].copy_from_slice(&reference.to_le_bytes());
         record[A..B].copy_from_slice(&a.to_le_bytes());
         record[B..B + 8].copy_from_slice(&b.to_le_bytes());
@@ -123,7 +146,8 @@ impl ObjectRecord {
             });
         }
         let kind = ObjectKind::from_raw(record[KIND]).ok_or(bad)?;
-        let (reference, a, b) = (
+        let (device, reference, a, b) = (
+            record[DEVICE],
             u32_at(record, REFERENCE),
             u64_at(record, A),
             u64_at(record, B),
@@ -155,6 +179,7 @@ impl ObjectRecord {
                 Self::IoPorts {
                     base: a as u16,
                     count: b as u32,
+                    device: KernelDevice::from_raw(device),
                 }
             }
             // Replies are made only by `recv`, never declared.
@@ -162,7 +187,7 @@ impl ObjectRecord {
         };
         // Fields the kind does not use must be zero, so that one record
         // has one reading.
-        if object.fields() != (reference, a, b) {
+        if object.fields() != (device, reference, a, b) {
             return Err(bad);
         }
         Ok(object)
@@ -184,12 +209,72 @@ impl ObjectRecord {
                 Err(ImageError::BadObject { object: index })
             }
             Self::Mmio { phys, size } if overlaps(&RESERVED_MMIO, phys, size) => Err(kernel_device),
-            Self::IoPorts { base, count }
+            Self::IoPorts { base, count, .. }
                 if overlaps(&RESERVED_PORTS, base.into(), count.into()) =>
             {
                 Err(kernel_device)
             }
+            Self::IoPorts {
+                base,
+                count,
+                device,
+            } => check_grant(index, base.into(), count.into(), device),
             _ => Ok(()),
         }
+    }
+}
+
+/// A port range may touch a kernel device only by naming it, and a range
+/// that names one must stay inside that device's ports.
+fn check_grant(
+    index: u32,
+    base: u64,
+    count: u64,
+    granted: Option<KernelDevice>,
+) -> Result<(), ImageError> {
+    let object = index;
+    if let Some(device) = kernel_devices_in(base, count).find(|d| Some(*d) != granted) {
+        return Err(ImageError::DeviceNotGranted { object, device });
+    }
+    match granted {
+        Some(device) if !device.contains(base, count) => {
+            Err(ImageError::DeviceOutside { object, device })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Which tasks hold, through initial capabilities, the objects that grant
+/// each kernel device (one bit per task), and which devices are granted.
+#[derive(Default)]
+pub(crate) struct DeviceHolders {
+    tasks: [u64; KernelDevice::ALL.len()],
+    granted: [bool; KernelDevice::ALL.len()],
+}
+
+impl DeviceHolders {
+    /// Notes that `object` exists, held or not.
+    pub(crate) fn object(&mut self, object: &ObjectRecord) {
+        if let Some(d) = object.granted_device() {
+            self.granted[d as usize - 1] = true;
+        }
+    }
+
+    /// Notes that `task` holds `object`.
+    pub(crate) fn held(&mut self, task: u8, object: &ObjectRecord) {
+        if let Some(d) = object.granted_device() {
+            self.tasks[d as usize - 1] |= 1 << (task as usize % MAX_TASKS);
+        }
+    }
+
+    /// Every granted device goes to exactly one task.
+    pub(crate) fn check(&self) -> Result<(), ImageError> {
+        for (i, device) in KernelDevice::ALL.into_iter().enumerate() {
+            let holders = self.tasks[i].count_ones();
+            if self.granted[i] && holders != 1 {
+                return Err(ImageError::DeviceHolders { device, holders });
+            }
+        }
+        Ok(())
     }
 }

@@ -1,6 +1,6 @@
 //! The checked view of a boot image that the kernel reads.
 
-use crate::objects::{ObjectEntry, ObjectRecord, OBJECT_RECORD_LEN};
+use crate::objects::{DeviceHolders, ObjectEntry, ObjectRecord, OBJECT_RECORD_LEN};
 use crate::tables::{CapRecord, Restart};
 use crate::{
     ImageError, CAP_RECORD_LEN, ELF_ALIGN, HEADER_LEN, MAGIC, MAX_CAPS, MAX_OBJECTS, MAX_TASKS,
@@ -188,8 +188,10 @@ impl<'a> BootImage<'a> {
             *k = Some(ObjectRecord::decode(object, self.object_bytes(i), self.tasks)?.kind());
         }
         let kinds = &kinds[..self.objects];
+        let mut holders = DeviceHolders::default();
         for (i, entry) in self.objects().enumerate() {
             entry.object.check_links(i as u32, kinds)?;
+            holders.object(&entry.object);
         }
         let mut filled = [0u64; MAX_TASKS];
         for i in 0..self.caps {
@@ -207,8 +209,11 @@ impl<'a> BootImage<'a> {
                 return Err(ImageError::DuplicateSlot { cap: i as u32 });
             }
             filled[c.task as usize] |= bit;
+            if let Some(held) = self.object(c.object as usize) {
+                holders.held(c.task, &held.object);
+            }
         }
-        Ok(())
+        holders.check()
     }
 
     /// Object `i`, or `None` past the end.

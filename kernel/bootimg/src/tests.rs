@@ -3,6 +3,7 @@
 
 use crate::*;
 use conflux_abi::cap::rights;
+use conflux_abi::devices::KernelDevice;
 
 fn task<'a>(name: &'a str, elf: &'a [u8]) -> TaskRecord<'a> {
     TaskRecord {
@@ -60,6 +61,7 @@ fn image() -> Image<'static> {
                 ObjectRecord::IoPorts {
                     base: 0x2f8,
                     count: 8,
+                    device: None,
                 },
             ),
         ],
@@ -209,7 +211,7 @@ fn rejects_bad_object_names_and_reserved_bytes() {
     let mut b = sample();
     b[obj(1) + 31] = b'x'; // no terminating NUL
     assert_eq!(parse_err(&b), ImageError::BadObjectName { object: 1 });
-    for offset in [33, 35, 56, 63] {
+    for offset in [34, 35, 56, 63] {
         let mut b = sample();
         b[obj(2) + offset] = 1;
         assert_eq!(
@@ -257,6 +259,7 @@ fn kernel_devices_are_never_given_out() {
     let com1 = ObjectRecord::IoPorts {
         base: 0x3f8,
         count: 8,
+        device: None,
     };
     assert_eq!(
         with(com1).unwrap_err(),
@@ -273,8 +276,108 @@ fn kernel_devices_are_never_given_out() {
     let com3 = ObjectRecord::IoPorts {
         base: 0x3e8,
         count: 8,
+        device: None,
     };
     assert!(with(com3).is_ok(), "COM3 is not the kernel's");
+}
+
+fn ports(base: u16, count: u32, device: Option<KernelDevice>) -> ObjectRecord {
+    ObjectRecord::IoPorts {
+        base,
+        count,
+        device,
+    }
+}
+
+/// `image()` plus object 6, `object`, held by each task in `holders`.
+fn granting(object: ObjectRecord, holders: &[u8]) -> Result<Vec<u8>, ImageError> {
+    let mut img = image();
+    img.objects.push(entry("dev", object));
+    for &task in holders {
+        img.caps.push(cap(task, 9, 6, rights::READ, 0, 0));
+    }
+    encode(&img)
+}
+
+#[test]
+fn kernel_devices_need_an_explicit_grant() {
+    use KernelDevice::*;
+    let cases = [
+        (ports(0xcf8, 8, None), PciConfig),
+        (ports(0xcf9, 1, None), PciConfig), // the reset control register
+        (ports(0x92, 1, None), SystemControl),
+        (ports(0x600, 0x80, None), AcpiPm),
+        (ports(0x604, 2, Some(PciConfig)), AcpiPm), // grants another device
+    ];
+    for (object, device) in cases {
+        assert_eq!(
+            granting(object, &[1]).unwrap_err(),
+            ImageError::DeviceNotGranted { object: 6, device },
+            "{object:?}"
+        );
+    }
+    assert_eq!(
+        ImageError::DeviceNotGranted {
+            object: 6,
+            device: PciConfig
+        }
+        .to_string(),
+        "boot image object record 6: overlaps ports 0xcf8..0xd00, the PCI configuration ports (0xcf9 among them also resets the machine), which the kernel keeps unless the record grants kernel device \"pci-config\"; rebuild kernel and image together with the runner"
+    );
+}
+
+#[test]
+fn a_granted_kernel_device_round_trips() {
+    let object = ports(0xcfc, 4, Some(KernelDevice::PciConfig));
+    let bytes = granting(object, &[1]).unwrap();
+    let img = BootImage::parse(&bytes).unwrap();
+    assert_eq!(img.object(6).map(|o| o.object), Some(object));
+    assert_eq!(bytes[obj(6) + KIND + 1], KernelDevice::PciConfig as u8);
+}
+
+#[test]
+fn a_grant_stays_inside_its_device() {
+    let beyond = ports(0xcf8, 16, Some(KernelDevice::PciConfig));
+    assert_eq!(
+        granting(beyond, &[1]).unwrap_err(),
+        ImageError::DeviceOutside {
+            object: 6,
+            device: KernelDevice::PciConfig
+        }
+    );
+    let elsewhere = ports(0x3e8, 8, Some(KernelDevice::AcpiPm));
+    assert_eq!(
+        granting(elsewhere, &[1]).unwrap_err(),
+        ImageError::DeviceOutside {
+            object: 6,
+            device: KernelDevice::AcpiPm
+        }
+    );
+}
+
+#[test]
+fn a_granted_kernel_device_goes_to_exactly_one_task() {
+    let object = ports(0x92, 1, Some(KernelDevice::SystemControl));
+    let holders = |holders| ImageError::DeviceHolders {
+        device: KernelDevice::SystemControl,
+        holders,
+    };
+    assert_eq!(granting(object, &[]).unwrap_err(), holders(0));
+    assert_eq!(granting(object, &[0, 1]).unwrap_err(), holders(2));
+    assert_eq!(
+        holders(2).to_string(),
+        "boot image grants kernel device \"system-control\" to 2 tasks; it must go to exactly one; rebuild kernel and image together with the runner"
+    );
+}
+
+#[test]
+fn only_port_ranges_carry_a_device() {
+    let mut b = sample();
+    b[obj(1) + KIND + 1] = KernelDevice::PciConfig as u8; // on a notification
+    assert_eq!(parse_err(&b), ImageError::BadObject { object: 1 });
+    let mut b = sample();
+    b[obj(5) + KIND + 1] = 9; // no such device
+    assert_eq!(parse_err(&b), ImageError::BadObject { object: 5 });
 }
 
 #[test]

@@ -123,7 +123,9 @@ impl Objects {
                 notification,
                 bit,
             },
-            ObjectRecord::IoPorts { base, count } => Object::IoPorts { base, count },
+            // A granted kernel device was checked with the image; the
+            // object is then an ordinary port range.
+            ObjectRecord::IoPorts { base, count, .. } => Object::IoPorts { base, count },
         };
         Ok(())
     }

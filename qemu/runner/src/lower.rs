@@ -61,9 +61,14 @@ fn object(object: &Object) -> ObjectEntry<'_> {
             notification: narrow(notification),
             bit: narrow(bit),
         },
-        ObjectSpec::IoPorts { base, count } => ObjectRecord::IoPorts {
+        ObjectSpec::IoPorts {
+            base,
+            count,
+            device,
+        } => ObjectRecord::IoPorts {
             base: narrow(base),
             count: narrow(count),
+            device,
         },
     };
     ObjectEntry {
@@ -211,7 +216,8 @@ mod tests {
                     "com2",
                     ObjectRecord::IoPorts {
                         base: 0x2f8,
-                        count: 8
+                        count: 8,
+                        device: None
                     }
                 ),
                 named("faults", ObjectRecord::Endpoint { server: 0 }),
@@ -240,6 +246,26 @@ mod tests {
         let parsed = BootImage::parse(&bytes).unwrap();
         assert_eq!(parsed.caps().collect::<Vec<_>>(), image.caps);
         assert_eq!(parsed.objects().collect::<Vec<_>>(), image.objects);
+    }
+
+    #[test]
+    fn a_kernel_device_grant_reaches_the_image() {
+        let text =
+            "[system]\nname = \"t\"\n[tasks.a]\ncrate = \"a\"\npriority = 1\nstart_order = 1\n\
+            [tasks.a.caps]\npci = { ioports = \"pci\" }\n\
+            [ioports.pci]\nbase = 0xcf8\ncount = 8\nkernel_device = \"pci-config\"\n";
+        let manifest = conflux_manifest::parse(text, "t.toml").unwrap();
+        let elfs = vec![b"\x7fELF".to_vec()];
+        let bytes = encode(&image(&manifest, &elfs)).unwrap();
+        let parsed = BootImage::parse(&bytes).unwrap();
+        assert_eq!(
+            parsed.object(0).map(|o| o.object),
+            Some(ObjectRecord::IoPorts {
+                base: 0xcf8,
+                count: 8,
+                device: Some(conflux_abi::devices::KernelDevice::PciConfig)
+            })
+        );
     }
 
     #[test]
