@@ -248,7 +248,7 @@ impl Kernel {
     fn install_caps(&mut self, i: usize) {
         let Some(img) = self.image else { return };
         for c in img.caps().filter(|c| c.task as usize == i) {
-            let Some(rec) = img.objects().nth(c.object as usize) else {
+            let Some(rec) = img.object(c.object as usize) else {
                 continue;
             };
             let id = self.next_id();
