@@ -6,6 +6,7 @@
 //! - `selftest=kernel-fault` reads an unmapped kernel address;
 //! - `selftest=panic` panics;
 //! - `selftest=write-kernel-text` writes to the kernel's own code;
+//! - `selftest=write-kernel-text-alias` writes to it through the direct map;
 //! - `selftest=exec-data` calls code placed in kernel data;
 //! - `selftest=exec-direct-map` calls the same code through the direct map.
 //!
@@ -13,14 +14,13 @@
 //! if the write or call succeeds, a line says the protection is missing.
 //! Any other argument is reported and ignored.
 
+use crate::arch::kmap::KERNEL_VMA;
 use crate::arch::paging::phys_to_virt;
 use crate::kprintln;
 
 /// A kernel-half address the kernel never maps (between the direct map and
 /// the kernel image).
 const UNMAPPED_KERNEL_ADDRESS: u64 = 0xffff_c000_0000_0000;
-/// The kernel's link base: virtual = physical + KERNEL_VMA for its image.
-const KERNEL_VMA: u64 = 0xffff_ffff_8000_0000;
 
 /// One `ret` instruction, in writable kernel data: code that must never run.
 static mut RET_IN_DATA: [u8; 1] = [0xc3];
@@ -37,7 +37,11 @@ pub fn run(cmdline: &str) {
                 kprintln!("selftest: read {v:#x}: the kernel fault was not caught");
             }
             "selftest=panic" => panic!("selftest: deliberate kernel panic"),
-            "selftest=write-kernel-text" => write_kernel_text(),
+            "selftest=write-kernel-text" => write_text("kernel text", text()),
+            "selftest=write-kernel-text-alias" => write_text(
+                "kernel text through the direct map",
+                phys_to_virt(text() as u64 - KERNEL_VMA),
+            ),
             "selftest=exec-data" => call("kernel data", ret_in_data()),
             "selftest=exec-direct-map" => {
                 call(
@@ -50,13 +54,19 @@ pub fn run(cmdline: &str) {
     }
 }
 
-fn write_kernel_text() {
-    let text = run as *const () as *mut u8;
-    kprintln!("selftest: writing to kernel text at {:#x}", text as u64);
-    // Safety: not safe at all, on purpose: kernel text is read-only, so
-    // the write must fault in kernel mode (report and verdict).
-    unsafe { core::ptr::write_volatile(text, 0xcc) };
-    kprintln!("selftest: kernel text was written: kernel text is not read-only");
+/// The first byte of this module's `run`: kernel code.
+fn text() -> *mut u8 {
+    run as *const () as *mut u8
+}
+
+/// Writes to kernel code at `code`, which must fault: it is read-only.
+fn write_text(place: &str, code: *mut u8) {
+    kprintln!("selftest: writing to {place} at {:#x}", code as u64);
+    // Safety: not safe at all, on purpose: kernel text is read-only in
+    // both of its mappings, so the write must fault in kernel mode (report
+    // and verdict).
+    unsafe { core::ptr::write_volatile(code, 0xcc) };
+    kprintln!("selftest: {place} was written: kernel text is not read-only");
 }
 
 fn ret_in_data() -> *mut u8 {

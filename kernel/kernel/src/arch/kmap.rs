@@ -33,7 +33,7 @@ use x86_64::structures::paging::PhysFrame;
 use x86_64::PhysAddr;
 
 /// The kernel's link base: virtual = physical + KERNEL_VMA for the image.
-const KERNEL_VMA: u64 = 0xffff_ffff_8000_0000;
+pub const KERNEL_VMA: u64 = 0xffff_ffff_8000_0000;
 const PAGE: u64 = 4096;
 /// What one page directory entry (and so one page table) covers.
 const LARGE_PAGE: u64 = 2 << 20;
@@ -196,7 +196,8 @@ pub fn init() {
         "kmap: the kernel image spans {chunks} 2-MiB chunks but kmap has page tables for {IMAGE_PTS}; raise IMAGE_PTS in src/arch/kmap.rs"
     );
     // Safety: runs once, on the boot CPU, before any other code refers to
-    // TABLES; nothing else ever writes them afterwards.
+    // TABLES; afterwards they are reached only as the CPU's and `paging`'s
+    // page tables.
     let t = unsafe { &mut *core::ptr::addr_of_mut!(TABLES) };
     build_direct_map(t, &layout);
     build_image(t, &layout);
