@@ -4,6 +4,7 @@
 //! and kernel from different versions, or a corrupted file: each variant
 //! says which record was wrong so the mismatch can be found quickly.
 
+use conflux_abi::devices::KernelDevice;
 use core::fmt;
 
 /// A malformed boot image, or data the encoder cannot represent.
@@ -29,8 +30,17 @@ pub enum ImageError {
     BadPolicy { task: Option<u32> },
     /// An object record's fields do not fit its kind.
     BadObject { object: u32 },
+    /// An object's name is empty, too long, not NUL-padded or not UTF-8.
+    BadObjectName { object: u32 },
     /// An MMIO or I/O-port object overlaps a device the kernel keeps.
     KernelDevice { object: u32 },
+    /// An I/O-port range overlaps `device`, a kernel device it does not
+    /// name (the manifest's `kernel_device`).
+    DeviceNotGranted { object: u32, device: KernelDevice },
+    /// An I/O-port range that grants `device` reaches beyond its ports.
+    DeviceOutside { object: u32, device: KernelDevice },
+    /// A granted kernel device is held by `holders` tasks instead of one.
+    DeviceHolders { device: KernelDevice, holders: u32 },
     /// A capability record names a bad task, slot, object, rights, badge or address.
     BadCap { cap: u32 },
     /// Two capability records fill the same slot of one task.
@@ -61,9 +71,32 @@ impl fmt::Display for ImageError {
             Self::BadPolicy { task: None } => f.write_str("boot image header: supervisor is not a task of the image"),
             Self::BadPolicy { task: Some(i) } => write!(f, "boot image task record {i}: unknown restart policy"),
             Self::BadObject { object } => write!(f, "boot image object record {object}: fields do not fit its kind"),
+            Self::BadObjectName { object } => write!(f, "boot image object record {object}: name is empty, too long or not UTF-8"),
             Self::KernelDevice { object } => write!(
                 f,
                 "boot image object record {object}: overlaps a device the kernel keeps for itself (console COM1, PIC, PIT, debug-exit port or an APIC); no task may be given it"
+            ),
+            Self::DeviceNotGranted { object, device } => {
+                let (start, end) = device.ports();
+                write!(
+                    f,
+                    "boot image object record {object}: overlaps ports {start:#x}..{end:#x}, {}, which the kernel keeps unless the record grants kernel device \"{}\"; {rebuild}",
+                    device.description(),
+                    device.name()
+                )
+            }
+            Self::DeviceOutside { object, device } => {
+                let (start, end) = device.ports();
+                write!(
+                    f,
+                    "boot image object record {object}: grants kernel device \"{}\" but reaches beyond its ports {start:#x}..{end:#x}; {rebuild}",
+                    device.name()
+                )
+            }
+            Self::DeviceHolders { device, holders } => write!(
+                f,
+                "boot image grants kernel device \"{}\" to {holders} tasks; it must go to exactly one; {rebuild}",
+                device.name()
             ),
             Self::BadCap { cap } => write!(
                 f,

@@ -16,18 +16,34 @@
 //!            name [u8; 32], elf_offset u64, elf_len u64, stack_size u32,
 //!            heap_size u32, priority u8, restart u8 (0 never, 1 on fault),
 //!            reserved [u8; 6]
-//! then       object records, 32 bytes each
-//!            kind u8, reserved [u8; 3], owner u32, a u64, b u64, reserved u64
+//! then       object records, 64 bytes each
+//!            name [u8; 32] (NUL-padded), kind u8, device u8,
+//!            reserved [u8; 2], reference u32, a u64, b u64, reserved u64
 //! then       capability records, 32 bytes each
 //!            task u8, slot u8, object u16, rights u8, reserved [u8; 3],
 //!            badge u64, map_vaddr u64, reserved u64
 //! then       ELF files, each starting on a 16-byte boundary
 //! ```
 //!
-//! Object fields by kind: endpoint `owner` = serving task; notification —;
-//! region `a` = size; MMIO `a` = physical base, `b` = size; IRQ `a` = line,
-//! `owner` = notification object, `b` = bit; I/O ports `a` = first port,
-//! `b` = count.
+//! Object fields by kind (any field a kind does not use is zero):
+//!
+//! | kind | reference | a | b |
+//! |---|---|---|---|
+//! | endpoint | serving task | — | — |
+//! | notification | — | — | — |
+//! | region | — | size | — |
+//! | MMIO | — | physical base | size |
+//! | IRQ | notification object | line | bit |
+//! | I/O ports | — | first port | count |
+//!
+//! `device` is non-zero only for I/O ports: the `conflux_abi::devices::KernelDevice`
+//! the manifest grants through them (`kernel_device`). A port range that
+//! touches a kernel device must grant it and stay inside its ports, and
+//! each granted device must be held, through initial capabilities, by
+//! exactly one task.
+//!
+//! That table is the on-disk form only: the crate reads and writes typed
+//! [`ObjectRecord`]s, so no caller handles the generic fields.
 //!
 //! The kernel trusts nothing in the image it has not checked: [`BootImage::parse`]
 //! validates every field once, after which no accessor can fail or panic.
@@ -40,25 +56,30 @@ extern crate alloc;
 #[cfg(any(test, feature = "alloc"))]
 mod encode;
 mod error;
+mod objects;
 mod parse;
 mod tables;
+#[cfg(test)]
+mod tests;
 
 #[cfg(any(test, feature = "alloc"))]
 pub use encode::{encode, Image};
 pub use error::ImageError;
+pub use objects::{ObjectEntry, ObjectRecord, OBJECT_RECORD_LEN};
 pub use parse::{BootImage, TaskRecord};
-pub use tables::{CapRecord, ObjectRecord, Restart};
+pub use tables::{CapRecord, Restart};
 
 /// First eight bytes of every boot image.
 pub const MAGIC: [u8; 8] = *b"CFLXBOOT";
-/// Format version this crate reads and writes.
-pub const VERSION: u32 = 2;
+/// Format version this crate reads and writes (3: named, 64-byte object
+/// records).
+pub const VERSION: u32 = 3;
 /// Size of the header in bytes.
 pub const HEADER_LEN: usize = 64;
 /// Size of one task record in bytes.
 pub const RECORD_LEN: usize = 64;
-/// Size of one object or capability record in bytes.
-pub const TABLE_RECORD_LEN: usize = 32;
+/// Size of one capability record in bytes.
+pub const CAP_RECORD_LEN: usize = 32;
 /// Longest task or system name, in bytes.
 pub const NAME_MAX: usize = 31;
 /// Most tasks one image may describe (the kernel's task table size).

@@ -1,11 +1,12 @@
 //! The checked view of a boot image that the kernel reads.
 
-use crate::tables::{CapRecord, ObjectRecord, Restart};
+use crate::objects::{DeviceHolders, ObjectEntry, ObjectRecord, OBJECT_RECORD_LEN};
+use crate::tables::{CapRecord, Restart};
 use crate::{
-    ImageError, ELF_ALIGN, HEADER_LEN, MAGIC, MAX_CAPS, MAX_OBJECTS, MAX_TASKS, NAME_MAX,
-    NO_SUPERVISOR, PAGE_SIZE, RECORD_LEN, TABLE_RECORD_LEN, VERSION,
+    ImageError, CAP_RECORD_LEN, ELF_ALIGN, HEADER_LEN, MAGIC, MAX_CAPS, MAX_OBJECTS, MAX_TASKS,
+    NAME_MAX, NO_SUPERVISOR, PAGE_SIZE, RECORD_LEN, VERSION,
 };
-use conflux_abi::cap::{ObjectKind, CAP_SLOTS};
+use conflux_abi::cap::CAP_SLOTS;
 
 /// A boot image whose every field has been validated.
 #[derive(Clone, Copy, Debug)]
@@ -135,11 +136,17 @@ impl<'a> BootImage<'a> {
     }
 
     fn object_offset(&self, i: usize) -> usize {
-        HEADER_LEN + self.tasks * RECORD_LEN + i * TABLE_RECORD_LEN
+        HEADER_LEN + self.tasks * RECORD_LEN + i * OBJECT_RECORD_LEN
     }
 
     fn cap_offset(&self, i: usize) -> usize {
-        self.object_offset(self.objects) + i * TABLE_RECORD_LEN
+        self.object_offset(self.objects) + i * CAP_RECORD_LEN
+    }
+
+    /// The 64 bytes of object record `i`.
+    fn object_bytes(&self, i: usize) -> &'a [u8] {
+        let off = self.object_offset(i);
+        &self.bytes[off..off + OBJECT_RECORD_LEN]
     }
 
     fn check_task(&self, i: usize, tables_end: u64) -> Result<(), ImageError> {
@@ -176,20 +183,15 @@ impl<'a> BootImage<'a> {
         let b = self.bytes;
         let mut kinds = [None; MAX_OBJECTS];
         for (i, k) in kinds.iter_mut().enumerate().take(self.objects) {
-            let off = self.object_offset(i);
-            *k = Some(
-                ObjectKind::from_raw(b[off]).ok_or(ImageError::BadObject { object: i as u32 })?,
-            );
-            if !zero(&b[off + 1..off + 4]) || !zero(&b[off + 24..off + 32]) {
-                return Err(ImageError::ReservedNotZero {
-                    what: "object record",
-                    index: i as u32,
-                });
-            }
+            let object = i as u32;
+            name_at(self.object_bytes(i), 0).ok_or(ImageError::BadObjectName { object })?;
+            *k = Some(ObjectRecord::decode(object, self.object_bytes(i), self.tasks)?.kind());
         }
         let kinds = &kinds[..self.objects];
-        for i in 0..self.objects {
-            self.object_at(i).check(i as u32, kinds, self.tasks)?;
+        let mut holders = DeviceHolders::default();
+        for (i, entry) in self.objects().enumerate() {
+            entry.object.check_links(i as u32, kinds)?;
+            holders.object(&entry.object);
         }
         let mut filled = [0u64; MAX_TASKS];
         for i in 0..self.caps {
@@ -207,19 +209,25 @@ impl<'a> BootImage<'a> {
                 return Err(ImageError::DuplicateSlot { cap: i as u32 });
             }
             filled[c.task as usize] |= bit;
+            if let Some(held) = self.object(c.object as usize) {
+                holders.held(c.task, &held.object);
+            }
         }
-        Ok(())
+        holders.check()
     }
 
-    fn object_at(&self, i: usize) -> ObjectRecord {
-        let off = self.object_offset(i);
-        let b = self.bytes;
-        ObjectRecord {
-            kind: ObjectKind::from_raw(b[off]).unwrap_or(ObjectKind::Notification),
-            owner: u32_at(b, off + 4),
-            a: u64_at(b, off + 8),
-            b: u64_at(b, off + 16),
+    /// Object `i`, or `None` past the end.
+    pub fn object(&self, i: usize) -> Option<ObjectEntry<'a>> {
+        if i >= self.objects {
+            return None;
         }
+        let bytes = self.object_bytes(i);
+        Some(ObjectEntry {
+            name: name_at(bytes, 0).unwrap_or("?"),
+            // `parse` decoded every record once, so this cannot fail.
+            object: ObjectRecord::decode(i as u32, bytes, self.tasks)
+                .unwrap_or(ObjectRecord::Notification),
+        })
     }
 
     fn cap_at(&self, i: usize) -> CapRecord {
@@ -276,8 +284,8 @@ impl<'a> BootImage<'a> {
     }
 
     /// All kernel objects, in declaration order (their index is their id).
-    pub fn objects(&self) -> impl Iterator<Item = ObjectRecord> + '_ {
-        (0..self.objects).map(|i| self.object_at(i))
+    pub fn objects(&self) -> impl Iterator<Item = ObjectEntry<'a>> + '_ {
+        (0..self.objects).filter_map(|i| self.object(i))
     }
 
     /// All initial capabilities.

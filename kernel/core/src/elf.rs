@@ -4,8 +4,9 @@
 //! which bytes to copy, and with what permissions. Everything the kernel
 //! will act on is checked here first: the file is a static x86-64
 //! executable, each segment lies inside the user image window and inside
-//! the file, segments do not share pages, and the entry point is in an
-//! executable segment. Parsing is done by `xmas-elf`; the bounds that it
+//! the file, no segment is both writable and executable (W^X: a task can
+//! never write code it then runs), segments do not share pages, and the
+//! entry point is in an executable segment. Parsing is done by `xmas-elf`; the bounds that it
 //! leaves to its callers are checked before it is asked to slice anything.
 
 use conflux_abi::layout::{PAGE_SIZE, USER_IMAGE_MAX, USER_IMAGE_MIN};
@@ -60,6 +61,8 @@ pub enum ElfError {
     NotX86_64Executable,
     /// Segment `index` lies outside the file or outside the user image window.
     SegmentOutOfBounds { index: usize },
+    /// Segment `index` asks to be both writable and executable.
+    WritableAndExecutable { index: usize },
     /// Two segments map the same page.
     SegmentsOverlap { index: usize },
     /// More than [`MAX_SEGMENTS`] loadable segments, or none.
@@ -76,6 +79,10 @@ impl fmt::Display for ElfError {
             Self::SegmentOutOfBounds { index } => write!(
                 f,
                 "load segment {index} lies outside the file or outside the user image window {USER_IMAGE_MIN:#x}..{USER_IMAGE_MAX:#x}"
+            ),
+            Self::WritableAndExecutable { index } => write!(
+                f,
+                "load segment {index} is both writable and executable (flags RWX); W^X forbids it: link the task with separate code and data segments (the linker's default; do not pass -N/--omagic)"
             ),
             Self::SegmentsOverlap { index } => write!(f, "load segment {index} shares a page with an earlier segment"),
             Self::SegmentCount => write!(f, "a task needs 1..={MAX_SEGMENTS} load segments"),
@@ -123,12 +130,16 @@ fn segment<'a>(
     let data = bytes
         .get(ph.offset as usize..file_end as usize)
         .ok_or(oob)?;
+    let (writable, executable) = (ph.flags.is_write(), ph.flags.is_execute());
+    if writable && executable {
+        return Err(ElfError::WritableAndExecutable { index });
+    }
     Ok(Segment {
         vaddr,
         mem_size,
         data,
-        writable: ph.flags.is_write(),
-        executable: ph.flags.is_execute(),
+        writable,
+        executable,
     })
 }
 
@@ -281,6 +292,26 @@ mod tests {
         assert_eq!(
             plan(&f).unwrap_err(),
             ElfError::SegmentOutOfBounds { index: 0 }
+        );
+    }
+
+    #[test]
+    fn rejects_writable_and_executable_segments() {
+        const RWX: u32 = 7;
+        let f = elf(
+            0x20_0010,
+            &[
+                (0x20_0000, 0x100, 0x100, RX),
+                (0x20_1000, 0x100, 0x100, RWX),
+            ],
+        );
+        let e = plan(&f).unwrap_err();
+        assert_eq!(e, ElfError::WritableAndExecutable { index: 1 });
+        assert_eq!(
+            e.to_string(),
+            "load segment 1 is both writable and executable (flags RWX); \
+             W^X forbids it: link the task with separate code and data segments \
+             (the linker's default; do not pass -N/--omagic)"
         );
     }
 

@@ -146,7 +146,7 @@ impl<M: Machine> Kernel<M> {
     fn install_caps(&mut self, i: usize) {
         let Some(img) = self.image else { return };
         for (r, c) in img.caps().enumerate().filter(|(_, c)| c.task as usize == i) {
-            let Some(rec) = img.objects().nth(c.object as usize) else {
+            let Some(rec) = img.object(c.object as usize) else {
                 continue;
             };
             let gen = match self.objects.get(c.object) {
@@ -158,7 +158,7 @@ impl<M: Machine> Kernel<M> {
             let mut cap = Cap {
                 origin: Some(r as u16),
                 gen,
-                ..Cap::new(ObjRef::Object(rec.kind, c.object), c.rights, c.badge)
+                ..Cap::new(ObjRef::Object(rec.object.kind(), c.object), c.rights, c.badge)
             };
             if c.map_vaddr != 0 {
                 match self.map_cap(i, &cap, c.map_vaddr, c.rights) {

@@ -2,7 +2,9 @@
 //!
 //! Written by the firmware, read once at boot. It is still checked (magic,
 //! entry counts, addresses inside the direct map) because a wrong QEMU
-//! invocation should produce a message, not a wild read.
+//! invocation should produce a message, not a wild read. The RAM ranges
+//! are copied into the kernel when parsed ([`ram_overlapping`]), because the
+//! firmware's copy lies in memory the kernel may later hand out.
 
 use crate::arch::paging::{phys_to_virt, DIRECT_MAP_SIZE};
 
@@ -10,6 +12,15 @@ const MAGIC: u32 = 0x336e_c578;
 /// E820 type of usable RAM.
 const RAM: u32 = 1;
 const MAX_MEMMAP: u32 = 128;
+
+/// Usable RAM ranges `[start, end)` from the memory map, kept for checks
+/// made after the frame allocator may have reused the firmware's copy.
+static RAM_MAP: spin::Once<RamMap> = spin::Once::new();
+
+struct RamMap {
+    ranges: [(u64, u64); MAX_MEMMAP as usize],
+    len: usize,
+}
 
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -90,10 +101,32 @@ pub fn parse(addr: u64) -> Result<BootInfo, &'static str> {
     if !in_direct_map(module.paddr, module.size) || module.size == 0 {
         return Err("boot image lies outside the first 4 GiB or is empty");
     }
-    Ok(BootInfo {
+    let boot = BootInfo {
         info,
         image: (module.paddr, module.size),
-    })
+    };
+    RAM_MAP.call_once(|| {
+        let mut map = RamMap {
+            ranges: [(0, 0); MAX_MEMMAP as usize],
+            len: 0,
+        };
+        for (slot, range) in map.ranges.iter_mut().zip(boot.ram()) {
+            *slot = range;
+            map.len += 1;
+        }
+        map
+    });
+    Ok(boot)
+}
+
+/// The first RAM range in the firmware's memory map that overlaps
+/// `[start, end)`, if any (none before [`parse`] has run).
+pub fn ram_overlapping(start: u64, end: u64) -> Option<(u64, u64)> {
+    let map = RAM_MAP.get()?;
+    map.ranges[..map.len]
+        .iter()
+        .copied()
+        .find(|&(s, e)| start < e && s < end)
 }
 
 impl BootInfo {

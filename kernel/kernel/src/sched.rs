@@ -12,9 +12,8 @@ use crate::arch::trap::TrapFrame;
 use crate::arch::{cpu, gdt, machine, paging};
 use crate::kprintln;
 use crate::x86::X86;
-use conflux_abi::cap::ObjectKind;
 use conflux_abi::exit::Verdict;
-use conflux_bootimg::BootImage;
+use conflux_bootimg::{BootImage, ObjectRecord};
 use conflux_kcore::{Decision, Kernel, Next};
 use spin::Mutex;
 
@@ -114,20 +113,16 @@ fn all_ended(k: &Kernel<X86>) -> ! {
 /// Creates every object and task in the image, prints the banner and runs the first.
 pub fn start(image: BootImage<'static>) -> ! {
     let mut k = KERNEL.lock();
-    for (i, rec) in image.objects().enumerate() {
-        match crate::object::create(&rec) {
+    for (i, entry) in image.objects().enumerate() {
+        match crate::object::create(&entry) {
             Ok(o) => k.objects.table[i] = o,
-            Err(_) => {
-                kprintln!(
-                    "boot failed: no memory for object {i} ({:?}, {} bytes); give the system more memory or shrink its regions",
-                    rec.kind,
-                    rec.a
-                );
+            Err(e) => {
+                kprintln!("boot failed: object {i}: {e}");
                 machine::exit(Verdict::KernelFault);
             }
         }
-        if rec.kind == ObjectKind::Irq {
-            crate::arch::ioapic::route(rec.a as u8);
+        if let ObjectRecord::Irq { line, .. } = entry.object {
+            crate::arch::ioapic::route(line);
         }
     }
     FRAMES_AT_START.call_once(crate::mem::free_frames);

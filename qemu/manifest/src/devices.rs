@@ -1,8 +1,15 @@
 //! Device resources belong to the machine, not to the manifest, so two
 //! declarations must never hand out the same one: each interrupt line is
 //! one IRQ object held by at most one task, I/O port ranges and MMIO ranges
-//! do not overlap, and no MMIO range lies in guest RAM (a task holding it
-//! could map the kernel's memory).
+//! do not overlap, a port range touches a kernel device (PCI configuration,
+//! reset, ACPI power management: `conflux_abi::devices::KernelDevice`)
+//! only by granting it with `kernel_device`, inside its ports, to exactly
+//! one task, and no MMIO range lies in guest RAM (a task holding it
+//! could map the kernel's memory; the kernel checks that one again against
+//! the firmware's memory map, and a test system may switch the host check
+//! off with `test.allow_mmio_in_ram` to prove it).
+
+use conflux_abi::devices::{kernel_devices_in, KernelDevice};
 
 use crate::error::{Error, Span};
 use crate::limits::{LOW_RAM_AFTER_SPLIT, LOW_RAM_SPLIT, MIB};
@@ -27,6 +34,7 @@ pub(crate) fn check(manifest: &Manifest) -> Result<(), Error> {
             second,
         });
     }
+    kernel_devices(manifest)?;
     let mmio = spans(manifest, mmio);
     if let Some((first, second)) = first_overlap(&mmio) {
         return Err(Error::OverlappingMmio {
@@ -34,6 +42,9 @@ pub(crate) fn check(manifest: &Manifest) -> Result<(), Error> {
             first,
             second,
         });
+    }
+    if manifest.test.as_ref().is_some_and(|t| t.allow_mmio_in_ram) {
+        return Ok(());
     }
     let ram_end = low_ram_end(manifest.system.memory_mib);
     match mmio.into_iter().find(|span| span.start < ram_end) {
@@ -69,6 +80,77 @@ fn irq_owners(manifest: &Manifest) -> Result<(), Error> {
     Ok(())
 }
 
+/// Port ranges grant the kernel devices they touch and stay inside them;
+/// each granted device has exactly one holder.
+fn kernel_devices(manifest: &Manifest) -> Result<(), Error> {
+    let origin = || manifest.origin.clone();
+    for object in &manifest.objects {
+        let ObjectSpec::IoPorts {
+            base,
+            count,
+            device: granted,
+        } = object.spec
+        else {
+            continue;
+        };
+        let ports = || Span {
+            name: object.name.clone(),
+            start: base,
+            end: base + count,
+        };
+        if let Some(device) = kernel_devices_in(base, count).find(|d| Some(*d) != granted) {
+            return Err(Error::KernelDeviceNotGranted {
+                origin: origin(),
+                ports: ports(),
+                device,
+            });
+        }
+        match granted {
+            Some(device) if !device.contains(base, count) => {
+                return Err(Error::KernelDeviceOutside {
+                    origin: origin(),
+                    ports: ports(),
+                    device,
+                })
+            }
+            _ => {}
+        }
+    }
+    KernelDevice::ALL
+        .into_iter()
+        .try_for_each(|device| device_holders(manifest, device))
+}
+
+/// The tasks holding the objects that grant `device`: exactly one.
+fn device_holders(manifest: &Manifest, device: KernelDevice) -> Result<(), Error> {
+    let granting: Vec<usize> = (0..manifest.objects.len())
+        .filter(|&id| {
+            matches!(
+                manifest.objects[id].spec,
+                ObjectSpec::IoPorts { device: Some(d), .. } if d == device
+            )
+        })
+        .collect();
+    let Some(&first) = granting.first() else {
+        return Ok(());
+    };
+    let holders: Vec<String> = manifest
+        .tasks
+        .iter()
+        .filter(|task| task.caps.iter().any(|cap| granting.contains(&cap.object)))
+        .map(|task| task.name.clone())
+        .collect();
+    if holders.len() == 1 {
+        return Ok(());
+    }
+    Err(Error::KernelDeviceHolders {
+        origin: manifest.origin.clone(),
+        device,
+        object: manifest.objects[first].name.clone(),
+        holders,
+    })
+}
+
 /// The spans `span_of` finds among the objects, in object order.
 fn spans(manifest: &Manifest, span_of: fn(&ObjectSpec) -> Option<(u64, u64)>) -> Vec<Span> {
     manifest
@@ -95,7 +177,7 @@ fn irq_line(spec: &ObjectSpec) -> Option<(u64, u64)> {
 
 fn ports(spec: &ObjectSpec) -> Option<(u64, u64)> {
     match spec {
-        ObjectSpec::IoPorts { base, count } => Some((*base, base + count)),
+        ObjectSpec::IoPorts { base, count, .. } => Some((*base, base + count)),
         _ => None,
     }
 }

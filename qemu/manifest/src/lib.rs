@@ -62,6 +62,11 @@
 //! [ioports.com2]            # no overlap between ranges
 //! base = 0x2f8              # required; 0..=0xffff
 //! count = 8                 # required; base + count <= 0x10000
+//! kernel_device = "..."     # optional: grant a device the kernel otherwise keeps:
+//!                           # "pci-config" (0xcf8..0xd00, with the reset register 0xcf9),
+//!                           # "system-control" (0x92, fast reset), "acpi-pm" (0x600..0x680);
+//!                           # required for ranges touching one, which must stay inside it
+//!                           # and be held by exactly one task
 //!
 //! [tasks.client.caps]       # optional: the task's initial capabilities, one per slot name
 //! echo   = { endpoint = "echo", rights = "wg", badge = 7 }
@@ -78,6 +83,8 @@
 //! forbid = ["..."]          # optional: console text that must never appear
 //! outcome = "pass"          # optional, default "pass"; or "kernel-fault"
 //! kernel_args = "..."       # optional: kernel command line (e.g. "selftest=panic")
+//! allow_mmio_in_ram = false # optional: skip the MMIO-in-RAM rule, so a test can show
+//!                           # that the kernel's own check stops the boot
 //! ```
 //!
 //! The tasks' stacks and heaps together may take at most half of

@@ -9,12 +9,14 @@
 //! each in document order), which is their id order in the boot image.
 
 use conflux_abi::cap::ObjectKind;
+use conflux_abi::devices::KernelDevice;
 
 use crate::error::Error;
 use crate::limits::*;
 use crate::model::{Object, ObjectSpec};
 use crate::rules::{self, Unit};
 use crate::strict::Fields;
+use crate::suggest::{Suggestion, Words};
 
 /// One kind of declarable object.
 pub(crate) struct Kind {
@@ -84,7 +86,7 @@ pub(crate) const KINDS: [Kind; 6] = [
         noun: "an I/O port range",
         short: "I/O port range",
         kind: ObjectKind::IoPorts,
-        keys: &["base", "count"],
+        keys: &["base", "count", "kernel_device"],
         read: ioports,
     },
 ];
@@ -181,9 +183,32 @@ fn irq(fields: &Fields) -> Result<ObjectSpec<String>, Error> {
     })
 }
 
-/// `base + count` stays inside the 64 Ki-port space.
+/// `base + count` stays inside the 64 Ki-port space; `kernel_device`, if
+/// present, names a [`KernelDevice`] (whether the range may have it is a
+/// device rule, checked in `devices`).
 fn ioports(fields: &Fields) -> Result<ObjectSpec<String>, Error> {
     let base = rules::unsigned(fields, "base", 0, IO_PORTS - 1, Unit::Count)?;
     let count = rules::unsigned(fields, "count", 1, IO_PORTS - base, Unit::Count)?;
-    Ok(ObjectSpec::IoPorts { base, count })
+    let device = match fields.optional::<&str>("kernel_device")? {
+        None => None,
+        Some(name) => {
+            Some(
+                KernelDevice::from_name(name).ok_or_else(|| Error::UnknownKernelDevice {
+                    origin: fields.origin().to_owned(),
+                    path: fields.path_of("kernel_device"),
+                    value: name.to_owned(),
+                    suggestion: Box::new(Suggestion::new(
+                        name,
+                        &KernelDevice::NAMES,
+                        Words::Values,
+                    )),
+                })?,
+            )
+        }
+    };
+    Ok(ObjectSpec::IoPorts {
+        base,
+        count,
+        device,
+    })
 }

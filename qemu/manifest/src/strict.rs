@@ -187,6 +187,14 @@ impl<'a> FromToml<'a> for &'a str {
     }
 }
 
+impl<'a> FromToml<'a> for bool {
+    const EXPECTED: &'static str = "a boolean";
+
+    fn from_toml(value: &'a Value) -> Option<Self> {
+        value.as_bool()
+    }
+}
+
 impl<'a> FromToml<'a> for i64 {
     const EXPECTED: &'static str = "an integer";
 

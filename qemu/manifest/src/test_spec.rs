@@ -10,6 +10,9 @@
 //! printed by the kernel (inside a line starting `conflux: `). A `forbid`
 //! entry fails the test wherever it appears, and `CHECK FAILED` is
 //! forbidden in every test without being listed.
+//!
+//! Test systems alone may switch off the host's MMIO-in-RAM rule
+//! (`allow_mmio_in_ram`), to test the kernel's own copy of it.
 
 use crate::error::Error;
 use crate::limits::*;
@@ -26,6 +29,7 @@ pub(crate) const KEYS: &[&str] = &[
     "forbid",
     "outcome",
     "kernel_args",
+    "allow_mmio_in_ram",
 ];
 
 pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
@@ -54,6 +58,7 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
         .optional::<&str>("kernel_args")?
         .unwrap_or_default()
         .to_owned();
+    let allow_mmio_in_ram = fields.optional("allow_mmio_in_ram")?.unwrap_or(false);
     Ok(TestSpec {
         timeout_secs,
         modes,
@@ -61,6 +66,7 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
         forbid,
         outcome,
         kernel_args,
+        allow_mmio_in_ram,
     })
 }
 

@@ -85,6 +85,7 @@ fn every_key_is_read() {
             forbid: vec!["PANIC".into()],
             outcome: Outcome::KernelFault,
             kernel_args: "selftest=panic".into(),
+            allow_mmio_in_ram: false,
         })
     );
 }
@@ -101,6 +102,7 @@ fn test_defaults_are_applied() {
             forbid: vec![],
             outcome: Outcome::Pass,
             kernel_args: String::new(),
+            allow_mmio_in_ram: false,
         })
     );
 }

@@ -191,6 +191,20 @@ fn mmio_in_guest_ram() {
 }
 
 #[test]
+fn only_a_test_system_may_put_mmio_in_guest_ram() {
+    let mmio = "[mmio.low]\nphys = 0x200000\nsize = 4096\n";
+    let test = "[test]\nexpect = [\"boot failed\"]\nallow_mmio_in_ram = true\n";
+    let manifest = common::ok(&with(&format!("{mmio}{test}")));
+    assert_eq!(manifest.objects.len(), 1);
+    assert_eq!(
+        message(&with(&format!(
+            "{mmio}[test]\nexpect = [\"x\"]\nallow_mmio_in_ram = 1\n"
+        ))),
+        "systems/t.toml: `test.allow_mmio_in_ram` must be a boolean, but it is an integer"
+    );
+}
+
+#[test]
 fn region_size_out_of_range() {
     assert_eq!(
         message(&with("[regions.big]\nsize = 67112960\n")),

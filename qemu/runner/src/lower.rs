@@ -3,11 +3,11 @@
 //! The validated manifest already holds every decision (object ids, slot
 //! numbers, rights, badges, map addresses), made once in
 //! `conflux-manifest` so that the generated task constants and the image
-//! cannot disagree. Lowering only re-encodes them as the kernel's records
+//! cannot disagree. Lowering only re-encodes them as the kernel's typed records
 //! (see `conflux_bootimg` for the layout); `encode` then checks the result
 //! with the kernel's own parser.
 
-use conflux_bootimg::{CapRecord, Image, ObjectRecord, Restart, TaskRecord};
+use conflux_bootimg::{CapRecord, Image, ObjectEntry, ObjectRecord, Restart, TaskRecord};
 use conflux_manifest::{Manifest, Object, ObjectSpec};
 
 /// The boot image for `manifest`, with `elfs[i]` the ELF of task `i` (start
@@ -42,27 +42,38 @@ pub fn image<'a>(manifest: &'a Manifest, elfs: &'a [Vec<u8>]) -> Image<'a> {
     }
 }
 
-fn object(object: &Object) -> ObjectRecord {
-    let kind = object.spec.kind();
-    let (owner, a, b) = match object.spec {
+fn object(object: &Object) -> ObjectEntry<'_> {
+    let record = match object.spec {
         ObjectSpec::Endpoint { server } | ObjectSpec::Faults { supervisor: server } => {
-            (server, 0, 0)
+            ObjectRecord::Endpoint {
+                server: narrow(server),
+            }
         }
-        ObjectSpec::Notification => (0, 0, 0),
-        ObjectSpec::Region { size } => (0, size, 0),
-        ObjectSpec::Mmio { phys, size } => (0, phys, size),
+        ObjectSpec::Notification => ObjectRecord::Notification,
+        ObjectSpec::Region { size } => ObjectRecord::Region { size },
+        ObjectSpec::Mmio { phys, size } => ObjectRecord::Mmio { phys, size },
         ObjectSpec::Irq {
             line,
             notification,
             bit,
-        } => (notification, line, bit),
-        ObjectSpec::IoPorts { base, count } => (0, base, count),
+        } => ObjectRecord::Irq {
+            line: narrow(line),
+            notification: narrow(notification),
+            bit: narrow(bit),
+        },
+        ObjectSpec::IoPorts {
+            base,
+            count,
+            device,
+        } => ObjectRecord::IoPorts {
+            base: narrow(base),
+            count: narrow(count),
+            device,
+        },
     };
-    ObjectRecord {
-        kind,
-        owner: narrow(owner),
-        a,
-        b,
+    ObjectEntry {
+        name: &object.name,
+        object: record,
     }
 }
 
@@ -81,8 +92,8 @@ fn caps(manifest: &Manifest) -> Vec<CapRecord> {
     records.collect()
 }
 
-/// A count the manifest's limits keep within `T`.
-fn narrow<T: TryFrom<usize>>(value: usize) -> T {
+/// A number the manifest's limits keep within `T`.
+fn narrow<T: TryFrom<U>, U>(value: U) -> T {
     T::try_from(value)
         .ok()
         .expect("the manifest's limits keep indices within the image's fields")
@@ -91,7 +102,7 @@ fn narrow<T: TryFrom<usize>>(value: usize) -> T {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use conflux_abi::cap::{rights, ObjectKind};
+    use conflux_abi::cap::rights;
     use conflux_abi::layout::{PAGE_SIZE, REGION_BASE};
     use conflux_bootimg::{encode, BootImage};
 
@@ -149,8 +160,8 @@ mod tests {
         count = 8
     "#;
 
-    fn record(kind: ObjectKind, owner: u32, a: u64, b: u64) -> ObjectRecord {
-        ObjectRecord { kind, owner, a, b }
+    fn named(name: &str, object: ObjectRecord) -> ObjectEntry<'_> {
+        ObjectEntry { name, object }
     }
 
     fn cap(task: u8, slot: u8, object: u16, rights: u8, badge: u64, map: u64) -> CapRecord {
@@ -183,13 +194,33 @@ mod tests {
         assert_eq!(
             image.objects,
             [
-                record(ObjectKind::Endpoint, 1, 0, 0),
-                record(ObjectKind::Notification, 0, 0, 0),
-                record(ObjectKind::Region, 0, 8192, 0),
-                record(ObjectKind::Mmio, 0, 0xfebd_0000, 4096),
-                record(ObjectKind::Irq, 1, 3, 5),
-                record(ObjectKind::IoPorts, 0, 0x2f8, 8),
-                record(ObjectKind::Endpoint, 0, 0, 0),
+                named("echo", ObjectRecord::Endpoint { server: 1 }),
+                named("events", ObjectRecord::Notification),
+                named("shared", ObjectRecord::Region { size: 8192 }),
+                named(
+                    "uart",
+                    ObjectRecord::Mmio {
+                        phys: 0xfebd_0000,
+                        size: 4096
+                    }
+                ),
+                named(
+                    "com2",
+                    ObjectRecord::Irq {
+                        line: 3,
+                        notification: 1,
+                        bit: 5
+                    }
+                ),
+                named(
+                    "com2",
+                    ObjectRecord::IoPorts {
+                        base: 0x2f8,
+                        count: 8,
+                        device: None
+                    }
+                ),
+                named("faults", ObjectRecord::Endpoint { server: 0 }),
             ]
         );
         let (r, w, g, d) = (rights::READ, rights::WRITE, rights::GRANT, rights::DMA);
@@ -215,6 +246,26 @@ mod tests {
         let parsed = BootImage::parse(&bytes).unwrap();
         assert_eq!(parsed.caps().collect::<Vec<_>>(), image.caps);
         assert_eq!(parsed.objects().collect::<Vec<_>>(), image.objects);
+    }
+
+    #[test]
+    fn a_kernel_device_grant_reaches_the_image() {
+        let text =
+            "[system]\nname = \"t\"\n[tasks.a]\ncrate = \"a\"\npriority = 1\nstart_order = 1\n\
+            [tasks.a.caps]\npci = { ioports = \"pci\" }\n\
+            [ioports.pci]\nbase = 0xcf8\ncount = 8\nkernel_device = \"pci-config\"\n";
+        let manifest = conflux_manifest::parse(text, "t.toml").unwrap();
+        let elfs = vec![b"\x7fELF".to_vec()];
+        let bytes = encode(&image(&manifest, &elfs)).unwrap();
+        let parsed = BootImage::parse(&bytes).unwrap();
+        assert_eq!(
+            parsed.object(0).map(|o| o.object),
+            Some(ObjectRecord::IoPorts {
+                base: 0xcf8,
+                count: 8,
+                device: Some(conflux_abi::devices::KernelDevice::PciConfig)
+            })
+        );
     }
 
     #[test]

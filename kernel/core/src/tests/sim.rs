@@ -3,10 +3,9 @@
 use super::mock::{Mock, Regs};
 use crate::kernel::{Cpu, Kernel, Next};
 use crate::task::State;
-use conflux_abi::cap::ObjectKind;
 use conflux_abi::ipc::{Info, RawMessage};
 use conflux_abi::{SysError, Sysno};
-use conflux_bootimg::{encode, BootImage, CapRecord, Image, ObjectRecord, Restart, TaskRecord};
+use conflux_bootimg::{encode, BootImage, CapRecord, Image, ObjectEntry, ObjectRecord, Restart, TaskRecord};
 
 /// One object of a test image.
 #[derive(Clone, Copy)]
@@ -29,19 +28,23 @@ pub enum Obj {
     },
 }
 
-fn record(o: Obj) -> ObjectRecord {
-    let (kind, owner, a, b) = match o {
-        Obj::Endpoint { server } => (ObjectKind::Endpoint, server, 0, 0),
-        Obj::Notification => (ObjectKind::Notification, 0, 0, 0),
-        Obj::Region { size } => (ObjectKind::Region, 0, size, 0),
-        Obj::IoPorts { base, count } => (ObjectKind::IoPorts, 0, base, count),
-        Obj::Irq {
-            line,
-            notification,
-            bit,
-        } => (ObjectKind::Irq, notification, line, bit),
+fn record(o: Obj) -> ObjectEntry<'static> {
+    let object = match o {
+        Obj::Endpoint { server } => ObjectRecord::Endpoint { server: server as u8 },
+        Obj::Notification => ObjectRecord::Notification,
+        Obj::Region { size } => ObjectRecord::Region { size },
+        Obj::IoPorts { base, count } => ObjectRecord::IoPorts {
+            base: base as u16,
+            count: count as u32,
+            device: None,
+        },
+        Obj::Irq { line, notification, bit } => ObjectRecord::Irq {
+            line: line as u8,
+            notification: notification as u16,
+            bit: bit as u8,
+        },
     };
-    ObjectRecord { kind, owner, a, b }
+    ObjectEntry { name: "obj", object }
 }
 
 /// An initial capability: (task, slot, object, rights, badge, map address).

@@ -7,6 +7,8 @@
 //! identity-mapped (needed while the instruction pointer is still low),
 //! the same 4 GiB again at the direct-map base, and the first 1 GiB at the
 //! kernel's link address — then jumps to `kernel_main` in the higher half.
+//! These tables are read-write-execute everywhere and live only until
+//! `paging::init`, where `kmap` replaces them with W^X tables.
 //! Everything here is position-fixed at its physical address; see `link.ld`.
 
 core::arch::global_asm!(

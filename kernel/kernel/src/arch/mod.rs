@@ -11,6 +11,7 @@ pub mod cpu;
 pub mod gdt;
 pub mod idt;
 pub mod ioapic;
+pub mod kmap;
 pub mod machine;
 pub mod paging;
 pub mod port;

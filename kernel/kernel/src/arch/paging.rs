@@ -87,6 +87,7 @@ static KERNEL_PML4: spin::Once<u64> = spin::Once::new();
 /// of low memory that the boot code needed, so that the lower half is empty
 /// for tasks and a stray kernel access to a low address faults.
 pub fn init() {
+    super::kmap::init();
     let (frame, _) = Cr3::read();
     let phys = frame.start_address().as_u64();
     // Safety: CR3 points at the boot PML4, reachable through the direct map

@@ -160,6 +160,37 @@ impl Error {
                 span(first),
                 span(second)
             ),
+            Error::UnknownKernelDevice { path, value, suggestion, .. } => {
+                write!(f, "`{path}` is {value:?}, which is not a kernel device; {suggestion}")
+            }
+            Error::KernelDeviceNotGranted { ports, device, .. } => {
+                let (start, end) = device.ports();
+                write!(
+                    f,
+                    "I/O port range {} overlaps ports {start:#x}..{end:#x}, {}, which the kernel keeps; to give them to one task, add `kernel_device = {:?}` to `[ioports.{}]` and keep the range inside {start:#x}..{end:#x}",
+                    span(ports),
+                    device.description(),
+                    device.name(),
+                    ports.name
+                )
+            }
+            Error::KernelDeviceOutside { ports, device, .. } => {
+                let (start, end) = device.ports();
+                write!(
+                    f,
+                    "I/O port range {} grants kernel device {:?} but reaches beyond its ports {start:#x}..{end:#x}; keep the range inside them",
+                    span(ports),
+                    device.name()
+                )
+            }
+            Error::KernelDeviceHolders { device, object, holders, .. } => {
+                write!(f, "kernel device {:?} (granted by `[ioports.{object}]`) ", device.name())?;
+                match holders.as_slice() {
+                    [] => f.write_str("is held by no task"),
+                    _ => write!(f, "is held by tasks `{}`", holders.join("`, `")),
+                }?;
+                f.write_str("; give a capability to it to exactly one task")
+            }
             Error::MmioInRam { mmio, ram_end, memory_mib, .. } => write!(
                 f,
                 "MMIO range {} lies in guest RAM, which ends at {ram_end:#x} with `system.memory_mib = {memory_mib}`; a task holding it could reach the kernel's memory: use the device's register address",

@@ -14,6 +14,7 @@ use std::fmt;
 
 use crate::model::Mode;
 use crate::suggest::Suggestion;
+use conflux_abi::devices::KernelDevice;
 
 /// Why a manifest was rejected. `Display` gives the full message, starting
 /// with the manifest's origin.
@@ -251,6 +252,33 @@ pub enum Error {
         first: Span,
         second: Span,
     },
+    /// `ioports.*.kernel_device` names no kernel device.
+    UnknownKernelDevice {
+        origin: String,
+        path: String,
+        value: String,
+        suggestion: Box<Suggestion>,
+    },
+    /// An I/O port range overlaps a kernel device it does not grant.
+    KernelDeviceNotGranted {
+        origin: String,
+        ports: Span,
+        device: KernelDevice,
+    },
+    /// An I/O port range that grants a kernel device reaches beyond its ports.
+    KernelDeviceOutside {
+        origin: String,
+        ports: Span,
+        device: KernelDevice,
+    },
+    /// A granted kernel device is held by no task (`holders` empty) or by
+    /// several; `object` is the first range granting it.
+    KernelDeviceHolders {
+        origin: String,
+        device: KernelDevice,
+        object: String,
+        holders: Vec<String>,
+    },
     /// An MMIO range lies in guest RAM, which would hand a task the
     /// kernel's memory.
     MmioInRam {
@@ -340,6 +368,10 @@ impl Error {
             | Error::SharedIrq { origin, .. }
             | Error::OverlappingIoPorts { origin, .. }
             | Error::OverlappingMmio { origin, .. }
+            | Error::UnknownKernelDevice { origin, .. }
+            | Error::KernelDeviceNotGranted { origin, .. }
+            | Error::KernelDeviceOutside { origin, .. }
+            | Error::KernelDeviceHolders { origin, .. }
             | Error::MmioInRam { origin, .. }
             | Error::TooManyCaps { origin, .. }
             | Error::TooManyObjects { origin, .. }

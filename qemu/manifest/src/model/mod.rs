@@ -75,6 +75,11 @@ pub struct TestSpec {
     pub outcome: Outcome,
     /// Kernel command line for this test (e.g. `selftest=panic`); empty for none.
     pub kernel_args: String,
+    /// Lets MMIO ranges lie in guest RAM, which the manifest otherwise
+    /// refuses, so that the image reaches the kernel and the test can show
+    /// the kernel's own check (against the firmware's memory map) stops
+    /// the boot.
+    pub allow_mmio_in_ram: bool,
 }
 
 /// How QEMU runs the guest (see the design brief, "Measuring without

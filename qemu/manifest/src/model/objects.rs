@@ -14,6 +14,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use conflux_abi::cap::{rights, ObjectKind};
+use conflux_abi::devices::KernelDevice;
 
 use super::{variant, UnknownVariant};
 
@@ -45,8 +46,13 @@ pub enum ObjectSpec<Ref = usize> {
         notification: Ref,
         bit: u64,
     },
-    /// I/O ports `base..base + count`.
-    IoPorts { base: u64, count: u64 },
+    /// I/O ports `base..base + count`; `device` is the kernel device the
+    /// manifest grants through them (`kernel_device`), if any.
+    IoPorts {
+        base: u64,
+        count: u64,
+        device: Option<KernelDevice>,
+    },
     /// The endpoint on which the kernel reports faults to the supervisor.
     Faults { supervisor: Ref },
 }
@@ -127,7 +133,15 @@ impl<R> ObjectSpec<R> {
             Self::Notification => ObjectSpec::Notification,
             Self::Region { size } => ObjectSpec::Region { size },
             Self::Mmio { phys, size } => ObjectSpec::Mmio { phys, size },
-            Self::IoPorts { base, count } => ObjectSpec::IoPorts { base, count },
+            Self::IoPorts {
+                base,
+                count,
+                device,
+            } => ObjectSpec::IoPorts {
+                base,
+                count,
+                device,
+            },
         })
     }
 }
