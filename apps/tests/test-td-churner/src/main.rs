@@ -27,7 +27,7 @@ conflux_userlib::entry!(main);
 use config::caps;
 
 /// Incarnations that churn before the last one reports.
-const ROUNDS: u64 = 4;
+const ROUNDS: u64 = 6;
 /// Labels understood by test-counter.
 const NEXT: u32 = 1;
 const STOP: u32 = 2;
@@ -39,8 +39,17 @@ fn pattern(incarnation: u64, i: usize) -> u64 {
     0x5a5a_0000_0000_0000 ^ incarnation << 48 ^ i as u64
 }
 
-/// Fills a heap-sized vector and returns (mismatching words, first one).
-fn churn(incarnation: u64) -> (u64, Option<(u64, u64)>) {
+/// The first word that did not read back: its address, value and pattern.
+#[derive(Debug, Default)]
+struct Mismatch {
+    at: u64,
+    got: u64,
+    want: u64,
+}
+
+/// Fills a heap-sized vector; returns how many words did not read back,
+/// and the first of them.
+fn churn(incarnation: u64) -> (usize, Mismatch) {
     let n = (config::HEAP_SIZE - SLACK) / 8;
     let mut v: Vec<u64> = Vec::with_capacity(n);
     v.extend((0..n).map(|i| pattern(incarnation, i)));
@@ -50,10 +59,13 @@ fn churn(incarnation: u64) -> (u64, Option<(u64, u64)>) {
         .iter()
         .enumerate()
         .filter(|&(i, &w)| w != pattern(incarnation, i));
-    let first = bad
-        .next()
-        .map(|(i, &w)| (v.as_ptr() as u64 + 8 * i as u64, w));
-    (first.is_some() as u64 + bad.count() as u64, first)
+    let first = bad.next().map(|(i, &got)| Mismatch {
+        at: v.as_ptr() as u64 + 8 * i as u64,
+        got,
+        want: pattern(incarnation, i),
+    });
+    let count = first.is_some() as usize + bad.count();
+    (count, first.unwrap_or_default())
 }
 
 fn main() {
@@ -71,9 +83,14 @@ fn main() {
         let (bad, first) = churn(incarnation);
         let what = "whole heap reads back its pattern";
         if bad == 0 {
-            println!("ok: incarnation {incarnation}: {what} ({} bytes)", config::HEAP_SIZE - SLACK);
+            let bytes = config::HEAP_SIZE - SLACK;
+            println!("ok: incarnation {incarnation}: {what} ({bytes} bytes)");
         } else {
-            println!("CHECK FAILED: incarnation {incarnation}: {what}: {bad} words differ, first (address, value): {first:#x?}");
+            let Mismatch { at, got, want } = first;
+            println!(
+                "CHECK FAILED: incarnation {incarnation}: {what}: {bad} words differ; \
+                 first at {at:#x}: got {got:#x}, expected {want:#x}"
+            );
         }
         let _ = count.call(&Message::new(REPORT, &[(bad != 0) as u64]));
         println!("faulting on purpose to be restarted");
