@@ -67,10 +67,24 @@ fn check<T: PartialEq + core::fmt::Debug>(incarnation: u64, what: &str, got: T, 
 
 fn pristine(i: u64) -> u64 {
     let bss = BSS.iter().map(|w| w.load(Relaxed)).find(|&v| v != 0);
-    check(i, ".data static holds its initial value", DATA.load(Relaxed), DATA_INIT)
-        + check(i, ".bss statics are zero (first non-zero)", bss, None)
-        + check(i, "unused heap is zero (first non-zero)", first_nonzero(HEAP_FREE), None)
-        + check(i, "deep stack is zero (first non-zero)", first_nonzero(STACK_DEEP), None)
+    check(
+        i,
+        ".data static holds its initial value",
+        DATA.load(Relaxed),
+        DATA_INIT,
+    ) + check(i, ".bss statics are zero (first non-zero)", bss, None)
+        + check(
+            i,
+            "unused heap is zero (first non-zero)",
+            first_nonzero(HEAP_FREE),
+            None,
+        )
+        + check(
+            i,
+            "deep stack is zero (first non-zero)",
+            first_nonzero(STACK_DEEP),
+            None,
+        )
 }
 
 fn main() {

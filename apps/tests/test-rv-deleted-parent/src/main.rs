@@ -35,18 +35,30 @@ fn main() {
     let mut c = Checks::new();
     let rw = rights::READ | rights::WRITE;
 
-    c.eq("mint X from r1 into s1", Slot(caps::R1).mint(S1, rw, 7), Ok(()));
+    c.eq(
+        "mint X from r1 into s1",
+        Slot(caps::R1).mint(S1, rw, 7),
+        Ok(()),
+    );
     c.eq("copy s1 to s2", Slot(S1).copy(S2), Ok(()));
     c.eq("delete s1", Slot(S1).delete(), Ok(()));
     let revoked = Slot(caps::R1).revoke();
     c.that("revoke r1", revoked.is_ok(), revoked);
     let info = Slot(S2).info();
-    c.that("s2 is unusable after revoking r1 (Revoked or EmptySlot)", gone(info), info);
+    c.that(
+        "s2 is unusable after revoking r1 (Revoked or EmptySlot)",
+        gone(info),
+        info,
+    );
     let sig = Notification(S2).signal();
     c.that("signal through s2 fails after revoking r1", gone(sig), sig);
 
     let keep = Endpoint(caps::KEEP);
-    c.eq("mint X from r2 into s3", Slot(caps::R2).mint(S3, rw, 9), Ok(()));
+    c.eq(
+        "mint X from r2 into s3",
+        Slot(caps::R2).mint(S3, rw, 9),
+        Ok(()),
+    );
     let given = keep.call(&Message::new(GIVE, &[]).with_cap(S3));
     c.that("hand s3 to the keeper", given.is_ok(), given);
     let kept = given.map_or(0, |m| m.words[0]);

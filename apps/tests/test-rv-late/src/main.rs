@@ -20,7 +20,11 @@ fn main() {
     let mut c = Checks::new();
     c.that("told to receive", Notification(caps::GO).wait().is_ok(), ());
     let got = Endpoint(caps::SRV).recv(REPLY, GOT);
-    c.eq("the pending message arrives", got.map(|r| r.msg.label), Ok(5));
+    c.eq(
+        "the pending message arrives",
+        got.map(|r| r.msg.label),
+        Ok(5),
+    );
     let cap = got.ok().and_then(|r| r.msg.cap);
     let usable = cap.map(|s| Slot(s).info());
     c.that(
@@ -32,6 +36,10 @@ fn main() {
         usable,
     );
     let signal = Notification(GOT).signal();
-    c.that("signalling through the receive slot fails", signal.is_err(), signal);
+    c.that(
+        "signalling through the receive slot fails",
+        signal.is_err(),
+        signal,
+    );
     c.finish();
 }

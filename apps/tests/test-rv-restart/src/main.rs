@@ -33,7 +33,11 @@ fn main() {
     let (incarnation, kept) = (hello.words[0], hello.words[1]);
     let probe = || keep.call(&Message::new(PROBE, &[kept])).map(|m| m.words[0]);
     if incarnation == 0 {
-        c.eq("copy the initial capability e", Slot(caps::E).copy(COPY), Ok(()));
+        c.eq(
+            "copy the initial capability e",
+            Slot(caps::E).copy(COPY),
+            Ok(()),
+        );
         let given = keep.call(&Message::new(GIVE, &[]).with_cap(COPY));
         c.that("hand the copy to the keeper", given.is_ok(), given);
         println!("faulting with a copy of e in the keeper's hands");

@@ -25,7 +25,15 @@ fn main() {
     let given = Endpoint(caps::GIVE).call(&Message::new(1, &[]).with_cap(X));
     c.that("hand x to the sender", given.is_ok(), given);
     let revoked = Slot(caps::R).revoke();
-    c.that("revoke r while the copy is in flight", revoked.is_ok(), revoked);
-    c.eq("let the server receive", Notification(caps::GO).signal(), Ok(()));
+    c.that(
+        "revoke r while the copy is in flight",
+        revoked.is_ok(),
+        revoked,
+    );
+    c.eq(
+        "let the server receive",
+        Notification(caps::GO).signal(),
+        Ok(()),
+    );
     c.finish();
 }

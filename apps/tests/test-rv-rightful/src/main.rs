@@ -22,17 +22,33 @@ const REPLY: usize = caps::FIRST_FREE + 2;
 
 fn main() {
     let mut c = Checks::new();
-    c.eq("copy the receive capability", Slot(caps::EP).copy(EP_COPY), Ok(()));
+    c.eq(
+        "copy the receive capability",
+        Slot(caps::EP).copy(EP_COPY),
+        Ok(()),
+    );
     let lent = Endpoint(caps::U).call(&Message::new(1, &[]).with_cap(EP_COPY));
     c.that("lend it to the usurper", lent.is_ok(), lent);
     c.eq("copy nt", Slot(caps::NT).copy(NT_COPY), Ok(()));
     let lent = Endpoint(caps::W).call(&Message::new(1, &[]).with_cap(NT_COPY));
     c.that("lend it to the waiter", lent.is_ok(), lent);
     let revoked = Slot(caps::EP).revoke();
-    c.that("revoke ep under the blocked usurper", revoked.is_ok(), revoked);
+    c.that(
+        "revoke ep under the blocked usurper",
+        revoked.is_ok(),
+        revoked,
+    );
     let revoked = Slot(caps::NT).revoke();
-    c.that("revoke nt under the blocked waiter", revoked.is_ok(), revoked);
-    c.eq("tell the client to call", Notification(caps::NOW).signal(), Ok(()));
+    c.that(
+        "revoke nt under the blocked waiter",
+        revoked.is_ok(),
+        revoked,
+    );
+    c.eq(
+        "tell the client to call",
+        Notification(caps::NOW).signal(),
+        Ok(()),
+    );
     let got = Endpoint(caps::EP).recv(REPLY, 0).map(|r| r.msg.label);
     c.eq("receive on ep after the revocation (not Busy)", got, Ok(7));
     c.eq("answer", ipc::reply(REPLY, &Message::new(0, &[42])), Ok(()));

@@ -24,6 +24,10 @@ fn main() {
     c.eq("answer", ipc::reply(REPLY, &Message::new(0, &[])), Ok(()));
     println!("receiving through the borrowed capability");
     let r = Endpoint(GOT).recv(REPLY, 0).map(|r| r.msg.label);
-    c.eq("the revocation wakes the blocked recv", r, Err(SysError::Revoked));
+    c.eq(
+        "the revocation wakes the blocked recv",
+        r,
+        Err(SysError::Revoked),
+    );
     c.finish();
 }

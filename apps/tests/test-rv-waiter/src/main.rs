@@ -23,6 +23,10 @@ fn main() {
     c.eq("answer", ipc::reply(REPLY, &Message::new(0, &[])), Ok(()));
     println!("waiting through the borrowed capability");
     let r = Notification(GOT).wait();
-    c.eq("the revocation wakes the blocked wait", r, Err(SysError::Revoked));
+    c.eq(
+        "the revocation wakes the blocked wait",
+        r,
+        Err(SysError::Revoked),
+    );
     c.finish();
 }

@@ -71,7 +71,11 @@ fn main() {
     );
     for bit in [24, 31, 40, 63] {
         let what = format!("recv slot word with bit {bit} set");
-        c.eq(&what, recv_raw(pack_slots(mine, REPLY, GOT) | 1 << bit), invalid);
+        c.eq(
+            &what,
+            recv_raw(pack_slots(mine, REPLY, GOT) | 1 << bit),
+            invalid,
+        );
     }
 
     let info = Info::new(1, 0).encode();
@@ -93,7 +97,11 @@ fn main() {
     // Let the poker go: receive its pending call properly and stop it.
     let drained = Endpoint(mine).recv(REPLY, GOT).map(|r| r.msg.label);
     c.eq("a well-formed recv still works", drained, Ok(1));
-    c.eq("stop the poker", ipc::reply(REPLY, &Message::new(STOP, &[])), Ok(()));
+    c.eq(
+        "stop the poker",
+        ipc::reply(REPLY, &Message::new(STOP, &[])),
+        Ok(()),
+    );
 
     c.eq(
         "io_in at port u64::MAX (range check must not wrap)",

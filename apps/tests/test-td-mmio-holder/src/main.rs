@@ -26,7 +26,9 @@ fn main() {
     if id >> VENDOR_SHIFT & 0xffff == INTEL {
         println!("ok: the mapped page is the HPET: capabilities {id:#x}");
     } else {
-        println!("CHECK FAILED: HPET capabilities register: got {id:#x}, expected vendor {INTEL:#x}");
+        println!(
+            "CHECK FAILED: HPET capabilities register: got {id:#x}, expected vendor {INTEL:#x}"
+        );
     }
     let _ = Endpoint(caps::BYE).recv(REPLY, 0);
     println!("exiting while holding the device page");
