@@ -22,6 +22,7 @@
 extern crate alloc;
 
 pub mod bench;
+pub mod cpu_state;
 pub mod io;
 pub mod ipc;
 pub mod region;

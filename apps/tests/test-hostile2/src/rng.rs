@@ -1,0 +1,30 @@
+//! The argument generator: xorshift64*, small, fast, and good enough to
+//! spread arguments over every interesting range.
+
+use conflux_abi::layout::REGION_BASE;
+
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// An argument: small numbers (slots, lengths), addresses of every
+    /// kind, or raw noise.
+    pub fn arg(&mut self) -> u64 {
+        let r = self.next();
+        match r % 8 {
+            0 | 1 => r >> 58,                           // 0..63: slots
+            2 => (r >> 56) + 60,                        // around the slot limit
+            3 => REGION_BASE + ((r >> 40) % 64) * 4096, // region window
+            4 => 0xffff_8000_0000_0000 | (r >> 20),     // kernel half
+            5 => r >> 17,                               // user half, mostly unmapped
+            6 => 0,
+            _ => r, // anything
+        }
+    }
+}
