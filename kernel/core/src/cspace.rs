@@ -16,7 +16,7 @@
 //!
 //! Revocation therefore reaches every descendant, wherever it is.
 
-use crate::cap::{Cap, ObjRef, Parent, Slot};
+use crate::cap::{Cap, Parent, Slot};
 use conflux_abi::cap::{rights, ObjectKind, CAP_SLOTS};
 use conflux_abi::SysError;
 use conflux_bootimg::MAX_TASKS;

@@ -158,7 +158,11 @@ impl<M: Machine> Kernel<M> {
             let mut cap = Cap {
                 origin: Some(r as u16),
                 gen,
-                ..Cap::new(ObjRef::Object(rec.object.kind(), c.object), c.rights, c.badge)
+                ..Cap::new(
+                    ObjRef::Object(rec.object.kind(), c.object),
+                    c.rights,
+                    c.badge,
+                )
             };
             if c.map_vaddr != 0 {
                 match self.map_cap(i, &cap, c.map_vaddr, c.rights) {
@@ -210,6 +214,18 @@ impl<M: Machine> Kernel<M> {
         if let State::FaultSending { obj, .. } = self.task(me).state {
             if let Some(r) = self.receiver_on(obj) {
                 self.deliver_from(me, r);
+            }
+        }
+    }
+
+    /// When nothing can run again: releases what the tasks still blocked
+    /// forever hold (capabilities, mappings, address spaces), so the
+    /// machine can check that every frame came back.
+    pub fn reclaim_all(&mut self) {
+        for t in 0..self.ntasks {
+            self.release_caps(t);
+            if let Some(space) = self.tasks[t].as_mut().and_then(|t| t.space.take()) {
+                M::destroy(space);
             }
         }
     }

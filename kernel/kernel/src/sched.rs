@@ -83,8 +83,9 @@ fn idle(pc: &mut cpu::PerCpu) {
 }
 
 /// Nothing can run again: report and stop the machine.
-fn all_ended(k: &Kernel<X86>) -> ! {
+fn all_ended(k: &mut Kernel<X86>) -> ! {
     paging::activate_kernel_tables();
+    k.reclaim_all();
     let (exited, faulted, blocked) = k.ending_counts();
     kprintln!(
         "all tasks ended: {exited} exited, {faulted} stopped after a fault, {} failed to start, {blocked} blocked forever",

@@ -49,3 +49,14 @@ impl Checks {
         crate::sys::exit(self.failed)
     }
 }
+
+/// Faults on purpose (a read of address 0, never mapped), so that a test
+/// task can be stopped or restarted by its supervisor. Does not return:
+/// the kernel ends the task at the fault.
+pub fn fault_on_purpose() -> ! {
+    // Safety: not safe, on purpose — the read faults, and the kernel stops
+    // this task (page 0 is never mapped in any address space).
+    let v = unsafe { core::ptr::read_volatile(core::ptr::null::<u64>()) };
+    crate::println!("read {v} from address 0: the kernel did not stop this task");
+    crate::sys::exit(1)
+}

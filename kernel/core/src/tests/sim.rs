@@ -5,7 +5,9 @@ use crate::kernel::{Cpu, Kernel, Next};
 use crate::task::State;
 use conflux_abi::ipc::{Info, RawMessage};
 use conflux_abi::{SysError, Sysno};
-use conflux_bootimg::{encode, BootImage, CapRecord, Image, ObjectEntry, ObjectRecord, Restart, TaskRecord};
+use conflux_bootimg::{
+    encode, BootImage, CapRecord, Image, ObjectEntry, ObjectRecord, Restart, TaskRecord,
+};
 
 /// One object of a test image.
 #[derive(Clone, Copy)]
@@ -30,7 +32,9 @@ pub enum Obj {
 
 fn record(o: Obj) -> ObjectEntry<'static> {
     let object = match o {
-        Obj::Endpoint { server } => ObjectRecord::Endpoint { server: server as u8 },
+        Obj::Endpoint { server } => ObjectRecord::Endpoint {
+            server: server as u8,
+        },
         Obj::Notification => ObjectRecord::Notification,
         Obj::Region { size } => ObjectRecord::Region { size },
         Obj::IoPorts { base, count } => ObjectRecord::IoPorts {
@@ -38,13 +42,20 @@ fn record(o: Obj) -> ObjectEntry<'static> {
             count: count as u32,
             device: None,
         },
-        Obj::Irq { line, notification, bit } => ObjectRecord::Irq {
+        Obj::Irq {
+            line,
+            notification,
+            bit,
+        } => ObjectRecord::Irq {
             line: line as u8,
             notification: notification as u16,
             bit: bit as u8,
         },
     };
-    ObjectEntry { name: "obj", object }
+    ObjectEntry {
+        name: "obj",
+        object,
+    }
 }
 
 /// An initial capability: (task, slot, object, rights, badge, map address).

@@ -12,6 +12,7 @@ fn spec(expect: &[&str], forbid: &[&str], outcome: Outcome) -> TestSpec {
         forbid: forbid.iter().map(|s| s.to_string()).collect(),
         outcome,
         kernel_args: String::new(),
+        allow_mmio_in_ram: false,
     }
 }
 

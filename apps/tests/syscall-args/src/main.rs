@@ -66,19 +66,19 @@ fn main() {
 
     c.eq(
         "recv with the same slot for reply and capability",
-        recv_raw(pack_slots(mine, REPLY, REPLY)),
+        recv_raw(pack_slots(mine, REPLY, REPLY).expect("slots in range")),
         invalid,
     );
     for bit in [24, 31, 40, 63] {
         let what = format!("recv slot word with bit {bit} set");
         c.eq(
             &what,
-            recv_raw(pack_slots(mine, REPLY, GOT) | 1 << bit),
+            recv_raw(pack_slots(mine, REPLY, GOT).expect("slots in range") | 1 << bit),
             invalid,
         );
     }
 
-    let info = Info::new(1, 0).encode();
+    let info = Info::new(1, 0).encode().expect("a valid info word");
     for bit in [42, 47, 56, 63] {
         let what = format!("call with reserved info bit {bit} set");
         c.eq(&what, send_raw(Sysno::Call, info | 1 << bit), invalid);

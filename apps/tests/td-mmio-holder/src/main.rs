@@ -22,7 +22,10 @@ const VENDOR_SHIFT: u64 = 16;
 const INTEL: u64 = 0x8086;
 
 fn main() {
-    let id = Region::mapped_at(caps::HPET_ADDR).read_u64(0);
+    let id = Region(caps::HPET)
+        .premapped(caps::HPET_ADDR, caps::HPET_SIZE as usize)
+        .read_u64(0)
+        .unwrap_or(0);
     if id >> VENDOR_SHIFT & 0xffff == INTEL {
         println!("ok: the mapped page is the HPET: capabilities {id:#x}");
     } else {

@@ -50,7 +50,9 @@ fn protected(slot: u64) -> bool {
 /// Whether a receive with these packed slots could block: its endpoint
 /// slot holds an endpoint capability.
 fn receives(packed: u64) -> bool {
-    let (ep, _, _) = unpack_slots(packed);
+    let Ok((ep, _, _)) = unpack_slots(packed) else {
+        return false; // the kernel refuses it before it could block
+    };
     Slot(ep)
         .info()
         .is_ok_and(|(kind, _, _)| kind == ObjectKind::Endpoint as u8)

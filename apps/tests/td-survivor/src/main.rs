@@ -25,13 +25,13 @@ fn pattern(off: u64) -> u64 {
 fn first_difference(r: &Mapped) -> Option<(u64, u64)> {
     (0..caps::R_SIZE as u64)
         .step_by(8)
-        .map(|off| (off, r.read_u64(off)))
+        .map(|off| (off, r.read_u64(off).expect("word inside the mapped region")))
         .find(|&(off, v)| v != pattern(off))
 }
 
 fn main() {
     let mut c = Checks::new();
-    let r = Region::mapped_at(caps::R_ADDR);
+    let r = Region(caps::R).premapped(caps::R_ADDR, caps::R_SIZE as usize);
     c.eq(
         "the holder has ended",
         Endpoint(caps::BYE).call(&Message::new(1, &[])).map(drop),
