@@ -11,7 +11,7 @@
 #![no_main]
 
 use conflux_abi::layout::{HEAP_BASE, USER_STACK_TOP};
-use conflux_userlib::ipc::{Endpoint, Message, Region};
+use conflux_userlib::ipc::{Endpoint, Message};
 use conflux_userlib::println;
 use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
 

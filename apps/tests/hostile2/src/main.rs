@@ -114,7 +114,7 @@ fn record(lineage: &mut Lineage, num: u64, a: &[u64; 6], ok: bool) -> Option<()>
 }
 
 fn main() {
-    let life = Region(caps::LIFE).premapped(caps::LIFE_ADDR, caps::LIFE_SIZE as usize);
+    let life = Region(caps::LIFE).premapped(caps::LIFE_ADDR, caps::LIFE_SIZE);
     let incarnation = life.read_u64(0).expect("word inside the mapped region");
     let failed_before = life.read_u64(8).expect("word inside the mapped region");
     if incarnation >= INCARNATIONS || failed_before > INCARNATIONS * CHECKS {

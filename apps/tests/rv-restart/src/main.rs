@@ -8,7 +8,7 @@
 #![no_main]
 #![forbid(unsafe_code)]
 
-use conflux_userlib::ipc::{Endpoint, Message, Region, Slot};
+use conflux_userlib::ipc::{Endpoint, Message, Slot};
 use conflux_userlib::println;
 use conflux_userlib::testing::Checks;
 use conflux_userlib::SysError;

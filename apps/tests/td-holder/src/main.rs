@@ -24,7 +24,7 @@ fn pattern(off: u64) -> u64 {
 }
 
 fn main() {
-    let r = Region(caps::R).premapped(caps::R_ADDR, caps::R_SIZE as usize);
+    let r = Region(caps::R).premapped(caps::R_ADDR, caps::R_SIZE);
     for off in (0..caps::R_SIZE as u64).step_by(8) {
         r.write_u64(off, pattern(off))
             .expect("word inside the mapped region");

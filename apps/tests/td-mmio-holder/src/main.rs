@@ -23,7 +23,7 @@ const INTEL: u64 = 0x8086;
 
 fn main() {
     let id = Region(caps::HPET)
-        .premapped(caps::HPET_ADDR, caps::HPET_SIZE as usize)
+        .premapped(caps::HPET_ADDR, caps::HPET_SIZE)
         .read_u64(0)
         .unwrap_or(0);
     if id >> VENDOR_SHIFT & 0xffff == INTEL {

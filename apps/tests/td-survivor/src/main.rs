@@ -31,7 +31,7 @@ fn first_difference(r: &Mapped) -> Option<(u64, u64)> {
 
 fn main() {
     let mut c = Checks::new();
-    let r = Region(caps::R).premapped(caps::R_ADDR, caps::R_SIZE as usize);
+    let r = Region(caps::R).premapped(caps::R_ADDR, caps::R_SIZE);
     c.eq(
         "the holder has ended",
         Endpoint(caps::BYE).call(&Message::new(1, &[])).map(drop),

@@ -28,7 +28,7 @@ pub struct Context {
     pub fpu: FxArea,
 }
 
-const _: () = assert!(core::mem::size_of::<TrapFrame>() % 16 == 0);
+const _: () = assert!(core::mem::size_of::<TrapFrame>().is_multiple_of(16));
 
 impl Context {
     /// The context that starts a task at `entry` with stack `rsp` and the
