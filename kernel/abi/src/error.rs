@@ -18,6 +18,7 @@ macro_rules! errors {
             pub const ALL: &'static [SysError] = &[$(SysError::$name,)*];
 
             /// Decodes a status word; `None` for 0 (success) or an unknown code.
+            #[inline]
             pub fn from_code(code: u64) -> Option<Self> {
                 match code { $($n => Some(Self::$name),)* _ => None }
             }

@@ -63,6 +63,7 @@ pub struct Info {
 }
 
 impl Info {
+    #[inline]
     pub fn new(label: u32, len: usize) -> Self {
         Self {
             label,
@@ -71,6 +72,7 @@ impl Info {
         }
     }
 
+    #[inline]
     pub fn with_cap(self, slot: usize) -> Self {
         Self {
             cap: Some(slot),
@@ -80,6 +82,7 @@ impl Info {
 
     /// The info word; a length over [`MAX_WORDS`] or a slot past the
     /// capability table is refused rather than truncated to 8 bits.
+    #[inline]
     pub fn encode(&self) -> Result<u64, SysError> {
         if self.len > MAX_WORDS {
             return Err(SysError::TooLong);
@@ -101,6 +104,7 @@ impl Info {
     }
 
     /// Decodes an info word as the kernel hands it to a receiver.
+    #[inline]
     pub fn decode(w: u64) -> Self {
         Self {
             label: w as u32,
@@ -113,6 +117,7 @@ impl Info {
 
     /// Decodes an info word a task sends: reserved or kernel-only bits are
     /// `InvalidArgument`, a length past [`MAX_WORDS`] is `TooLong`.
+    #[inline]
     pub fn from_sender(w: u64) -> Result<Self, SysError> {
         let slot_bits = w >> SLOT_SHIFT & 0xff;
         if w & !SENDER_BITS != 0 || (w & CAP_FLAG == 0 && slot_bits != 0) {

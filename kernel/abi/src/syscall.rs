@@ -88,6 +88,7 @@ sysnos! {
 /// Packs the slots of a receive: the endpoint, where to put the reply
 /// capability (0: none), and where a transferred capability may land (0:
 /// refuse). A slot past the capability table is refused, never truncated.
+#[inline]
 pub fn pack_slots(endpoint: usize, reply: usize, receive_cap: usize) -> Result<u64, SysError> {
     if [endpoint, reply, receive_cap]
         .iter()
@@ -100,6 +101,7 @@ pub fn pack_slots(endpoint: usize, reply: usize, receive_cap: usize) -> Result<u
 
 /// Inverse of [`pack_slots`]; bits above the three 8-bit fields are
 /// `InvalidArgument` (the kernel checks slot ranges itself).
+#[inline]
 pub fn unpack_slots(packed: u64) -> Result<(usize, usize, usize), SysError> {
     if packed >> 24 != 0 {
         return Err(SysError::InvalidArgument);

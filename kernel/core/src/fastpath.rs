@@ -44,7 +44,7 @@ impl<M: Machine> Kernel<M> {
         if ep.rights & rights::WRITE == 0 {
             return None;
         }
-        let Object::Endpoint { server } = self.objects.get(obj) else {
+        let Some(&Object::Endpoint { server }) = self.objects.table.get(obj as usize) else {
             return None;
         };
         let s = server as usize;
@@ -99,10 +99,10 @@ impl<M: Machine> Kernel<M> {
             return None;
         }
         let reply_node = NodeId::slot(me, reply_slot).ok()?;
-        let Slot::Full(Cap {
+        let &Slot::Full(Cap {
             obj: ObjRef::Reply { task, gen },
             ..
-        }) = *self.caps.slot(reply_node)
+        }) = self.caps.slot(reply_node)
         else {
             return None;
         };

@@ -298,7 +298,7 @@ impl<M: Machine> Kernel<M> {
             (Next::Block, Some(c))
                 if self.tasks[c]
                     .as_ref()
-                    .is_some_and(|t| t.state == State::Ready)
+                    .is_some_and(|t| t.state.is_ready())
                     && self.at_least_as_urgent(c, me) =>
             {
                 Next::Switch(c)

@@ -20,7 +20,7 @@ impl<M: Machine> Kernel<M> {
         for step in 1..=n {
             let i = (from + step) % n;
             if let Some(t) = self.tasks[i].as_ref() {
-                if t.state == State::Ready && best.is_none_or(|(p, _)| t.priority < p) {
+                if t.state.is_ready() && best.is_none_or(|(p, _)| t.priority < p) {
                     best = Some((t.priority, i));
                 }
             }
@@ -34,7 +34,7 @@ impl<M: Machine> Kernel<M> {
         self.live()
             .iter()
             .flatten()
-            .any(|t| t.state == State::Ready && t.priority < cur)
+            .any(|t| t.state.is_ready() && t.priority < cur)
     }
 
     /// Some task waits on a notification an interrupt line can signal.

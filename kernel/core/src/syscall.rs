@@ -14,18 +14,28 @@ use conflux_abi::syscall::DEBUG_WRITE_MAX;
 use conflux_abi::{SysError, Sysno};
 
 impl<M: Machine> Kernel<M> {
-    /// Runs the current task's syscall and stores its status.
+    /// Runs the current task's syscall and stores its status: the IPC
+    /// fastpath when it applies (inlined here, so the common call costs no
+    /// more than its checks), the general dispatch otherwise.
+    #[inline]
     pub fn syscall(&mut self, cpu: &mut Cpu) -> Next {
         let me = cpu.current;
-        let num = self.task(me).ctx.sysno();
-        let fast = match num {
-            n if n == Sysno::Call as u64 => self.fast_call(me),
-            n if n == Sysno::ReplyRecv as u64 => self.fast_reply_recv(me),
+        let fast = match self.tasks[me].as_ref().map(|t| t.ctx.sysno()) {
+            Some(n) if n == Sysno::Call as u64 => self.fast_call(me),
+            Some(n) if n == Sysno::ReplyRecv as u64 => self.fast_reply_recv(me),
             _ => None,
         };
-        if let Some(partner) = fast {
-            return Next::Switch(partner);
+        match fast {
+            Some(partner) => Next::Switch(partner),
+            None => self.slow_syscall(cpu),
         }
+    }
+
+    /// Every syscall, every case, with errors turned into the status word.
+    #[inline(never)]
+    fn slow_syscall(&mut self, cpu: &mut Cpu) -> Next {
+        let me = cpu.current;
+        let num = self.task(me).ctx.sysno();
         let result = match Sysno::from_raw(num) {
             None => Err(SysError::UnknownSyscall),
             Some(n) => self.dispatch(cpu, me, n),

@@ -49,6 +49,11 @@ pub enum State {
 }
 
 impl State {
+    #[inline]
+    pub fn is_ready(&self) -> bool {
+        matches!(self, Self::Ready)
+    }
+
     /// Ended for good (as far as anyone can call it now).
     pub fn is_dead(&self) -> bool {
         matches!(

@@ -32,6 +32,7 @@ pub struct Message {
 
 impl Message {
     /// A message with `label` and up to four register words.
+    #[inline]
     pub fn new(label: u32, words: &[u64]) -> Self {
         let mut w = [0; REG_WORDS];
         let n = words.len().min(REG_WORDS);
@@ -61,6 +62,7 @@ impl Message {
 
     /// The info word; a length or slot that does not fit is refused here,
     /// before any syscall, rather than truncated.
+    #[inline]
     fn info(&self) -> Result<u64, SysError> {
         let i = Info::new(self.label, self.len);
         match self.cap {
@@ -69,6 +71,7 @@ impl Message {
         }
     }
 
+    #[inline]
     fn from_ret(r: &Ret, cap_slot: usize) -> Self {
         let i = Info::decode(r.rdi);
         Self {
@@ -103,6 +106,7 @@ pub fn set_long_word(i: usize, value: u64) {
     unsafe { core::ptr::write_volatile((IPC_BUFFER as *mut u64).add(i), value) };
 }
 
+#[inline]
 fn check(r: &Ret) -> Result<(), SysError> {
     match r.rax {
         0 => Ok(()),
@@ -110,6 +114,7 @@ fn check(r: &Ret) -> Result<(), SysError> {
     }
 }
 
+#[inline]
 fn msg_call(num: Sysno, a0: u64, m: &Message) -> Result<Ret, SysError> {
     let r = syscall6(
         num as u64,
@@ -137,6 +142,7 @@ pub struct Endpoint(pub usize);
 
 impl Endpoint {
     /// Sends `msg` and waits for the reply.
+    #[inline]
     pub fn call(&self, msg: &Message) -> Result<Message, SysError> {
         let r = msg_call(Sysno::Call, self.0 as u64, msg)?;
         Ok(Message::from_ret(&r, 0))
@@ -168,6 +174,7 @@ impl Endpoint {
 
     /// Replies through the reply capability in `reply` (if it holds one),
     /// then waits for the next message — a server's whole loop in one call.
+    #[inline]
     pub fn reply_recv(
         &self,
         reply: usize,

@@ -18,6 +18,7 @@ pub struct Ret {
 }
 
 /// Makes syscall `num` with six arguments and returns every result register.
+#[inline]
 pub fn syscall6(num: u64, a0: u64, a1: u64, a2: u64, a3: u64, a4: u64, a5: u64) -> Ret {
     let mut r = Ret::default();
     // Safety: `syscall` clobbers only rcx and r11 (declared); the kernel

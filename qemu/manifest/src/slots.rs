@@ -71,6 +71,9 @@ fn task_caps(
 ) -> Result<Vec<Cap>, Error> {
     let mut slots = Vec::new();
     if supervisor == Some(task) {
+        // Slots are numbered from 1 in order, so pushing it first puts it
+        // where the kernel sends fault messages (checked below).
+        const _: () = assert!(conflux_abi::ipc::SUPERVISOR_FAULT_SLOT == 1);
         slots.push(faults(manifest));
     }
     for decl in decls {

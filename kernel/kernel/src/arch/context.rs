@@ -23,8 +23,9 @@ pub struct FxArea(pub [u8; 512]);
 pub struct Context {
     /// First, so that its end (where the CPU starts pushing) is 16-aligned.
     pub frame: TrapFrame,
-    /// DS, ES, FS and GS selectors (a task may load the user data selector).
-    pub segs: [u16; 4],
+    /// DS, ES, FS and GS selectors, 16 bits each from the low end (a task
+    /// may load the user data selector into any of them).
+    pub segs: u64,
     pub fpu: FxArea,
 }
 
@@ -36,7 +37,7 @@ impl Context {
     pub fn new_user(entry: u64, rsp: u64) -> Self {
         Self {
             frame: TrapFrame::new_user(entry, rsp),
-            segs: [0; 4],
+            segs: 0,
             fpu: super::cpu::initial_fpu_state(),
         }
     }

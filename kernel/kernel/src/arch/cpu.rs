@@ -83,36 +83,51 @@ pub fn initial_fpu_state() -> FxArea {
         .expect("cpu::init runs before any task is made")
 }
 
-/// Saves the x87/SSE state and segment selectors into `ctx`.
-pub fn save_user_state(ctx: &mut Context) {
-    // Safety: `fxsave64` writes 512 bytes to a 16-byte aligned area (the
-    // type guarantees both); reading selectors has no side effect.
+/// The DS, ES, FS and GS selectors as they are now, packed 16 bits each.
+#[inline(always)]
+fn selectors() -> u64 {
+    let (ds, es, fs, gs): (u64, u64, u64, u64);
+    // Safety: reading segment selectors has no side effect.
     unsafe {
-        core::arch::asm!("fxsave64 [{}]", in(reg) ctx.fpu.0.as_mut_ptr(), options(nostack, preserves_flags));
         core::arch::asm!(
-            "mov {0:x}, ds", "mov {1:x}, es", "mov {2:x}, fs", "mov {3:x}, gs",
-            out(reg) ctx.segs[0], out(reg) ctx.segs[1], out(reg) ctx.segs[2], out(reg) ctx.segs[3],
+            "mov {0:e}, ds", "mov {1:e}, es", "mov {2:e}, fs", "mov {3:e}, gs",
+            out(reg) ds, out(reg) es, out(reg) fs, out(reg) gs,
             options(nostack, nomem, preserves_flags)
         );
     }
+    ds | es << 16 | fs << 32 | gs << 48
 }
 
-/// Loads the x87/SSE state and segment selectors saved in `ctx`.
-pub fn load_user_state(ctx: &Context) {
+/// Moves the CPU's user-visible state from one task to the next: saves the
+/// x87/SSE registers and data selectors into `prev` (if the previous owner
+/// still lives) and loads `next`'s. Selectors are reloaded only when they
+/// differ, which is rare: only a task that loads one itself changes them.
+pub fn switch_user_state(prev: Option<&mut Context>, next: &Context) {
+    let now = selectors();
+    if let Some(p) = prev {
+        // Safety: `fxsave64` writes 512 bytes to a 16-byte aligned area (the
+        // type guarantees both).
+        unsafe {
+            core::arch::asm!("fxsave64 [{}]", in(reg) p.fpu.0.as_mut_ptr(), options(nostack, preserves_flags));
+        }
+        p.segs = now;
+    }
     // Safety: the area holds an image made by `fxsave64` (or the boot
     // template), so `fxrstor64` cannot fault on reserved MXCSR bits.
     unsafe {
-        core::arch::asm!("fxrstor64 [{}]", in(reg) ctx.fpu.0.as_ptr(), options(nostack, preserves_flags));
+        core::arch::asm!("fxrstor64 [{}]", in(reg) next.fpu.0.as_ptr(), options(nostack, preserves_flags));
     }
-    let [ds, es, fs, gs] = ctx.segs;
-    // The kernel runs with null data selectors, so only a task that loaded
-    // one itself costs anything here. Every selector a task could have
-    // loaded (null or the user data selector) is valid to load again.
-    if ds | es | fs | gs == 0 && selectors_are_null() {
-        return;
+    if next.segs != now {
+        load_selectors(next.segs);
     }
-    // Safety: these values were read from the segment registers while this
-    // task ran, so they name descriptors valid for data segments.
+}
+
+#[cold]
+fn load_selectors(segs: u64) {
+    let [ds, es, fs, gs] = [0, 16, 32, 48].map(|shift| (segs >> shift) as u16);
+    // Safety: these values were read from the segment registers while the
+    // task ran (or are null), so they name descriptors valid for data
+    // segments: null or the user data selector.
     unsafe {
         core::arch::asm!(
             "mov ds, {0:x}", "mov es, {1:x}", "mov fs, {2:x}",
@@ -125,19 +140,6 @@ pub fn load_user_state(ctx: &Context) {
     // Safety: as above; the base is restored before anything uses `gs`.
     unsafe { core::arch::asm!("mov gs, {0:x}", in(reg) gs, options(nostack, preserves_flags)) };
     GsBase::write(base);
-}
-
-fn selectors_are_null() -> bool {
-    let (ds, es, fs, gs): (u16, u16, u16, u16);
-    // Safety: reading segment selectors has no side effect.
-    unsafe {
-        core::arch::asm!(
-            "mov {0:x}, ds", "mov {1:x}, es", "mov {2:x}, fs", "mov {3:x}, gs",
-            out(reg) ds, out(reg) es, out(reg) fs, out(reg) gs,
-            options(nostack, nomem, preserves_flags)
-        );
-    }
-    ds | es | fs | gs == 0
 }
 
 /// Turns on NX, SMEP and SMAP where offered and points `syscall` at the

@@ -16,7 +16,7 @@
 //! space's own.
 
 use crate::mem;
-use x86_64::registers::control::{Cr3, Cr3Flags};
+use x86_64::registers::control::Cr3;
 use x86_64::structures::paging::page_table::{PageTable, PageTableEntry, PageTableFlags as F};
 use x86_64::structures::paging::{
     mapper::{CleanUp, TranslateResult},
@@ -257,6 +257,7 @@ impl AddressSpace {
     }
 
     /// Makes this the current address space on this CPU.
+    #[inline]
     pub fn activate(&self) {
         load_cr3(self.pml4);
     }
@@ -273,14 +274,18 @@ impl AddressSpace {
     }
 }
 
+#[inline]
 fn load_cr3(pml4: u64) {
-    if Cr3::read().0.start_address().as_u64() == pml4 {
+    let now: u64;
+    // Safety: reading CR3 has no side effect. (Raw, because this is on the
+    // IPC path and the typed wrapper re-validates an address we made.)
+    unsafe { core::arch::asm!("mov {}, cr3", out(reg) now, options(nostack, nomem, preserves_flags)) };
+    if now & !0xfff == pml4 {
         return;
     }
-    let frame = PhysFrame::containing_address(PhysAddr::new(pml4));
-    // Safety: every PML4 maps the kernel half identically, so the kernel
-    // keeps running after the switch.
-    unsafe { Cr3::write(frame, Cr3Flags::empty()) };
+    // Safety: `pml4` is a page-aligned PML4 frame this kernel built; every
+    // PML4 maps the kernel half identically, so the kernel keeps running.
+    unsafe { core::arch::asm!("mov cr3, {}", in(reg) pml4, options(nostack, preserves_flags)) };
 }
 
 /// Runs on the kernel's own tables (no task's): when idling, and before a
