@@ -108,8 +108,8 @@ impl<M: Machine> Kernel<M> {
         };
         let c = task as usize;
         let caller = self.tasks[c].as_ref()?;
-        let awaiting = State::AwaitingReply { server: me as u8 };
-        if caller.generation != gen || caller.state != awaiting || caller.priority > server.priority
+        let awaiting = matches!(caller.state, State::AwaitingReply { server: s } if s as usize == me);
+        if caller.generation != gen || !awaiting || caller.priority > server.priority
         {
             return None;
         }

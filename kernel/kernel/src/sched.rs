@@ -60,18 +60,12 @@ pub fn finish(k: &mut Kernel<X86>, next: Next) {
 #[inline(always)]
 fn run(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, t: usize) {
     if pc.state.fpu_owner != Some(t) {
-        if let Some(prev) = pc.state.fpu_owner {
-            let next: *const Context = &k.task(t).ctx;
-            // Safety: `prev` and `t` differ, so the two contexts are
-            // distinct tasks' and the shared borrow does not alias the
-            // mutable one.
-            cpu::switch_user_state(Some(&mut k.task(prev).ctx), unsafe { &*next });
-        } else {
-            cpu::switch_user_state(None, &k.task(t).ctx);
-        }
+        switch_user_state(k, pc.state.fpu_owner, t);
         pc.state.fpu_owner = Some(t);
     }
-    let task = k.task(t);
+    let Some(task) = k.tasks[t].as_mut() else {
+        return;
+    };
     let ctx: *mut Context = &mut task.ctx;
     let frame = ctx as u64;
     pc.ctx_ptr = frame;
@@ -79,6 +73,18 @@ fn run(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, t: usize) {
     gdt::set_rsp0(pc.ctx_top);
     if let Some(space) = &task.space {
         space.activate();
+    }
+}
+
+/// Hands the FPU and segment registers from `prev` (if it still lives) to `next`.
+fn switch_user_state(k: &mut Kernel<X86>, prev: Option<usize>, next: usize) {
+    match prev.map(|p| k.tasks.get_disjoint_mut([p, next])) {
+        Some(Ok([Some(p), Some(n)])) => cpu::switch_user_state(Some(&mut p.ctx), &n.ctx),
+        _ => {
+            if let Some(n) = k.tasks[next].as_ref() {
+                cpu::switch_user_state(None, &n.ctx);
+            }
+        }
     }
 }
 
