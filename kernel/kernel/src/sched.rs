@@ -40,6 +40,7 @@ fn idle_loop() -> ! {
 
 /// Carries out `next` on this CPU: afterwards the per-CPU block names the
 /// frame the exit path restores.
+#[inline]
 pub fn finish(k: &mut Kernel<X86>, next: Next) {
     let pc = cpu::this();
     if let Next::Switch(t) = next {
@@ -49,6 +50,13 @@ pub fn finish(k: &mut Kernel<X86>, next: Next) {
         pc.state.idle = false;
         return run(k, pc, t);
     }
+    reschedule(k, pc, next);
+}
+
+/// Every decision but the fastpath's hand-off (kept out of line, so the
+/// IPC path carries none of it).
+#[inline(never)]
+fn reschedule(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, next: Next) {
     match k.schedule(&mut pc.state, next) {
         Decision::Run(t) => run(k, pc, t),
         Decision::Idle => idle(pc),
@@ -77,6 +85,7 @@ fn run(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, t: usize) {
 }
 
 /// Hands the FPU and segment registers from `prev` (if it still lives) to `next`.
+#[inline(always)]
 fn switch_user_state(k: &mut Kernel<X86>, prev: Option<usize>, next: usize) {
     match prev.map(|p| k.tasks.get_disjoint_mut([p, next])) {
         Some(Ok([Some(p), Some(n)])) => cpu::switch_user_state(Some(&mut p.ctx), &n.ctx),

@@ -102,6 +102,7 @@ fn selectors() -> u64 {
 /// x87/SSE registers and data selectors into `prev` (if the previous owner
 /// still lives) and loads `next`'s. Selectors are reloaded only when they
 /// differ, which is rare: only a task that loads one itself changes them.
+#[inline(always)]
 pub fn switch_user_state(prev: Option<&mut Context>, next: &Context) {
     let now = selectors();
     if let Some(p) = prev {
