@@ -15,11 +15,12 @@ use crate::task::State;
 impl<M: Machine> Kernel<M> {
     /// The most urgent ready task, round robin among equals starting after `from`.
     pub fn pick_next(&self, from: usize) -> Option<usize> {
-        let n = self.ntasks.max(1);
+        let n = self.ntasks.clamp(1, self.tasks.len());
         let mut best: Option<(u8, usize)> = None;
-        for step in 1..=n {
-            let i = (from + step) % n;
-            if let Some(t) = self.tasks[i].as_ref() {
+        let mut i = from.min(n - 1);
+        for _ in 0..n {
+            i = if i + 1 == n { 0 } else { i + 1 };
+            if let Some(t) = &self.tasks[i] {
                 if t.state.is_ready() && best.is_none_or(|(p, _)| t.priority < p) {
                     best = Some((t.priority, i));
                 }

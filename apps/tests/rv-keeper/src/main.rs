@@ -6,7 +6,9 @@
 //! - `PROBE [slot]`: answers `[0]` if `cap_info` on that slot succeeds,
 //!   else `[error code]`, and prints what it saw;
 //! - `HELLO`: answers `[calls of HELLO before this one, last GIVE slot]`,
-//!   so a task restarted on purpose learns its incarnation.
+//!   counting only messages with the caller's badge, so a task restarted
+//!   on purpose learns its incarnation and where its copy went, whatever
+//!   the other clients did in between.
 //!
 //! It never exits; the kernel counts it as blocked forever at the end.
 #![no_std]
@@ -30,11 +32,13 @@ const FIRST_KEPT: usize = caps::FIRST_FREE + 1;
 
 fn main() {
     let ep = Endpoint(caps::KEEP);
-    let (mut next, mut last, mut hellos) = (FIRST_KEPT, 0u64, 0u64);
+    // Per client badge (the manifest gives clients badges 1 and 2).
+    let mut next = FIRST_KEPT;
+    let (mut last, mut hellos) = ([0u64; 3], [0u64; 3]);
     let mut answer = Message::default();
     loop {
-        let got = match ep.reply_recv(REPLY, next.min(CAP_SLOTS - 1), &answer) {
-            Ok(got) => got.msg,
+        let (got, who) = match ep.reply_recv(REPLY, next.min(CAP_SLOTS - 1), &answer) {
+            Ok(got) => (got.msg, (got.badge as usize).min(2)),
             Err(e) => {
                 println!("cannot receive: {e:?}");
                 return;
@@ -42,10 +46,10 @@ fn main() {
         };
         answer = match got.label {
             GIVE if got.cap.is_some() => {
-                last = next as u64;
+                last[who] = next as u64;
                 next += 1;
-                println!("keeping a capability in slot {last}");
-                Message::new(0, &[last])
+                println!("keeping a capability in slot {}", last[who]);
+                Message::new(0, &[last[who]])
             }
             PROBE => {
                 let slot = got.words[0] as usize;
@@ -54,8 +58,8 @@ fn main() {
                 Message::new(0, &[info.err().map_or(0, |e| e.code())])
             }
             HELLO => {
-                hellos += 1;
-                Message::new(0, &[hellos - 1, last])
+                hellos[who] += 1;
+                Message::new(0, &[hellos[who] - 1, last[who]])
             }
             other => {
                 println!("unexpected label {other} (or GIVE without a capability)");
