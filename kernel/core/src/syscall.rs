@@ -33,7 +33,7 @@ impl<M: Machine> Kernel<M> {
 
     /// Every syscall, every case, with errors turned into the status word.
     #[inline(never)]
-    fn slow_syscall(&mut self, cpu: &mut Cpu) -> Next {
+    pub(crate) fn slow_syscall(&mut self, cpu: &mut Cpu) -> Next {
         let me = cpu.current;
         let num = self.task(me).ctx.sysno();
         let result = match Sysno::from_raw(num) {

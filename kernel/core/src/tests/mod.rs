@@ -5,6 +5,7 @@
 //! entry does on the real machine.
 
 mod cspace_props;
+mod fastpath_equiv;
 mod ipc;
 mod mock;
 mod revoke;

@@ -155,6 +155,17 @@ impl Sim {
         self.k.syscall(&mut self.cpu)
     }
 
+    /// `sys` through the general dispatch only, never the fastpath.
+    pub fn sys_slow(&mut self, t: usize, num: Sysno, args: [u64; 6]) -> Next {
+        self.cpu.current = t;
+        self.k.task(t).ctx = Regs {
+            num: num as u64,
+            args,
+            ..Regs::default()
+        };
+        self.k.slow_syscall(&mut self.cpu)
+    }
+
     /// The status last written for task `t`.
     pub fn result(&mut self, t: usize) -> Option<Result<u64, SysError>> {
         self.k.task(t).ctx.result
