@@ -50,11 +50,12 @@ impl<M: Machine> Kernel<M> {
         let root = NodeId::slot(me, slot)?;
         let tasks = &mut self.tasks;
         let objects = &self.objects;
+        let counts = &mut self.ep_blocked;
         let mut woken_senders = 0u64; // one bit per task (MAX_TASKS is 64)
         let count = self.caps.revoke(root, |n, cap| {
             if let Some(t) = tasks[n.task()].as_mut() {
                 unmap_in(t, objects, &cap);
-                if wake_if_blocked_through(t, n) {
+                if wake_if_blocked_through(t, n, counts) {
                     woken_senders |= 1 << n.task();
                 }
             }
@@ -81,7 +82,11 @@ pub(crate) fn unmap_in<M: Machine>(t: &mut Task<M>, objects: &crate::object::Obj
 
 /// Wakes `t` with `Revoked` if it is blocked through node `n`; true when
 /// it was a sender (whose offered capability must then go too).
-fn wake_if_blocked_through<M: Machine>(t: &mut Task<M>, n: NodeId) -> bool {
+fn wake_if_blocked_through<M: Machine>(
+    t: &mut Task<M>,
+    n: NodeId,
+    counts: &mut [u16; conflux_bootimg::MAX_OBJECTS],
+) -> bool {
     let Some(slot) = n.slot_number() else {
         return false; // an in-flight capability: the message goes on without it
     };
@@ -94,7 +99,8 @@ fn wake_if_blocked_through<M: Machine>(t: &mut Task<M>, n: NodeId) -> bool {
     };
     if through {
         t.ctx.set_err(SysError::Revoked);
-        t.state = State::Ready;
+        let old = core::mem::replace(&mut t.state, State::Ready);
+        crate::kernel::adjust(counts, old, State::Ready);
     }
     through && sender
 }

@@ -76,6 +76,9 @@ impl<M: Machine> Kernel<M> {
         let srv = self.tasks[s].as_mut()?;
         srv.ctx.set_incoming(&RawMessage { badge, ..raw });
         srv.state = State::Ready;
+        // The receiver no longer waits on the endpoint.
+        let c = &mut self.ep_blocked[obj as usize];
+        *c = c.saturating_sub(1);
         self.tasks[me].as_mut()?.state = State::AwaitingReply { server };
         Some(s)
     }
@@ -117,13 +120,14 @@ impl<M: Machine> Kernel<M> {
         let ObjRef::Object(ObjectKind::Endpoint, obj) = ep.obj else {
             return None;
         };
-        if ep.rights & rights::READ == 0 || self.endpoint_busy(obj) {
+        if ep.rights & rights::READ == 0 || self.ep_blocked.get(obj as usize) != Some(&0) {
             return None;
         }
         self.caps.set_reply_slot(reply_node, Slot::Empty);
         let caller = self.tasks[c].as_mut()?;
         caller.ctx.set_incoming(&RawMessage { badge: 0, ..raw });
         caller.state = State::Ready;
+        self.ep_blocked[obj as usize] = 1; // this task, which was the only one
         self.tasks[me].as_mut()?.state = State::Receiving {
             obj,
             slot: ep_slot as u8,
@@ -131,15 +135,5 @@ impl<M: Machine> Kernel<M> {
             cap_slot: cap_slot as u8,
         };
         Some(c)
-    }
-
-    /// A sender waits on endpoint `obj`, or another task receives on it.
-    fn endpoint_busy(&self, obj: u16) -> bool {
-        self.live().iter().flatten().any(|t| match t.state {
-            State::Sending { obj: o, .. }
-            | State::FaultSending { obj: o, .. }
-            | State::Receiving { obj: o, .. } => o == obj,
-            _ => false,
-        })
     }
 }

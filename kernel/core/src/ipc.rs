@@ -79,15 +79,15 @@ impl<M: Machine> Kernel<M> {
         let fault = sender.fault.is_some();
         let (gen, buf) = (sender.generation, sender.ipc_buf);
         self.deliver(msg, buf, s, r, call.then_some(gen));
-        let sender = self.task(s);
-        sender.state = match (fault, call) {
+        let state = match (fault, call) {
             (true, _) => State::FaultAwaiting,
             (false, true) => State::AwaitingReply { server: r as u8 },
             (false, false) => {
-                sender.ctx.set_ok(0);
+                self.task(s).ctx.set_ok(0);
                 State::Ready
             }
         };
+        self.set_state(s, state);
     }
 
     /// Writes `msg` from task `s` into receiver `r` (blocked in
@@ -136,9 +136,8 @@ impl<M: Machine> Kernel<M> {
         }
         M::copy_ipc_words(buf, self.task(r).ipc_buf, REG_WORDS, sent.len);
         msg.info = info.encode().unwrap_or(0);
-        let t = self.task(r);
-        t.ctx.set_incoming(&msg);
-        t.state = State::Ready;
+        self.task(r).ctx.set_incoming(&msg);
+        self.set_state(r, State::Ready);
     }
 
     /// `call` and `send`: deliver now if the receiver waits, else block.
@@ -179,13 +178,16 @@ impl<M: Machine> Kernel<M> {
             self.caps.insert(flight, cap)?;
         }
         let seq = self.next_seq();
-        self.task(me).state = State::Sending {
-            obj,
-            slot: slot as u8,
-            call,
-            badge: ep.badge,
-            seq,
-        };
+        self.set_state(
+            me,
+            State::Sending {
+                obj,
+                slot: slot as u8,
+                call,
+                badge: ep.badge,
+                seq,
+            },
+        );
         let Some(r) = self.receiver_on(obj) else {
             return Ok(Next::Block);
         };
@@ -225,12 +227,15 @@ impl<M: Machine> Kernel<M> {
         if self.receiver_on(obj).is_some() {
             return Err(SysError::Busy);
         }
-        self.task(me).state = State::Receiving {
-            obj,
-            slot: ep_slot as u8,
-            reply_slot: reply_slot as u8,
-            cap_slot: cap_slot as u8,
-        };
+        self.set_state(
+            me,
+            State::Receiving {
+                obj,
+                slot: ep_slot as u8,
+                reply_slot: reply_slot as u8,
+                cap_slot: cap_slot as u8,
+            },
+        );
         match self.sender_on(obj) {
             Some(s) => {
                 self.deliver_from(s, me);
@@ -271,7 +276,7 @@ impl<M: Machine> Kernel<M> {
                     ..raw
                 };
                 target.ctx.set_incoming(&msg);
-                target.state = State::Ready;
+                self.set_state(task, State::Ready);
                 Ok(task)
             }
             _ => Err(SysError::DeadPeer),

@@ -10,7 +10,7 @@ use crate::task::{State, Task};
 use conflux_abi::cap::ObjectKind;
 use conflux_abi::ipc::{FaultMessage, SupervisorReply, SUPERVISOR_FAULT_SLOT};
 use conflux_abi::SysError;
-use conflux_bootimg::{BootImage, MAX_TASKS};
+use conflux_bootimg::{BootImage, MAX_OBJECTS, MAX_TASKS};
 
 /// What one CPU is doing. It lives in the CPU's own per-CPU block, not in
 /// the shared kernel state, so more CPUs change no IPC code.
@@ -62,6 +62,11 @@ pub struct Kernel<M: Machine> {
     pub faults_ep: Option<u16>,
     /// Tasks named in the image that could not be started.
     pub failed_to_load: usize,
+    /// Per endpoint object: tasks blocked on it (sending, receiving or
+    /// delivering a fault). Kept by [`Kernel::set_state`], the one place
+    /// task states change, so the fastpath can ask "does anyone wait
+    /// here?" without scanning the tasks.
+    pub ep_blocked: [u16; MAX_OBJECTS],
     next_seq: u64,
 }
 
@@ -82,6 +87,7 @@ impl<M: Machine> Kernel<M> {
             supervisor: None,
             faults_ep: None,
             failed_to_load: 0,
+            ep_blocked: [0; MAX_OBJECTS],
             next_seq: 0,
         }
     }
@@ -92,6 +98,16 @@ impl<M: Machine> Kernel<M> {
         self.tasks[i]
             .as_mut()
             .expect("task index from kernel state")
+    }
+
+    /// Moves task `t` to state `new`, keeping the per-endpoint counts.
+    #[inline]
+    pub fn set_state(&mut self, t: usize, new: State) {
+        let Some(task) = self.tasks[t].as_mut() else {
+            return;
+        };
+        let old = core::mem::replace(&mut task.state, new);
+        adjust(&mut self.ep_blocked, old, new);
     }
 
     /// The image's task slots.
@@ -130,6 +146,7 @@ impl<M: Machine> Kernel<M> {
         };
         match M::load(&rec) {
             Ok(loaded) => {
+                self.set_state(i, State::Exited); // the old instance, if any, waits nowhere
                 self.tasks[i] = Some(Task::new(rec.name, rec.priority, generation, loaded));
                 self.caps.clear_task(i);
                 self.install_caps(i);
@@ -198,15 +215,14 @@ impl<M: Machine> Kernel<M> {
         if cpu.fpu_owner == Some(me) {
             cpu.fpu_owner = None;
         }
-        let t = self.task(me);
-        t.state = match (fault, supervised) {
-            (Some(f), Some(obj)) => {
-                t.fault = Some(f);
-                State::FaultSending { obj, seq }
-            }
+        let state = match (fault, supervised) {
+            (Some(_), Some(obj)) => State::FaultSending { obj, seq },
             (Some(_), None) => State::Stopped,
             (None, _) => State::Exited,
         };
+        self.set_state(me, state);
+        let t = self.task(me);
+        t.fault = fault;
         if let Some(space) = t.space.take() {
             M::destroy(space);
         }
@@ -266,9 +282,8 @@ impl<M: Machine> Kernel<M> {
     /// it was offering.
     pub fn wake_with(&mut self, i: usize, e: SysError) {
         let _ = self.caps.remove(NodeId::in_flight(i));
-        let t = self.task(i);
-        t.ctx.set_err(e);
-        t.state = State::Ready;
+        self.task(i).ctx.set_err(e);
+        self.set_state(i, State::Ready);
     }
 
     /// Acts on the supervisor's answer about faulted task `i`.
@@ -283,7 +298,7 @@ impl<M: Machine> Kernel<M> {
                 "task '{name}' restarted by its supervisor (generation {next})"
             ));
         } else {
-            self.task(i).state = State::Stopped;
+            self.set_state(i, State::Stopped);
             M::log(format_args!("task '{name}' left stopped by its supervisor"));
         }
     }
@@ -327,5 +342,17 @@ impl<M: Machine> Kernel<M> {
             }
         }
         (exited, faulted, blocked)
+    }
+}
+
+/// Updates the per-endpoint blocked counts for a state change.
+#[inline]
+pub(crate) fn adjust(counts: &mut [u16; MAX_OBJECTS], old: State, new: State) {
+    if let Some(o) = old.endpoint() {
+        let c = &mut counts[o as usize];
+        *c = c.saturating_sub(1);
+    }
+    if let Some(o) = new.endpoint() {
+        counts[o as usize] += 1;
     }
 }

@@ -40,9 +40,8 @@ impl<M: Machine> Kernel<M> {
         );
         if let Some(w) = waiter {
             let word = self.take_word(obj);
-            let t = self.task(w);
-            t.ctx.set_ok(word);
-            t.state = State::Ready;
+            self.task(w).ctx.set_ok(word);
+            self.set_state(w, State::Ready);
         }
     }
 
@@ -59,10 +58,13 @@ impl<M: Machine> Kernel<M> {
             self.task(me).ctx.set_ok(word);
             return Ok(Next::Resume);
         }
-        self.task(me).state = State::Waiting {
-            obj,
-            slot: slot as u8,
-        };
+        self.set_state(
+            me,
+            State::Waiting {
+                obj,
+                slot: slot as u8,
+            },
+        );
         Ok(Next::Block)
     }
 

@@ -43,9 +43,8 @@ impl<M: Machine> Kernel<M> {
         match result {
             Ok(next) => next,
             Err(e) => {
-                let t = self.task(me);
-                t.state = State::Ready; // a failed call never leaves the task blocked
-                t.ctx.set_err(e);
+                self.set_state(me, State::Ready); // a failed call never leaves the task blocked
+                self.task(me).ctx.set_err(e);
                 Next::Resume
             }
         }

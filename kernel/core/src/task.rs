@@ -54,6 +54,17 @@ impl State {
         matches!(self, Self::Ready)
     }
 
+    /// The endpoint this state waits on, for the per-endpoint count.
+    #[inline]
+    pub fn endpoint(&self) -> Option<u16> {
+        match *self {
+            Self::Sending { obj, .. }
+            | Self::Receiving { obj, .. }
+            | Self::FaultSending { obj, .. } => Some(obj),
+            _ => None,
+        }
+    }
+
     /// Ended for good (as far as anyone can call it now).
     pub fn is_dead(&self) -> bool {
         matches!(

@@ -9,7 +9,12 @@ use proptest::prelude::*;
 
 fn world(client_prio: u8, server_prio: u8, badge: u64) -> Sim {
     let objects = [Obj::Endpoint { server: 1 }];
-    Sim::boot(&[client_prio, server_prio], &objects, &[(0, 2, 0, 2, badge, 0), (1, 2, 0, 1, 0, 0)], false)
+    Sim::boot(
+        &[client_prio, server_prio],
+        &objects,
+        &[(0, 2, 0, 2, badge, 0), (1, 2, 0, 1, 0, 0)],
+        false,
+    )
 }
 
 /// Everything the two runs must agree on.
@@ -17,9 +22,15 @@ fn snapshot(s: &mut Sim) -> String {
     let mut out = String::new();
     for t in 0..2 {
         let task = s.k.task(t);
-        out += &format!("{t}: {:?} {:?} {:?}\n", task.state, task.ctx.result, task.ctx.incoming);
+        out += &format!(
+            "{t}: {:?} {:?} {:?}\n",
+            task.state, task.ctx.result, task.ctx.incoming
+        );
         for slot in 0..8 {
-            out += &format!("  {slot}: {:?}\n", s.k.caps.slot(NodeId::slot(t, slot).unwrap()));
+            out += &format!(
+                "  {slot}: {:?}\n",
+                s.k.caps.slot(NodeId::slot(t, slot).unwrap())
+            );
         }
     }
     out

@@ -6,6 +6,7 @@
 
 mod cspace_props;
 mod fastpath_equiv;
+mod hostile_props;
 mod ipc;
 mod mock;
 mod revoke;

@@ -152,7 +152,20 @@ impl Sim {
             args,
             ..Regs::default()
         };
-        self.k.syscall(&mut self.cpu)
+        let next = self.k.syscall(&mut self.cpu);
+        self.check_counts();
+        next
+    }
+
+    /// The per-endpoint blocked counts agree with the tasks' states.
+    pub fn check_counts(&self) {
+        let mut want = [0u16; conflux_bootimg::MAX_OBJECTS];
+        for t in self.k.live().iter().flatten() {
+            if let Some(o) = t.state.endpoint() {
+                want[o as usize] += 1;
+            }
+        }
+        assert_eq!(self.k.ep_blocked, want, "per-endpoint counts drifted");
     }
 
     /// `sys` through the general dispatch only, never the fastpath.
@@ -163,7 +176,9 @@ impl Sim {
             args,
             ..Regs::default()
         };
-        self.k.slow_syscall(&mut self.cpu)
+        let next = self.k.slow_syscall(&mut self.cpu);
+        self.check_counts();
+        next
     }
 
     /// The status last written for task `t`.
