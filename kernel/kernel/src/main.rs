@@ -65,6 +65,7 @@ static mut PERCPU: cpu::PerCpu = cpu::PerCpu {
         idle: false,
         fpu_owner: None,
     },
+    fpu_ctx: 0,
 };
 
 extern "C" {

@@ -67,33 +67,29 @@ fn reschedule(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, next: Next) {
 /// Points the CPU at task `t`: its frame, its page tables, its FPU state.
 #[inline(always)]
 fn run(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, t: usize) {
-    if pc.state.fpu_owner != Some(t) {
-        switch_user_state(k, pc.state.fpu_owner, t);
-        pc.state.fpu_owner = Some(t);
-    }
     let Some(task) = k.tasks[t].as_mut() else {
         return;
     };
     let ctx: *mut Context = &mut task.ctx;
+    if pc.state.fpu_owner != Some(t) {
+        let prev = match pc.state.fpu_owner {
+            Some(_) => pc.fpu_ctx as *mut Context,
+            None => core::ptr::null_mut(),
+        };
+        // Safety: `fpu_ctx` is the context of the live task `fpu_owner`
+        // (tasks sit in a fixed table, and the kernel logic clears
+        // `fpu_owner` when its task ends), a different task from `t`, so
+        // the two references do not alias; `ctx` is `t`'s, just borrowed.
+        unsafe { cpu::switch_user_state(prev.as_mut(), &*ctx) };
+        pc.state.fpu_owner = Some(t);
+        pc.fpu_ctx = ctx as u64;
+    }
     let frame = ctx as u64;
     pc.ctx_ptr = frame;
     pc.ctx_top = frame + core::mem::size_of::<TrapFrame>() as u64;
     gdt::set_rsp0(pc.ctx_top);
     if let Some(space) = &task.space {
         space.activate();
-    }
-}
-
-/// Hands the FPU and segment registers from `prev` (if it still lives) to `next`.
-#[inline(always)]
-fn switch_user_state(k: &mut Kernel<X86>, prev: Option<usize>, next: usize) {
-    match prev.map(|p| k.tasks.get_disjoint_mut([p, next])) {
-        Some(Ok([Some(p), Some(n)])) => cpu::switch_user_state(Some(&mut p.ctx), &n.ctx),
-        _ => {
-            if let Some(n) = k.tasks[next].as_ref() {
-                cpu::switch_user_state(None, &n.ctx);
-            }
-        }
     }
 }
 

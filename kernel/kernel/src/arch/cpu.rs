@@ -54,6 +54,10 @@ pub struct PerCpu {
     pub ctx_ptr: u64,
     /// What this CPU runs: its current task and idle flag (kernel logic state).
     pub state: conflux_kcore::Cpu,
+    /// Address of the context of `state.fpu_owner`, whose FPU and segment
+    /// state is in this CPU's registers; meaningful only while that is
+    /// `Some` (the kernel logic clears it when the owner ends).
+    pub fpu_ctx: u64,
 }
 
 pub const OFFSET_KERNEL_STACK: usize = core::mem::offset_of!(PerCpu, kernel_stack_top);
