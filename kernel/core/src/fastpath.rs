@@ -108,9 +108,9 @@ impl<M: Machine> Kernel<M> {
         };
         let c = task as usize;
         let caller = self.tasks[c].as_ref()?;
-        let awaiting = matches!(caller.state, State::AwaitingReply { server: s } if s as usize == me);
-        if caller.generation != gen || !awaiting || caller.priority > server.priority
-        {
+        let awaiting =
+            matches!(caller.state, State::AwaitingReply { server: s } if s as usize == me);
+        if caller.generation != gen || !awaiting || caller.priority > server.priority {
             return None;
         }
         let ep = self.caps.get(NodeId::slot(me, ep_slot).ok()?).ok()?;

@@ -296,9 +296,7 @@ impl<M: Machine> Kernel<M> {
         let next = self.sys_recv(me, packed)?;
         Ok(match (next, answered) {
             (Next::Block, Some(c))
-                if self.tasks[c]
-                    .as_ref()
-                    .is_some_and(|t| t.state.is_ready())
+                if self.tasks[c].as_ref().is_some_and(|t| t.state.is_ready())
                     && self.at_least_as_urgent(c, me) =>
             {
                 Next::Switch(c)

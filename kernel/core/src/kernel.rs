@@ -313,9 +313,7 @@ impl<M: Machine> Kernel<M> {
     }
 
     fn is_ready(&self, t: usize) -> bool {
-        self.tasks[t]
-            .as_ref()
-            .is_some_and(|t| t.state.is_ready())
+        self.tasks[t].as_ref().is_some_and(|t| t.state.is_ready())
     }
 
     /// Counts for the closing line: (exited, stopped after a fault, blocked forever).

@@ -279,7 +279,9 @@ fn load_cr3(pml4: u64) {
     let now: u64;
     // Safety: reading CR3 has no side effect. (Raw, because this is on the
     // IPC path and the typed wrapper re-validates an address we made.)
-    unsafe { core::arch::asm!("mov {}, cr3", out(reg) now, options(nostack, nomem, preserves_flags)) };
+    unsafe {
+        core::arch::asm!("mov {}, cr3", out(reg) now, options(nostack, nomem, preserves_flags))
+    };
     if now & !0xfff == pml4 {
         return;
     }
