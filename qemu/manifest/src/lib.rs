@@ -85,6 +85,9 @@
 //! kernel_args = "..."       # optional: kernel command line (e.g. "selftest=panic")
 //! allow_mmio_in_ram = false # optional: skip the MMIO-in-RAM rule, so a test can show
 //!                           # that the kernel's own check stops the boot
+//! nmi_after_ms = [100, 300] # optional: the runner injects an NMI (QMP `inject-nmi` on a
+//!                           # Unix socket) this many ms after the kernel's banner;
+//!                           # each 1..=timeout in ms, strictly increasing
 //! ```
 //!
 //! The tasks' stacks and heaps together may take at most half of

@@ -174,7 +174,8 @@ fn describe(value: &Value) -> String {
         Value::Table(_) => TABLE.to_owned(),
         Value::Array(items) => match items.iter().find(|item| !item.is_str()) {
             Some(item) => format!("an array holding {}", describe(item)),
-            None => "an array".to_owned(),
+            None if items.is_empty() => "an array".to_owned(),
+            None => "an array of strings".to_owned(),
         },
     }
 }
@@ -208,6 +209,14 @@ impl<'a> FromToml<'a> for Vec<&'a str> {
 
     fn from_toml(value: &'a Value) -> Option<Self> {
         value.as_array()?.iter().map(Value::as_str).collect()
+    }
+}
+
+impl<'a> FromToml<'a> for Vec<i64> {
+    const EXPECTED: &'static str = "an array of integers";
+
+    fn from_toml(value: &'a Value) -> Option<Self> {
+        value.as_array()?.iter().map(Value::as_integer).collect()
     }
 }
 

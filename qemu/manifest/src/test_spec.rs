@@ -30,6 +30,7 @@ pub(crate) const KEYS: &[&str] = &[
     "outcome",
     "kernel_args",
     "allow_mmio_in_ram",
+    "nmi_after_ms",
 ];
 
 pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
@@ -59,6 +60,7 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
         .unwrap_or_default()
         .to_owned();
     let allow_mmio_in_ram = fields.optional("allow_mmio_in_ram")?.unwrap_or(false);
+    let nmi_after_ms = nmi_times(fields, timeout_secs)?;
     Ok(TestSpec {
         timeout_secs,
         modes,
@@ -67,6 +69,7 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
         outcome,
         kernel_args,
         allow_mmio_in_ram,
+        nmi_after_ms,
     })
 }
 
@@ -91,6 +94,41 @@ fn modes(fields: &Fields) -> Result<Vec<Mode>, Error> {
         modes.push(mode);
     }
     Ok(modes)
+}
+
+/// `nmi_after_ms`: each time from 1 ms to the test's timeout, in strictly
+/// increasing order (the runner sends them one after another).
+fn nmi_times(fields: &Fields, timeout_secs: u32) -> Result<Vec<u32>, Error> {
+    let times = fields
+        .optional::<Vec<i64>>("nmi_after_ms")?
+        .unwrap_or_default();
+    let max = i64::from(timeout_secs) * 1000;
+    let mut previous = None;
+    let mut out = Vec::with_capacity(times.len());
+    for (index, &value) in times.iter().enumerate() {
+        let path = format!("{}[{index}]", fields.path_of("nmi_after_ms"));
+        if !(1..=max).contains(&value) {
+            return Err(Error::OutOfRange {
+                origin: fields.origin().to_owned(),
+                path,
+                value,
+                min: 1,
+                max,
+                bytes: false,
+            });
+        }
+        if let Some(previous) = previous.filter(|&previous| previous >= value) {
+            return Err(Error::NmiTimesNotIncreasing {
+                origin: fields.origin().to_owned(),
+                path,
+                value,
+                previous,
+            });
+        }
+        previous = Some(value);
+        out.push(u32::try_from(value).expect("at most 600000"));
+    }
+    Ok(out)
 }
 
 /// Owns the patterns at `key`, rejecting empty ones.

@@ -86,6 +86,7 @@ fn every_key_is_read() {
             outcome: Outcome::KernelFault,
             kernel_args: "selftest=panic".into(),
             allow_mmio_in_ram: false,
+            nmi_after_ms: vec![],
         })
     );
 }
@@ -103,6 +104,7 @@ fn test_defaults_are_applied() {
             outcome: Outcome::Pass,
             kernel_args: String::new(),
             allow_mmio_in_ram: false,
+            nmi_after_ms: vec![],
         })
     );
 }

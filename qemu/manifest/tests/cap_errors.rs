@@ -239,3 +239,33 @@ fn call_cycle_through_three_tasks_is_named_in_order() {
         message(&text)
     );
 }
+
+/// The supervisor's fault endpoint cannot be granted to anyone: a task
+/// holding it with WRITE could send init forged fault reports. It is not a
+/// declared object, so a capability naming it finds nothing.
+#[test]
+fn fault_endpoint_cannot_be_granted() {
+    let text = format!(
+        "{SYSTEM}supervisor = \"init\"\n{}{}[tasks.forger.caps]\nf = {{ endpoint = \"faults\", rights = \"w\" }}\n",
+        task("init", 0),
+        task("forger", 1)
+    );
+    assert_eq!(
+        message(&text),
+        "systems/t.toml: `tasks.forger.caps.f.endpoint` is \"faults\", which is not an endpoint; declare it as `[endpoints.faults]`"
+    );
+}
+
+/// Nor can a declared endpoint named `faults` stand in for it.
+#[test]
+fn declared_endpoint_named_faults() {
+    let text = format!(
+        "{SYSTEM}supervisor = \"init\"\n[endpoints.faults]\nserver = \"init\"\n{}{}[tasks.forger.caps]\nf = {{ endpoint = \"faults\", rights = \"w\" }}\n",
+        task("init", 0),
+        task("forger", 1)
+    );
+    assert_eq!(
+        message(&text),
+        "systems/t.toml: task `init`: capability `faults` (the supervisor's fault endpoint) and capability `faults` (its server's receive capability for endpoint `faults`) both generate the constant `caps::FAULTS`; rename one of them in `[tasks.init.caps]`"
+    );
+}

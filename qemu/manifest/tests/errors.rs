@@ -325,6 +325,42 @@ fn empty_pattern() {
 }
 
 #[test]
+fn nmi_time_out_of_range() {
+    assert_eq!(
+        message(&with_test(
+            "timeout_secs = 5\nexpect = [\"x\"]\nnmi_after_ms = [100, 6000]\n"
+        )),
+        "systems/t.toml: `test.nmi_after_ms[1]` is 6000, out of range; use a value from 1 to 5000"
+    );
+}
+
+#[test]
+fn nmi_time_zero() {
+    assert_eq!(
+        message(&with_test("expect = [\"x\"]\nnmi_after_ms = [0]\n")),
+        "systems/t.toml: `test.nmi_after_ms[0]` is 0, out of range; use a value from 1 to 30000"
+    );
+}
+
+#[test]
+fn nmi_times_not_increasing() {
+    assert_eq!(
+        message(&with_test(
+            "expect = [\"x\"]\nnmi_after_ms = [100, 300, 300]\n"
+        )),
+        "systems/t.toml: `test.nmi_after_ms[2]` is 300, not after the time before it (300 ms); list the NMI times in increasing order, each once"
+    );
+}
+
+#[test]
+fn nmi_times_not_integers() {
+    assert_eq!(
+        message(&with_test("expect = [\"x\"]\nnmi_after_ms = [\"100\"]\n")),
+        "systems/t.toml: `test.nmi_after_ms` must be an array of integers, but it is an array of strings"
+    );
+}
+
+#[test]
 fn unknown_outcome() {
     assert_eq!(
         message(&with_test("expect = [\"x\"]\noutcome = \"fail\"\n")),

@@ -34,11 +34,12 @@ fn run_system(path: &std::path::Path, tally: &mut Tally) -> Result<(), String> {
             tally.skipped += 1;
             continue;
         }
-        let mut run = qemu::run_captured(
+        let mut run = qemu::run_captured_with_nmis(
             &built,
             accel,
             Duration::from_secs(spec.timeout_secs as u64),
             &spec.kernel_args,
+            &spec.nmi_after_ms,
         )?;
         // The runner's source lines for kernel faults count as console
         // output, so a test can check them too.
@@ -55,7 +56,14 @@ fn run_system(path: &std::path::Path, tally: &mut Tally) -> Result<(), String> {
             .iter()
             .map(|t| t.name.as_str())
             .collect();
-        let problems = oracle::judge(&spec, &tasks, &run.output, run.status);
+        let mut problems = oracle::judge(&spec, &tasks, &run.output, run.status);
+        if run.nmis_injected < spec.nmi_after_ms.len() {
+            problems.push(format!(
+                "the runner injected {} of the {} NMIs in `nmi_after_ms` (see the [runner] lines of the log)",
+                run.nmis_injected,
+                spec.nmi_after_ms.len()
+            ));
+        }
         if problems.is_empty() {
             println!(
                 "guest {name} [{accel}] ... ok ({:.1} s)",

@@ -140,6 +140,8 @@ pub struct Captured {
     pub elapsed: Duration,
     /// Time from QEMU start until the kernel banner appeared.
     pub banner_after: Option<Duration>,
+    /// NMIs QEMU accepted (QMP `inject-nmi` answered with `return`).
+    pub nmis_injected: usize,
 }
 
 /// Boots `built` with the console captured, killing QEMU after `timeout`;
@@ -150,10 +152,28 @@ pub fn run_captured(
     timeout: Duration,
     kernel_args: &str,
 ) -> Result<Captured, String> {
+    run_captured_with_nmis(built, accel, timeout, kernel_args, &[])
+}
+
+/// [`run_captured`], injecting an NMI `nmi_after_ms[i]` milliseconds after
+/// the kernel's banner (through QMP on a Unix socket, never TCP).
+pub fn run_captured_with_nmis(
+    built: &Built,
+    accel: Accel,
+    timeout: Duration,
+    kernel_args: &str,
+    nmi_after_ms: &[u32],
+) -> Result<Captured, String> {
     let start = Instant::now();
     let mut cmd = command(built, accel)?;
     if !kernel_args.is_empty() {
         cmd.args(["-append", kernel_args]);
+    }
+    let qmp_socket = (!nmi_after_ms.is_empty()).then(qmp_socket_path);
+    if let Some(path) = &qmp_socket {
+        let _ = std::fs::remove_file(path);
+        cmd.arg("-qmp")
+            .arg(format!("unix:{},server=on,wait=off", path.display()));
     }
     let mut child = cmd
         .args(["-serial", "stdio", "-serial", "null", "-monitor", "none"])
@@ -180,6 +200,11 @@ pub fn run_captured(
             }
         })
     };
+    let nmi_sender = qmp_socket.clone().map(|path| {
+        let shared = Arc::clone(&shared);
+        let times = nmi_after_ms.to_vec();
+        std::thread::spawn(move || inject_nmis(&path, &times, start, timeout, &shared))
+    });
     let status = loop {
         if let Some(s) = child
             .try_wait()
@@ -196,6 +221,15 @@ pub fn run_captured(
     };
     let elapsed = start.elapsed();
     let _ = reader.join();
+    let (nmis_injected, nmi_log) = match nmi_sender {
+        Some(sender) => sender
+            .join()
+            .unwrap_or_else(|_| (0, "[runner] NMI sender panicked\n".to_owned())),
+        None => (0, String::new()),
+    };
+    if let Some(path) = &qmp_socket {
+        let _ = std::fs::remove_file(path);
+    }
     let mut stderr = String::new();
     if let Some(mut e) = child.stderr.take() {
         let _ = e.read_to_string(&mut stderr);
@@ -206,12 +240,136 @@ pub fn run_captured(
         output.push_str("\n[qemu stderr]\n");
         output.push_str(&stderr);
     }
+    if !nmi_log.is_empty() {
+        output.push('\n');
+        output.push_str(&nmi_log);
+    }
     Ok(Captured {
         output,
         status,
         elapsed,
         banner_after: g.1,
+        nmis_injected,
     })
+}
+
+/// A fresh Unix socket path for one QEMU's QMP monitor.
+fn qmp_socket_path() -> PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!("conflux-qmp-{}-{n}.sock", std::process::id()))
+}
+
+/// Output and banner time, shared between the console reader and others.
+type Shared = Mutex<(Vec<u8>, Option<Duration>)>;
+
+/// Connects to QMP at `path`, waits for the kernel banner, then sends
+/// `inject-nmi` at each of `times` (ms after the banner). Returns how many
+/// QEMU accepted and a log (lines starting `[runner]`, never `conflux:`).
+fn inject_nmis(
+    path: &std::path::Path,
+    times: &[u32],
+    start: Instant,
+    timeout: Duration,
+    shared: &Shared,
+) -> (usize, String) {
+    let mut log = String::new();
+    let result = (|| -> Result<usize, String> {
+        let mut qmp = Qmp::connect(path, start, timeout)?;
+        qmp.command("qmp_capabilities")?;
+        let banner = loop {
+            if let Some(at) = shared.lock().expect("reader lock").1 {
+                break at;
+            }
+            if start.elapsed() > timeout {
+                return Err("the kernel banner never appeared".into());
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        };
+        let mut injected = 0;
+        for &ms in times {
+            let at = banner + Duration::from_millis(ms.into());
+            if let Some(wait) = at.checked_sub(start.elapsed()) {
+                std::thread::sleep(wait);
+            }
+            qmp.command("inject-nmi")?;
+            injected += 1;
+            log.push_str(&format!(
+                "[runner] NMI {injected} injected {} ms after the banner (asked: {ms} ms)\n",
+                start.elapsed().saturating_sub(banner).as_millis()
+            ));
+        }
+        Ok(injected)
+    })();
+    match result {
+        Ok(n) => (n, log),
+        Err(e) => {
+            let n = log.lines().count();
+            log.push_str(&format!("[runner] NMI injection stopped: {e}\n"));
+            (n, log)
+        }
+    }
+}
+
+/// A QMP connection: one JSON object per line each way.
+struct Qmp {
+    writer: std::os::unix::net::UnixStream,
+    reader: std::io::BufReader<std::os::unix::net::UnixStream>,
+}
+
+impl Qmp {
+    /// Connects (QEMU creates the socket shortly after it starts) and reads
+    /// the greeting.
+    fn connect(path: &std::path::Path, start: Instant, timeout: Duration) -> Result<Self, String> {
+        use std::os::unix::net::UnixStream;
+        let stream = loop {
+            match UnixStream::connect(path) {
+                Ok(stream) => break stream,
+                Err(e) if start.elapsed() > timeout => {
+                    return Err(format!("cannot connect to QMP at {}: {e}", path.display()))
+                }
+                Err(_) => std::thread::sleep(Duration::from_millis(10)),
+            }
+        };
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+        let reader = std::io::BufReader::new(stream.try_clone().map_err(|e| e.to_string())?);
+        let mut qmp = Self {
+            writer: stream,
+            reader,
+        };
+        let greeting = qmp.line()?;
+        if !greeting.contains("\"QMP\"") {
+            return Err(format!("unexpected QMP greeting: {greeting}"));
+        }
+        Ok(qmp)
+    }
+
+    fn line(&mut self) -> Result<String, String> {
+        use std::io::BufRead;
+        let mut line = String::new();
+        match self.reader.read_line(&mut line) {
+            Ok(0) => Err("QMP closed (QEMU exited?)".into()),
+            Ok(_) => Ok(line),
+            Err(e) => Err(format!("reading QMP: {e}")),
+        }
+    }
+
+    /// Runs `name` (no arguments); `Ok` when QEMU answers `return`.
+    fn command(&mut self, name: &str) -> Result<(), String> {
+        writeln!(self.writer, "{{\"execute\":\"{name}\"}}")
+            .map_err(|e| format!("writing QMP: {e}"))?;
+        loop {
+            let line = self.line()?;
+            if line.contains("\"event\"") {
+                continue;
+            }
+            if line.contains("\"return\"") {
+                return Ok(());
+            }
+            return Err(format!("QMP {name} failed: {}", line.trim()));
+        }
+    }
 }
 
 /// Builds `system` and starts it halted with QEMU's gdb stub on :1234.

@@ -57,6 +57,10 @@ impl Error {
                 f,
                 "`{path}` is an empty string, which matches any output; remove it or write the text to look for"
             ),
+            Error::NmiTimesNotIncreasing { path, value, previous, .. } => write!(
+                f,
+                "`{path}` is {value}, not after the time before it ({previous} ms); list the NMI times in increasing order, each once"
+            ),
             Error::UnknownOutcome { value, suggestion, .. } => {
                 write!(f, "`test.outcome` is {value:?}, which is not an outcome; {suggestion}")
             }

@@ -100,6 +100,13 @@ pub enum Error {
     EmptyExpect { origin: String },
     /// An empty string in `test.expect` or `test.forbid`.
     EmptyPattern { origin: String, path: String },
+    /// `test.nmi_after_ms` not strictly increasing.
+    NmiTimesNotIncreasing {
+        origin: String,
+        path: String,
+        value: i64,
+        previous: i64,
+    },
     /// `test.outcome` names no outcome.
     UnknownOutcome {
         origin: String,
@@ -344,6 +351,7 @@ impl Error {
             | Error::DuplicateMode { origin, .. }
             | Error::EmptyExpect { origin }
             | Error::EmptyPattern { origin, .. }
+            | Error::NmiTimesNotIncreasing { origin, .. }
             | Error::UnknownOutcome { origin, .. }
             | Error::NoTasks { origin }
             | Error::TooManyTasks { origin, .. }

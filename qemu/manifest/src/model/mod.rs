@@ -80,6 +80,9 @@ pub struct TestSpec {
     /// the kernel's own check (against the firmware's memory map) stops
     /// the boot.
     pub allow_mmio_in_ram: bool,
+    /// When the runner injects an NMI (QMP `inject-nmi`), in milliseconds
+    /// after the kernel's banner line; strictly increasing, empty for none.
+    pub nmi_after_ms: Vec<u32>,
 }
 
 /// How QEMU runs the guest (see the design brief, "Measuring without

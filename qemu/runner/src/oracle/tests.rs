@@ -13,6 +13,7 @@ fn spec(expect: &[&str], forbid: &[&str], outcome: Outcome) -> TestSpec {
         outcome,
         kernel_args: String::new(),
         allow_mmio_in_ram: false,
+        nmi_after_ms: vec![],
     }
 }
 
