@@ -77,8 +77,9 @@ impl<M: Machine> Kernel<M> {
         srv.ctx.set_incoming(&RawMessage { badge, ..raw });
         srv.state = State::Ready;
         // The receiver no longer waits on the endpoint.
+        // It was counted (it is receiving here), so this cannot wrap.
         let c = &mut self.ep_blocked[obj as usize];
-        *c = c.saturating_sub(1);
+        *c = c.wrapping_sub(1);
         self.tasks[me].as_mut()?.state = State::AwaitingReply { server };
         Some(s)
     }

@@ -86,7 +86,8 @@ fn run(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, t: usize) {
     }
     let frame = ctx as u64;
     pc.ctx_ptr = frame;
-    pc.ctx_top = frame + core::mem::size_of::<TrapFrame>() as u64;
+    // A kernel address plus the frame size: cannot wrap.
+    pc.ctx_top = frame.wrapping_add(core::mem::size_of::<TrapFrame>() as u64);
     gdt::set_rsp0(pc.ctx_top);
     if let Some(space) = &task.space {
         space.activate();

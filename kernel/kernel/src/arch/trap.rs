@@ -184,6 +184,23 @@ trap_common:
     call trap_from_kernel
     jmp exit_to_task
 
+    .global syscall_entry
+syscall_entry:
+    swapgs
+    mov qword ptr gs:[{user_rsp}], rsp
+    mov rsp, qword ptr gs:[{ctx_top}]
+    push {user_ss}
+    push qword ptr gs:[{user_rsp}]
+    push r11                        /* user rflags */
+    push {user_cs}
+    push rcx                        /* user rip */
+    push 0
+    push {syscall_vector}
+    push_gprs
+    mov rsp, qword ptr gs:[{kstack}]
+    call syscall_from_user
+    /* falls through into exit_to_task */
+
     /* Restores the current task (or the idle loop) from the frame the
        per-CPU block points at. */
     .global exit_to_task
@@ -224,23 +241,6 @@ sysret_restore:
     mov rsp, qword ptr [rsp + 40]   /* user rsp: no kernel stack from here */
     swapgs
     sysretq
-
-    .global syscall_entry
-syscall_entry:
-    swapgs
-    mov qword ptr gs:[{user_rsp}], rsp
-    mov rsp, qword ptr gs:[{ctx_top}]
-    push {user_ss}
-    push qword ptr gs:[{user_rsp}]
-    push r11                        /* user rflags */
-    push {user_cs}
-    push rcx                        /* user rip */
-    push 0
-    push {syscall_vector}
-    push_gprs
-    mov rsp, qword ptr gs:[{kstack}]
-    call syscall_from_user
-    jmp exit_to_task
 
     /* NMI: report and return to whatever was interrupted, task untouched. */
 nmi_common:
