@@ -14,15 +14,32 @@ use conflux_bootimg::{BootImage, MAX_OBJECTS, MAX_TASKS};
 
 /// What one CPU is doing. It lives in the CPU's own per-CPU block, not in
 /// the shared kernel state, so more CPUs change no IPC code.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Cpu {
     /// The task running (or last run) on this CPU.
     pub current: usize,
     /// The CPU is in the idle loop.
     pub idle: bool,
     /// The task whose floating-point and segment state is in this CPU's
-    /// registers (saved lazily at the next switch to another task).
-    pub fpu_owner: Option<usize>,
+    /// registers (saved lazily at the next switch to another task), or
+    /// [`Cpu::NO_OWNER`]. A plain index rather than an `Option`: it is
+    /// compared on every switch.
+    pub fpu_owner: usize,
+}
+
+impl Cpu {
+    /// `fpu_owner` when no live task's state is in the registers.
+    pub const NO_OWNER: usize = usize::MAX;
+}
+
+impl Default for Cpu {
+    fn default() -> Self {
+        Self {
+            current: 0,
+            idle: false,
+            fpu_owner: Self::NO_OWNER,
+        }
+    }
 }
 
 /// What a syscall or event asks of the scheduler.
@@ -212,8 +229,8 @@ impl<M: Machine> Kernel<M> {
         let supervised = self.faults_ep.filter(|_| self.supervisor != Some(me));
         let seq = self.next_seq();
         self.release_caps(me);
-        if cpu.fpu_owner == Some(me) {
-            cpu.fpu_owner = None;
+        if cpu.fpu_owner == me {
+            cpu.fpu_owner = Cpu::NO_OWNER;
         }
         let state = match (fault, supervised) {
             (Some(_), Some(obj)) => State::FaultSending { obj, seq },

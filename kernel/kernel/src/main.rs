@@ -63,7 +63,7 @@ static mut PERCPU: cpu::PerCpu = cpu::PerCpu {
     state: conflux_kcore::Cpu {
         current: 0,
         idle: false,
-        fpu_owner: None,
+        fpu_owner: conflux_kcore::Cpu::NO_OWNER,
     },
     fpu_ctx: 0,
 };

@@ -71,17 +71,17 @@ fn run(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, t: usize) {
         return;
     };
     let ctx: *mut Context = &mut task.ctx;
-    if pc.state.fpu_owner != Some(t) {
+    if pc.state.fpu_owner != t {
         let prev = match pc.state.fpu_owner {
-            Some(_) => pc.fpu_ctx as *mut Context,
-            None => core::ptr::null_mut(),
+            conflux_kcore::Cpu::NO_OWNER => core::ptr::null_mut(),
+            _ => pc.fpu_ctx as *mut Context,
         };
         // Safety: `fpu_ctx` is the context of the live task `fpu_owner`
         // (tasks sit in a fixed table, and the kernel logic clears
         // `fpu_owner` when its task ends), a different task from `t`, so
         // the two references do not alias; `ctx` is `t`'s, just borrowed.
         unsafe { cpu::switch_user_state(prev.as_mut(), &*ctx) };
-        pc.state.fpu_owner = Some(t);
+        pc.state.fpu_owner = t;
         pc.fpu_ctx = ctx as u64;
     }
     let frame = ctx as u64;

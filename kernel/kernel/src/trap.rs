@@ -37,10 +37,15 @@ fn interrupt(k: &mut Kernel<X86>, vector: u64) -> Next {
 }
 
 #[no_mangle]
-extern "C" fn syscall_from_user() {
-    let mut k = KERNEL.lock();
+extern "C" fn syscall_from_user() -> ! {
+    let mut k = KERNEL.try_lock().unwrap_or_else(|| KERNEL.lock());
     let next = k.syscall(&mut arch::cpu::this().state);
     finish(&mut k, next);
+    drop(k);
+    // Never returning lets the compiler skip saving registers for the
+    // caller: the exit restores every register from the task's context.
+    // Safety: `finish` pointed the per-CPU block at the frame to restore.
+    unsafe { arch::trap::leave() }
 }
 
 #[no_mangle]

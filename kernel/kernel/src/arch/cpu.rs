@@ -55,8 +55,8 @@ pub struct PerCpu {
     /// What this CPU runs: its current task and idle flag (kernel logic state).
     pub state: conflux_kcore::Cpu,
     /// Address of the context of `state.fpu_owner`, whose FPU and segment
-    /// state is in this CPU's registers; meaningful only while that is
-    /// `Some` (the kernel logic clears it when the owner ends).
+    /// state is in this CPU's registers; meaningful only while that names a
+    /// task (the kernel logic clears it when the owner ends).
     pub fpu_ctx: u64,
 }
 

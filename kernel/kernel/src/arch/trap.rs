@@ -198,8 +198,7 @@ syscall_entry:
     push {syscall_vector}
     push_gprs
     mov rsp, qword ptr gs:[{kstack}]
-    call syscall_from_user
-    /* falls through into exit_to_task */
+    call syscall_from_user          /* never returns: ends in exit_to_task */
 
     /* Restores the current task (or the idle loop) from the frame the
        per-CPU block points at. */
@@ -290,6 +289,17 @@ pub fn stub_address(vector: usize) -> u64 {
 /// Address of the `syscall` entry point, for `IA32_LSTAR`.
 pub fn syscall_entry_address() -> u64 {
     syscall_entry as *const () as u64
+}
+
+/// Leaves the kernel into the context the per-CPU block names, from the
+/// end of a trap handler (its stack is abandoned).
+///
+/// # Safety
+/// As for [`enter`].
+#[inline(always)]
+pub unsafe fn leave() -> ! {
+    // Safety: as for `enter`.
+    unsafe { core::arch::asm!("jmp {0}", sym exit_to_task, options(noreturn)) }
 }
 
 /// Leaves the kernel into the context the per-CPU block names (the first
