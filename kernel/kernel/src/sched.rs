@@ -41,8 +41,7 @@ fn idle_loop() -> ! {
 /// Carries out `next` on this CPU: afterwards the per-CPU block names the
 /// frame the exit path restores.
 #[inline]
-pub fn finish(k: &mut Kernel<X86>, next: Next) {
-    let pc = cpu::this();
+pub fn finish(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, next: Next) {
     if let Next::Switch(t) = next {
         // The IPC fastpath's hand-off: the partner is known to be the most
         // urgent ready task, so no search.
@@ -162,7 +161,7 @@ pub fn start(image: BootImage<'static>) -> ! {
     );
     // So that the round-robin search starts at task 0.
     cpu::this().state.current = k.ntasks.max(1) - 1;
-    finish(&mut k, Next::Block);
+    finish(&mut k, cpu::this(), Next::Block);
     drop(k);
     // Safety: `finish` pointed the per-CPU block at a ready task's frame
     // (or the idle loop's); nothing on this boot stack is needed again.

@@ -39,8 +39,9 @@ fn interrupt(k: &mut Kernel<X86>, vector: u64) -> Next {
 #[no_mangle]
 extern "C" fn syscall_from_user() -> ! {
     let mut k = KERNEL.try_lock().unwrap_or_else(|| KERNEL.lock());
-    let next = k.syscall(&mut arch::cpu::this().state);
-    finish(&mut k, next);
+    let pc = arch::cpu::this();
+    let next = k.syscall(&mut pc.state);
+    finish(&mut k, pc, next);
     drop(k);
     // Never returning lets the compiler skip saving registers for the
     // caller: the exit restores every register from the task's context.
@@ -51,7 +52,8 @@ extern "C" fn syscall_from_user() -> ! {
 #[no_mangle]
 extern "C" fn trap_from_user() {
     let mut k = KERNEL.lock();
-    let cpu = &mut arch::cpu::this().state;
+    let pc = arch::cpu::this();
+    let cpu = &mut pc.state;
     let frame = k.task(cpu.current).ctx.frame;
     let next = if frame.vector < IRQ_BASE {
         let cr2 = arch::fault_address();
@@ -71,7 +73,7 @@ extern "C" fn trap_from_user() {
     } else {
         interrupt(&mut k, frame.vector)
     };
-    finish(&mut k, next);
+    finish(&mut k, pc, next);
 }
 
 /// A trap taken while the kernel itself was running (or idling).
@@ -86,7 +88,7 @@ extern "C" fn trap_from_kernel(frame: &mut TrapFrame) {
         } else {
             next
         };
-        finish(&mut k, next);
+        finish(&mut k, arch::cpu::this(), next);
         return;
     }
     kernel_fault(frame)
