@@ -73,11 +73,12 @@ impl Message {
 
     #[inline]
     fn from_ret(r: &Ret, cap_slot: usize) -> Self {
-        let i = Info::decode(r.rdi);
+        let m = r.message();
+        let i = Info::decode(m.info);
         Self {
             label: i.label,
             len: i.len,
-            words: [r.rdx, r.r10, r.r8, r.r9],
+            words: m.words,
             cap: i.cap.map(|_| cap_slot),
             cap_dropped: i.cap_dropped,
             from_kernel: i.from_kernel,
@@ -168,7 +169,7 @@ impl Endpoint {
         check(&r)?;
         Ok(Received {
             msg: Message::from_ret(&r, cap_slot),
-            badge: r.rsi,
+            badge: r.message().badge,
         })
     }
 
@@ -188,7 +189,7 @@ impl Endpoint {
         )?;
         Ok(Received {
             msg: Message::from_ret(&r, cap_slot),
-            badge: r.rsi,
+            badge: r.message().badge,
         })
     }
 }

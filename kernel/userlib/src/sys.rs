@@ -17,6 +17,20 @@ pub struct Ret {
     pub r9: u64,
 }
 
+impl Ret {
+    /// The received message, read from the registers in the order
+    /// `conflux_abi::ipc::RawMessage` defines (the kernel writes through
+    /// the same type).
+    #[inline]
+    pub fn message(&self) -> conflux_abi::ipc::RawMessage {
+        conflux_abi::ipc::RawMessage {
+            info: self.rdi,
+            badge: self.rsi,
+            words: [self.rdx, self.r10, self.r8, self.r9],
+        }
+    }
+}
+
 /// Makes syscall `num` with six arguments and returns every result register.
 #[inline]
 pub fn syscall6(num: u64, a0: u64, a1: u64, a2: u64, a3: u64, a4: u64, a5: u64) -> Ret {
