@@ -23,6 +23,7 @@ extern crate alloc;
 
 pub mod bench;
 pub mod cpu_state;
+pub mod hostile;
 pub mod io;
 pub mod ipc;
 pub mod region;

@@ -11,8 +11,8 @@
 #![no_main]
 #![forbid(unsafe_code)]
 
-use conflux_abi::layout::REGION_BASE;
 use conflux_abi::{SysError, Sysno};
+use conflux_userlib::hostile::{parse_knob as parse, Rng};
 use conflux_userlib::println;
 use conflux_userlib::sys::{rdtsc, syscall6};
 
@@ -20,41 +20,6 @@ conflux_userlib::entry!(main);
 
 /// Syscalls to make; `CONFLUX_HOSTILE_CALLS` at build time overrides it.
 const DEFAULT_CALLS: u64 = 1_000_000;
-
-fn parse(s: Option<&str>) -> Option<u64> {
-    let s = s?;
-    match s.strip_prefix("0x") {
-        Some(hex) => u64::from_str_radix(hex, 16).ok(),
-        None => s.parse().ok(),
-    }
-}
-
-/// xorshift64*: small, fast, and good enough to spread arguments.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// An argument: small numbers (slots, lengths), addresses of every
-    /// kind, or raw noise.
-    fn arg(&mut self) -> u64 {
-        let r = self.next();
-        match r % 8 {
-            0 | 1 => r >> 58,                           // 0..63: slots
-            2 => (r >> 56) + 60,                        // around the slot limit
-            3 => REGION_BASE + ((r >> 40) % 64) * 4096, // region window
-            4 => 0xffff_8000_0000_0000 | (r >> 20),     // kernel half
-            5 => r >> 17,                               // user half, mostly unmapped
-            6 => 0,
-            _ => r, // anything
-        }
-    }
-}
 
 fn main() {
     let seed = parse(option_env!("CONFLUX_HOSTILE_SEED")).unwrap_or_else(|| rdtsc() | 1);

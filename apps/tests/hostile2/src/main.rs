@@ -24,14 +24,13 @@ extern crate alloc;
 mod guard;
 mod lineage;
 mod rights;
-mod rng;
 
 use conflux_abi::{SysError, Sysno};
+use conflux_userlib::hostile::{parse_knob as parse, Rng};
 use conflux_userlib::ipc::{self, Endpoint, Message, Region, Slot};
 use conflux_userlib::println;
 use conflux_userlib::sys::{rdtsc, syscall6};
 use lineage::Lineage;
-use rng::Rng;
 
 conflux_userlib::entry!(main);
 
@@ -54,14 +53,6 @@ const CHECKS: u64 = 2;
 /// Answer (label and word 0) that ends the caller.
 const STOP: u32 = 2;
 const STOP_WORD: u64 = 0x5709_5709_5709_5709;
-
-fn parse(s: Option<&str>) -> Option<u64> {
-    let s = s?;
-    match s.strip_prefix("0x") {
-        Some(hex) => u64::from_str_radix(hex, 16).ok(),
-        None => s.parse().ok(),
-    }
-}
 
 /// Takes the pending call on `hin` (answering the previous one first),
 /// recording the reply capability and any transferred capability.

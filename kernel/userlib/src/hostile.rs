@@ -1,8 +1,11 @@
-//! The argument generator: xorshift64*, small, fast, and good enough to
-//! spread arguments over every interesting range.
+//! Random syscall arguments for hostile tests: a seeded generator that
+//! spreads values over every interesting range (slots, the slot limit,
+//! the region window, the kernel half, unmapped user memory, zero, noise),
+//! and the parsing of the build-time knobs that reproduce a run.
 
 use conflux_abi::layout::REGION_BASE;
 
+/// xorshift64*: small, fast, and good enough to spread arguments.
 pub struct Rng(pub u64);
 
 impl Rng {
@@ -26,5 +29,14 @@ impl Rng {
             6 => 0,
             _ => r, // anything
         }
+    }
+}
+
+/// A build-time number (`option_env!`), decimal or `0x` hexadecimal.
+pub fn parse_knob(s: Option<&str>) -> Option<u64> {
+    let s = s?;
+    match s.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => s.parse().ok(),
     }
 }
