@@ -9,7 +9,7 @@ use conflux_abi::layout::REGION_BASE;
 pub struct Rng(pub u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -19,7 +19,7 @@ impl Rng {
     /// An argument: small numbers (slots, lengths), addresses of every
     /// kind, or raw noise.
     pub fn arg(&mut self) -> u64 {
-        let r = self.next();
+        let r = self.next_u64();
         match r % 8 {
             0 | 1 => r >> 58,                           // 0..63: slots
             2 => (r >> 56) + 60,                        // around the slot limit

@@ -30,7 +30,7 @@ fn main() {
     let mut ok = 0u64;
     let mut by_error = [0u64; 16];
     for i in 0..calls {
-        let mut num = rng.next() % span;
+        let mut num = rng.next_u64() % span;
         if num == Sysno::Exit as u64 {
             num = Sysno::Yield as u64;
         }
@@ -52,7 +52,7 @@ fn main() {
             a[0] += config::caps::FIRST_FREE as u64;
         }
         if matches!(Sysno::from_raw(num), Some(Sysno::Call | Sysno::Send))
-            && rng.next().is_multiple_of(2)
+            && rng.next_u64().is_multiple_of(2)
         {
             a[0] = config::caps::SINK as u64; // reach the sink often, not just by chance
         }
