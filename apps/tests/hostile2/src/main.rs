@@ -137,7 +137,11 @@ fn main() {
             }
         }
         let mut a = [(); 6].map(|_| rng.arg());
-        let num = guard::tame(rng.next_u64() % span, &mut a, rng.next_u64().is_multiple_of(2));
+        let num = guard::tame(
+            rng.next_u64() % span,
+            &mut a,
+            rng.next_u64().is_multiple_of(2),
+        );
         let r = syscall6(num, a[0], a[1], a[2], a[3], a[4], a[5]);
         if r.rax != 0 && SysError::from_code(r.rax).is_none() {
             unknown += 1;
