@@ -31,9 +31,15 @@ pub const RESERVED_PORTS: [(u64, u64); 5] = [
 ];
 
 /// Physical ranges `[start, end)` reserved for the kernel: the APIC pages.
-pub const RESERVED_MMIO: [(u64, u64); 2] = [
+pub const RESERVED_MMIO: [(u64, u64); 3] = [
     (IOAPIC_PHYS, IOAPIC_PHYS + 0x1000),
     (LAPIC_PHYS, LAPIC_PHYS + 0x1000),
+    // The whole PCI configuration window: a driver gets its own
+    // function's page through a PCI object, never the window.
+    (
+        crate::pci::ECAM_BASE,
+        crate::pci::ECAM_BASE + crate::pci::ECAM_SIZE,
+    ),
 ];
 
 /// Base of the ICH9 ACPI power-management I/O block on QEMU q35. The

@@ -14,6 +14,7 @@ pub mod error;
 pub mod exit;
 pub mod ipc;
 pub mod layout;
+pub mod pci;
 pub mod syscall;
 
 pub use error::SysError;

@@ -94,7 +94,14 @@ pub const ELF_ALIGN: usize = 16;
 pub const PAGE_SIZE: u32 = 4096;
 /// Largest region one object may describe (64 MiB).
 pub const MAX_REGION: u64 = 64 << 20;
-/// Interrupt lines the kernel can route (GSIs 1..=14; 0 is the PIT, 15 spare).
+/// ISA interrupt lines a manifest's `[irqs.*]` may name (GSIs 1..=14; 0 is
+/// the PIT, 15 stays unused because its vector is the APIC's spurious one).
 pub const IRQ_LINES: core::ops::RangeInclusive<u64> = 1..=14;
+
+/// Every line an IRQ object may use: the ISA lines and the PCI INTx lines
+/// (`conflux_abi::pci::INTX_LINES`, level-triggered, from `[devices.*]`).
+pub fn is_irq_line(line: u64) -> bool {
+    IRQ_LINES.contains(&line) || conflux_abi::pci::INTX_LINES.contains(&line)
+}
 /// Value of `supervisor` when the system has none.
 pub const NO_SUPERVISOR: u8 = 0xff;

@@ -11,11 +11,17 @@
 //! range may cover a [`KernelDevice`] only if it names that device (the
 //! manifest's `kernel_device`) and stays inside its ports.
 
-use crate::{ImageError, IRQ_LINES, MAX_OBJECTS, MAX_REGION, MAX_TASKS, PAGE_SIZE};
+use crate::{is_irq_line, ImageError, MAX_OBJECTS, MAX_REGION, MAX_TASKS, PAGE_SIZE};
 use conflux_abi::cap::ObjectKind;
 use conflux_abi::devices::{
     kernel_devices_in, overlaps, KernelDevice, RESERVED_MMIO, RESERVED_PORTS,
 };
+use conflux_abi::pci::Bdf;
+
+/// Device byte of an MMIO record that is a PCI configuration page.
+const MMIO_PCI_CONFIG: u8 = 1;
+/// Device byte of an MMIO record that is a PCI BAR.
+const MMIO_PCI_BAR: u8 = 2;
 
 /// Size of one object record in bytes.
 pub const OBJECT_RECORD_LEN: usize = 64;
@@ -52,6 +58,12 @@ pub enum ObjectRecord {
         count: u32,
         device: Option<KernelDevice>,
     },
+    /// The configuration page of PCI function `bdf` (device memory; the
+    /// kernel checks at boot that the function exists).
+    PciConfig { bdf: Bdf },
+    /// Memory BAR `bar` (0..6) of PCI function `bdf`: where the firmware
+    /// put it is read, and its size probed, by the kernel at boot.
+    PciBar { bdf: Bdf, bar: u8 },
 }
 
 /// An object record with the manifest's name for it, as the image holds
@@ -86,7 +98,7 @@ impl ObjectRecord {
             Self::Endpoint { .. } => ObjectKind::Endpoint,
             Self::Notification => ObjectKind::Notification,
             Self::Region { .. } => ObjectKind::Region,
-            Self::Mmio { .. } => ObjectKind::Mmio,
+            Self::Mmio { .. } | Self::PciConfig { .. } | Self::PciBar { .. } => ObjectKind::Mmio,
             Self::Irq { .. } => ObjectKind::Irq,
             Self::IoPorts { .. } => ObjectKind::IoPorts,
         }
@@ -100,13 +112,17 @@ impl ObjectRecord {
         }
     }
 
-    /// The generic on-disk fields: (device, reference, a, b).
+    /// The generic on-disk fields: (device, reference, a, b). For MMIO the
+    /// device byte says where the range comes from: 0 fixed, 1 a PCI
+    /// function's configuration page, 2 one of its BARs.
     fn fields(&self) -> (u8, u32, u64, u64) {
         match *self {
             Self::Endpoint { server } => (0, server.into(), 0, 0),
             Self::Notification => (0, 0, 0, 0),
             Self::Region { size } => (0, 0, size, 0),
             Self::Mmio { phys, size } => (0, 0, phys, size),
+            Self::PciConfig { bdf } => (MMIO_PCI_CONFIG, 0, bdf.0.into(), 0),
+            Self::PciBar { bdf, bar } => (MMIO_PCI_BAR, 0, bdf.0.into(), bar.into()),
             Self::Irq {
                 line,
                 notification,
@@ -158,6 +174,15 @@ impl ObjectRecord {
             },
             ObjectKind::Notification => Self::Notification,
             ObjectKind::Region if page_multiple(a) && a <= MAX_REGION => Self::Region { size: a },
+            ObjectKind::Mmio if device == MMIO_PCI_CONFIG && a <= u16::MAX as u64 => {
+                Self::PciConfig { bdf: Bdf(a as u16) }
+            }
+            ObjectKind::Mmio if device == MMIO_PCI_BAR && a <= u16::MAX as u64 && b < 6 => {
+                Self::PciBar {
+                    bdf: Bdf(a as u16),
+                    bar: b as u8,
+                }
+            }
             ObjectKind::Mmio
                 if a.is_multiple_of(PAGE_SIZE as u64)
                     && page_multiple(b)
@@ -166,9 +191,7 @@ impl ObjectRecord {
             {
                 Self::Mmio { phys: a, size: b }
             }
-            ObjectKind::Irq
-                if IRQ_LINES.contains(&a) && b < 64 && (reference as usize) < MAX_OBJECTS =>
-            {
+            ObjectKind::Irq if is_irq_line(a) && b < 64 && (reference as usize) < MAX_OBJECTS => {
                 Self::Irq {
                     line: a as u8,
                     notification: reference as u16,

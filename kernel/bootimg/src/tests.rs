@@ -438,3 +438,77 @@ fn parse_never_panics_on_any_prefix_or_bitflip() {
         }
     }
 }
+
+fn pci_image(objects: Vec<ObjectEntry<'static>>) -> Image<'static> {
+    Image {
+        objects,
+        caps: vec![],
+        ..image()
+    }
+}
+
+#[test]
+fn pci_config_pages_bars_and_intx_lines_round_trip() {
+    let bdf = conflux_abi::pci::Bdf::new(0, 8, 0).unwrap();
+    let objects = vec![
+        entry("events", ObjectRecord::Notification),
+        entry("disk0-config", ObjectRecord::PciConfig { bdf }),
+        entry("disk0-bar4", ObjectRecord::PciBar { bdf, bar: 4 }),
+        entry(
+            "disk0-irq",
+            ObjectRecord::Irq {
+                line: bdf.inta_gsi(),
+                notification: 0,
+                bit: 0,
+            },
+        ),
+    ];
+    let bytes = encode(&pci_image(objects.clone())).unwrap();
+    let img = BootImage::parse(&bytes).unwrap();
+    assert_eq!(img.objects().collect::<Vec<_>>(), objects);
+    assert_eq!(objects[1].object.kind(), conflux_abi::cap::ObjectKind::Mmio);
+    assert_eq!(objects[2].object.kind(), conflux_abi::cap::ObjectKind::Mmio);
+}
+
+#[test]
+fn pci_records_with_impossible_fields_are_refused() {
+    let bdf = conflux_abi::pci::Bdf::new(0, 8, 0).unwrap();
+    let objects = vec![entry("bar", ObjectRecord::PciBar { bdf, bar: 4 })];
+    let good = encode(&pci_image(objects)).unwrap();
+    let at = HEADER_LEN + 2 * RECORD_LEN;
+    let bad = ImageError::BadObject { object: 0 };
+    let mut b = good.clone();
+    b[at + A + 8] = 6; // there are six BARs, 0..=5
+    assert_eq!(parse_err(&b), bad);
+    let mut b = good.clone();
+    b[at + A + 2] = 1; // a function address past 16 bits
+    assert_eq!(parse_err(&b), bad);
+    let mut b = good;
+    b[at + 33] = 3; // an MMIO source that does not exist
+    assert_eq!(parse_err(&b), bad);
+    // Line 15 (the APIC's spurious vector) and lines past 23 are refused.
+    for line in [15u8, 24] {
+        let irq = ObjectRecord::Irq {
+            line,
+            notification: 0,
+            bit: 0,
+        };
+        let img = pci_image(vec![
+            entry("n", ObjectRecord::Notification),
+            entry("i", irq),
+        ]);
+        assert!(encode(&img).is_err(), "line {line}");
+    }
+}
+
+#[test]
+fn the_pci_configuration_window_is_the_kernels() {
+    let ecam = ObjectRecord::Mmio {
+        phys: conflux_abi::pci::ECAM_BASE + 0x4_0000,
+        size: 4096,
+    };
+    assert_eq!(
+        encode(&pci_image(vec![entry("ecam", ecam)])).unwrap_err(),
+        ImageError::KernelDevice { object: 0 }
+    );
+}

@@ -20,8 +20,11 @@ use conflux_kcore::{Kernel, Next};
 
 /// First vector of hardware interrupts.
 const IRQ_BASE: u64 = 32;
-/// Device lines arrive on `IRQ_BASE + line` for these lines.
-const DEVICE_VECTORS: core::ops::RangeInclusive<u64> = 33..=46;
+/// Device lines arrive on `IRQ_BASE + line`: ISA lines 1..=14 and PCI
+/// INTx lines 16..=23 (line 15's vector is the APIC's spurious one).
+fn is_device_vector(v: u64) -> bool {
+    (33..=46).contains(&v) || (48..=55).contains(&v)
+}
 
 /// Handles interrupt `vector`: what the interrupted task should do next.
 fn interrupt(k: &mut Kernel<X86>, vector: u64) -> Next {
@@ -29,7 +32,7 @@ fn interrupt(k: &mut Kernel<X86>, vector: u64) -> Next {
         apic::eoi();
         return Next::Yield;
     }
-    if DEVICE_VECTORS.contains(&vector) {
+    if is_device_vector(vector) {
         k.interrupt((vector - IRQ_BASE) as u8);
         apic::eoi();
     }

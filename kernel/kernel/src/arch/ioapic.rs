@@ -1,8 +1,9 @@
 //! The I/O APIC: routes device interrupt lines to CPU vectors.
 //!
-//! Line `n` (an ISA IRQ, identity-mapped to a GSI on QEMU's q35 for the
-//! lines the kernel routes, 1..=14) is delivered as vector `32 + n` to CPU 0,
-//! edge-triggered. A line is masked when it fires and unmasked when the task
+//! Line `n` is delivered as vector `32 + n` to CPU 0: ISA lines (1..=14,
+//! identity-mapped to GSIs on QEMU's q35) edge-triggered and active high,
+//! PCI INTx lines (GSIs 16..=23) level-triggered and active low, as the
+//! PCI specification wires them. A line is masked when it fires and unmasked when the task
 //! holding its IRQ capability acknowledges it, so a device cannot flood the
 //! kernel while its driver is busy.
 
@@ -12,6 +13,8 @@ use conflux_abi::devices::IOAPIC_PHYS;
 const REG_SELECT: usize = 0x00;
 const REG_WINDOW: usize = 0x10;
 const MASKED: u32 = 1 << 16;
+const LEVEL: u32 = 1 << 15;
+const ACTIVE_LOW: u32 = 1 << 13;
 /// Vector of line 0; line `n` arrives on `VECTOR_BASE + n`.
 pub const VECTOR_BASE: u8 = 32;
 
@@ -26,7 +29,10 @@ fn write(reg: u32, value: u32) {
 }
 
 fn set(line: u8, masked: bool) {
-    let low = (VECTOR_BASE + line) as u32 | if masked { MASKED } else { 0 };
+    let pci = conflux_abi::pci::INTX_LINES.contains(&(line as u64));
+    let low = (VECTOR_BASE + line) as u32
+        | if masked { MASKED } else { 0 }
+        | if pci { LEVEL | ACTIVE_LOW } else { 0 };
     write(0x10 + 2 * line as u32 + 1, 0); // destination: APIC 0
     write(0x10 + 2 * line as u32, low);
 }

@@ -14,6 +14,7 @@ pub mod ioapic;
 pub mod kmap;
 pub mod machine;
 pub mod paging;
+pub mod pci;
 pub mod port;
 pub mod serial;
 pub mod trap;
