@@ -1,0 +1,136 @@
+//! The block protocol between a block driver and one client.
+//!
+//! Client and driver share one region (the client's, mapped by the driver
+//! with the DMA right, so the device reads and writes the client's buffers
+//! in place — zero copy). Its layout:
+//!
+//! ```text
+//! 0x0000  request ring   (client → driver, conflux-queue, CAPACITY slots)
+//! 0x0400  response ring  (driver → client)
+//! 0x0800  request table  CAPACITY × 16 bytes: op u32, status u32, block u64
+//! 0x1000  data area      the rest; descriptors' offsets are relative to it
+//! ```
+//!
+//! A request is a descriptor `{offset, len, id}` on the request ring, where
+//! `id` names a request-table entry holding the operation and the first
+//! block; the driver answers with the same descriptor on the response ring
+//! after writing the entry's status. The client never reuses an id before
+//! its response came back.
+//!
+//! The driver trusts nothing in the region: [`Server::next_request`] copies each
+//! table entry once and checks the id, the operation, the length (whole
+//! sectors, at most [`MAX_TRANSFER`]) and, through the queue crate, that the
+//! data lies inside the data area, before it becomes a [`Request`]. Whether
+//! the blocks exist is the driver's check (it knows the capacity).
+#![cfg_attr(not(test), no_std)]
+#![deny(unsafe_code)]
+
+mod shared;
+
+pub use shared::{Client, Server};
+
+/// Requests that can be outstanding at once (ring capacity, table size).
+pub const CAPACITY: u32 = 32;
+/// Bytes per sector (block numbers count sectors).
+pub const SECTOR: u32 = 512;
+/// Largest single transfer.
+pub const MAX_TRANSFER: u32 = 256 * 1024;
+/// Offsets of the parts of the shared region.
+pub const REQUEST_RING: usize = 0x0000;
+pub const RESPONSE_RING: usize = 0x0400;
+pub const TABLE: usize = 0x0800;
+pub const DATA: usize = 0x1000;
+
+/// What a request asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Op {
+    Read = 1,
+    Write = 2,
+    Flush = 3,
+}
+
+impl Op {
+    pub fn from_raw(raw: u32) -> Option<Self> {
+        Some(match raw {
+            1 => Self::Read,
+            2 => Self::Write,
+            3 => Self::Flush,
+            _ => return None,
+        })
+    }
+}
+
+/// How a request ended, in its table entry's `status`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Status {
+    Ok = 0,
+    /// The op is not one of [`Op`].
+    BadOp = 1,
+    /// The blocks are not all on the device.
+    OutOfRange = 2,
+    /// The length is not whole sectors, or is larger than [`MAX_TRANSFER`].
+    BadLength = 3,
+    /// The descriptor's data is not inside the data area, or its id names
+    /// no table entry.
+    BadDescriptor = 4,
+    /// The device reported an error.
+    DeviceError = 5,
+    /// The driver restarted while the request was in flight; it may or may
+    /// not have reached the device. Send it again.
+    Restarted = 6,
+    /// Taken by the driver and not answered yet (the driver writes it when
+    /// it takes the request, so a restarted driver knows what was lost).
+    InFlight = 7,
+    /// Not answered yet (the value a client writes before submitting).
+    Pending = 0xffff_ffff,
+}
+
+impl Status {
+    pub fn from_raw(raw: u32) -> Self {
+        match raw {
+            0 => Self::Ok,
+            1 => Self::BadOp,
+            2 => Self::OutOfRange,
+            3 => Self::BadLength,
+            4 => Self::BadDescriptor,
+            5 => Self::DeviceError,
+            6 => Self::Restarted,
+            7 => Self::InFlight,
+            _ => Self::Pending,
+        }
+    }
+}
+
+/// A request the driver may act on: every field checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request {
+    pub id: u32,
+    pub op: Op,
+    /// First sector.
+    pub block: u64,
+    /// Byte range inside the data area.
+    pub offset: u64,
+    pub len: u32,
+}
+
+/// A request refused before it reached the device: answer it with this
+/// status (the id and descriptor are echoed back so the client can match it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Refused {
+    pub descriptor: conflux_queue::Descriptor,
+    pub status: Status,
+}
+
+/// The shared region is not usable as a block connection at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkError {
+    /// The region is smaller than the header parts plus one page of data.
+    TooSmall,
+    /// A ring header is damaged (the client wrote over it): stop serving
+    /// this client; other clients are not affected.
+    Corrupt,
+    /// The region's rings were not formatted by a client.
+    NotFormatted,
+}
