@@ -68,6 +68,25 @@
 //!                           # required for ranges touching one, which must stay inside it
 //!                           # and be held by exactly one task
 //!
+//! [devices.disk0]           # PCI devices (at most 4); names as for tasks, at most 24 bytes
+//! kind = "virtio-blk"       # required: "virtio-blk", "virtio-net" or "virtio-crypto"
+//! driver = "blk"            # required: the task that drives it (and alone holds its objects)
+//! dma_pool = "256KiB"       # optional, default 256 KiB: bytes, or "NKiB"/"NMiB"; whole pages
+//! size_mib = 64             # virtio-blk: a fresh zero-filled raw disk, made again for each run
+//! # image = "disk.img"      # virtio-blk, instead of size_mib: a raw image file, relative to
+//!                           # this manifest's directory; it must exist; one device per file
+//!
+//! [devices.net0]            # QEMU user networking with restrict=on: the guest reaches nothing
+//! kind = "virtio-net"       # outside this machine
+//! driver = "net"
+//! forwards = [{ host = 5555, guest = 80 }]  # optional: TCP, 127.0.0.1:host -> guest port;
+//!                           # host 1024..=65535, each host port once in the system
+//! mac = "52:54:00:12:34:56" # optional: a unicast MAC
+//!
+//! [devices.crypto0]         # the builtin cryptodev backend; no other keys
+//! kind = "virtio-crypto"
+//! driver = "crypto"
+//!
 //! [tasks.client.caps]       # optional: the task's initial capabilities, one per slot name
 //! echo   = { endpoint = "echo", rights = "wg", badge = 7 }
 //! events = { notification = "events", rights = "r" }
@@ -111,10 +130,43 @@
 //! task's endpoint) must not form a cycle. Slot names become constants
 //! (upper case, `-` as `_`) in the task's generated `caps` module, and
 //! must not collide there.
+//!
+//! # Devices
+//!
+//! Each `[devices.NAME]` is a modern-only virtio-pci function on bus 0 at
+//! slot 0x08 + its position among the devices (0x08, 0x09, ...), function
+//! 0, with MSI-X off: it interrupts on INTA#, GSI 16 + slot % 4
+//! (`conflux_abi::pci::Bdf::inta_gsi`), so a system has at most four
+//! devices. Five objects are made for it, after the declared objects and
+//! before the fault endpoint: `NAME.config` (its configuration page),
+//! `NAME.bar` (BAR 4, the virtio registers; the kernel finds its address
+//! and size at boot), `NAME.notify` (a notification), `NAME.irq` (the
+//! line, signalling bit 0 of `NAME.notify`) and `NAME.dma` (a region of
+//! `dma_pool` bytes whose physical addresses the driver may ask for). No
+//! `caps` entry may name them. The driver gets, after its other slots and
+//! in device order:
+//!
+//! | slot name         | object          | rights | mapped                           |
+//! |-------------------|-----------------|--------|----------------------------------|
+//! | `NAME_config`     | `NAME.config`   | rw     | 4 KiB                            |
+//! | `NAME_bar`        | `NAME.bar`      | rw     | the BAR, in a 1 MiB window       |
+//! | `NAME_irq`        | `NAME.irq`      | rw     |                                  |
+//! | `NAME_irq_notify` | `NAME.notify`   | r      |                                  |
+//! | `NAME_dma`        | `NAME.dma`      | rwd    | `dma_pool` bytes                 |
+//!
+//! so its `caps` module has `NAME_CONFIG`, `NAME_CONFIG_ADDR`,
+//! `NAME_CONFIG_SIZE`, `NAME_BAR`, `NAME_BAR_ADDR`, `NAME_BAR_WINDOW`
+//! (the reserved window; the BAR itself is smaller), `NAME_IRQ`,
+//! `NAME_IRQ_NOTIFY`, `NAME_DMA`, `NAME_DMA_ADDR` and `NAME_DMA_SIZE`, and
+//! its `devices` module `NAME_BDF` (u16), `NAME_KIND` (&str),
+//! `NAME_DEVICE_ID` (the PCI device id to expect, vendor 0x1af4) and
+//! `NAME_GSI` (u8); `NAME` is the device name in upper case, `-` as `_`.
+//! The runner adds the QEMU arguments (see `conflux-runner`'s `devices`).
 
 mod build_script;
 mod caps;
 mod codegen;
+mod device_table;
 mod devices;
 mod error;
 mod graph;
@@ -135,10 +187,12 @@ use std::path::Path;
 
 pub use build_script::{build_script_main, CONSTANTS_FILE, MANIFEST_ENV};
 pub use codegen::task_constants;
+pub use device_table::check_files;
 pub use error::{Error, Span};
 pub use model::{
-    constant_name, rights_text, Cap, Manifest, Mode, Object, ObjectSpec, Outcome, Restart, System,
-    Task, TestSpec, UnknownVariant,
+    constant_name, rights_text, Cap, Device, DeviceKind, DeviceObjects, DiskImage, Forward,
+    Manifest, Mode, Object, ObjectSpec, Outcome, Restart, System, Task, TestSpec, UnknownVariant,
+    BAR_WINDOW,
 };
 pub use suggest::{Suggestion, Words};
 
@@ -155,7 +209,8 @@ pub fn parse(text: &str, origin: &str) -> Result<Manifest, Error> {
     validate::system(&draft.manifest)?;
     draft.sort_tasks();
     let supervisor = supervision::check(&draft.manifest)?;
-    draft.manifest.objects = resolve::objects(&draft.manifest, &draft.objects, supervisor)?;
+    (draft.manifest.objects, draft.manifest.devices) =
+        resolve::objects(&draft.manifest, &draft.objects, &draft.devices, supervisor)?;
     let caps = slots::assign(&draft.manifest, &draft.caps, supervisor)?;
     let mut manifest = draft.manifest;
     for (task, caps) in manifest.tasks.iter_mut().zip(caps) {
@@ -166,14 +221,17 @@ pub fn parse(text: &str, origin: &str) -> Result<Manifest, Error> {
     Ok(manifest)
 }
 
-/// Reads and parses the manifest at `path`; the path, as given, is the
-/// origin in messages.
+/// Reads and parses the manifest at `path`, then checks that the files it
+/// names (disk images, relative to its directory) exist; the path, as
+/// given, is the origin in messages.
 pub fn load(path: &Path) -> Result<Manifest, Error> {
     let origin = path.display().to_string();
-    match std::fs::read_to_string(path) {
-        Ok(text) => parse(&text, &origin),
-        Err(source) => Err(Error::Read { origin, source }),
-    }
+    let manifest = match std::fs::read_to_string(path) {
+        Ok(text) => parse(&text, &origin)?,
+        Err(source) => return Err(Error::Read { origin, source }),
+    };
+    check_files(&manifest)?;
+    Ok(manifest)
 }
 
 /// A TOML syntax error, with the 1-based line and column where it starts.

@@ -78,3 +78,20 @@ pub const REGION_END: u64 = conflux_abi::layout::REGION_END;
 // on it and the rule needs no error message.
 const _: () =
     assert!(CAP_SLOTS as u64 * (MAX_REGION_SIZE + PAGE_SIZE as u64) <= REGION_END - REGION_BASE);
+
+/// `[devices.*]`: at most one device per PCI INTx line (q35 routes the
+/// INTA# of bus-0 slots onto four lines, GSIs 16..=19).
+pub const MAX_DEVICES: usize = 4;
+/// The PCI slot (bus 0) of the first declared device; the next ones follow.
+pub const FIRST_DEVICE_SLOT: u8 = 0x08;
+/// The BAR of QEMU's modern virtio-pci devices that holds their registers.
+pub const VIRTIO_BAR: u8 = 4;
+/// `devices.*.dma_pool`: default size in bytes.
+pub const DEFAULT_DMA_POOL: u64 = 256 * 1024;
+/// `devices.*.size_mib`: the largest fresh disk.
+pub const MAX_DISK_MIB: u32 = 4096;
+/// `devices.*.forwards[].host`: the lowest host port (no privileged ports).
+pub const MIN_HOST_PORT: u16 = 1024;
+/// Longest device name: object names (`NAME.config`, `NAME.notify`) must
+/// fit the boot image's 31 bytes.
+pub const MAX_DEVICE_NAME_LEN: usize = MAX_NAME_LEN - ".config".len();

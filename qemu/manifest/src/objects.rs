@@ -118,11 +118,13 @@ pub(crate) fn by_key(key: &str) -> Option<&'static Kind> {
     KINDS.iter().find(|kind| kind.key == key)
 }
 
-/// The declared kind of `spec` (`None` for the fault endpoint, which is
-/// not declared and cannot be named).
+/// The declared kind of `spec` (`None` for the fault endpoint and a
+/// device's PCI objects, which are not declared and cannot be named).
 pub(crate) fn declared_kind<R>(spec: &ObjectSpec<R>) -> Option<&'static Kind> {
     match spec {
-        ObjectSpec::Faults { .. } => None,
+        ObjectSpec::Faults { .. } | ObjectSpec::PciConfig { .. } | ObjectSpec::PciBar { .. } => {
+            None
+        }
         _ => KINDS.iter().find(|kind| kind.kind == spec.kind()),
     }
 }

@@ -3,19 +3,22 @@
 //! when a name matches nothing. The supervisor's fault endpoint is appended
 //! last, and the total is checked against the boot image's object table.
 
+use crate::device_table::{self, DeviceDecl};
 use crate::error::Error;
 use crate::limits::MAX_OBJECTS;
-use crate::model::{Manifest, Object, ObjectSpec};
+use crate::model::{Device, Manifest, Object, ObjectSpec};
 use crate::suggest::{Suggestion, Words};
 use crate::supervision;
 
 /// The objects of `manifest` (whose tasks are in start order) with every
-/// reference resolved.
+/// reference resolved: the declared ones, the devices' (see
+/// `device_table`), then the fault endpoint; and the devices.
 pub(crate) fn objects(
     manifest: &Manifest,
     declared: &[Object<String>],
+    devices: &[DeviceDecl],
     supervisor: Option<usize>,
-) -> Result<Vec<Object>, Error> {
+) -> Result<(Vec<Object>, Vec<Device>), Error> {
     let tasks = task_names(manifest);
     let notifications: Vec<(usize, &str)> = declared
         .iter()
@@ -28,6 +31,7 @@ pub(crate) fn objects(
         .cloned()
         .map(|object| resolve(manifest, object, &tasks, &notifications))
         .collect::<Result<Vec<_>, _>>()?;
+    let devices = device_table::lower(manifest, devices, &mut objects)?;
     objects.extend(supervisor.map(supervision::faults_object));
     if objects.len() > MAX_OBJECTS {
         return Err(Error::TooManyObjects {
@@ -36,7 +40,7 @@ pub(crate) fn objects(
             max: MAX_OBJECTS,
         });
     }
-    Ok(objects)
+    Ok((objects, devices))
 }
 
 fn resolve(

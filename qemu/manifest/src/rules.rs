@@ -61,6 +61,13 @@ pub(crate) const OBJECT_NAME: NameRule = NameRule {
     ..TASK_NAME
 };
 
+/// The keys of `[devices]`: the task name syntax, shorter.
+pub(crate) const DEVICE_NAME: NameRule = NameRule {
+    what: "device name",
+    max_len: Some(crate::limits::MAX_DEVICE_NAME_LEN),
+    ..TASK_NAME
+};
+
 /// The keys of `[tasks.NAME.caps]`: the task name syntax.
 pub(crate) const CAP_NAME: NameRule = NameRule {
     what: "capability name",

@@ -11,6 +11,7 @@
 use toml::Table;
 
 use crate::caps::{self, CapDecl};
+use crate::device_table::{self, DeviceDecl};
 use crate::error::Error;
 use crate::limits::*;
 use crate::model::{Manifest, Object, Restart, System, Task};
@@ -22,7 +23,8 @@ use crate::test_spec;
 
 /// Keys allowed at the top level.
 pub(crate) const TOP_KEYS: &[&str] = &[
-    "system", "tasks", "test", TABLES[0], TABLES[1], TABLES[2], TABLES[3], TABLES[4], TABLES[5],
+    "system", "tasks", "test", "devices", TABLES[0], TABLES[1], TABLES[2], TABLES[3], TABLES[4],
+    TABLES[5],
 ];
 /// Keys allowed in `[system]`.
 pub(crate) const SYSTEM_KEYS: &[&str] =
@@ -46,6 +48,8 @@ pub(crate) struct Draft {
     pub objects: Vec<Object<String>>,
     /// Each task's capability entries, parallel to `manifest.tasks`.
     pub caps: Vec<Vec<CapDecl>>,
+    /// `[devices.*]`, in document order, naming their drivers.
+    pub devices: Vec<DeviceDecl>,
 }
 
 /// Reads a parsed TOML document. Tasks stay in document order.
@@ -60,6 +64,7 @@ pub(crate) fn read(origin: &str, document: &Table) -> Result<Draft, Error> {
         .into_iter()
         .unzip();
     let objects = objects::read(&top)?;
+    let devices = device_table::read(&top)?;
     let test = top
         .optional_table("test", test_spec::KEYS)?
         .map(|fields| test_spec::read(&fields))
@@ -69,12 +74,14 @@ pub(crate) fn read(origin: &str, document: &Table) -> Result<Draft, Error> {
         system,
         tasks,
         objects: Vec::new(),
+        devices: Vec::new(),
         test,
     };
     Ok(Draft {
         manifest,
         objects,
         caps,
+        devices,
     })
 }
 

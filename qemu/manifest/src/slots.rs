@@ -6,15 +6,19 @@
 //! `caps` entries in document order, then a receive capability for each
 //! endpoint the task serves but holds no receive right on. Region and MMIO
 //! capabilities are mapped from `REGION_BASE` up, in slot order, with one
-//! unmapped guard page after each. Both the boot image and the generated
+//! unmapped guard page after each. Last come a driver's capabilities to
+//! each device it drives, in device order (see `device_slots`); a BAR
+//! takes a `BAR_WINDOW` of address space, since its size is known only at
+//! boot. Both the boot image and the generated
 //! constants are read from the result, so they always agree.
 
-use conflux_abi::cap::rights::READ;
+use conflux_abi::cap::rights::{DMA, READ, WRITE};
 
 use crate::caps::{default_rights, CapDecl};
+use crate::device_table::owner_of;
 use crate::error::Error;
 use crate::limits::{CAP_SLOTS, MAX_CAPS, PAGE_SIZE, REGION_BASE};
-use crate::model::{Cap, Manifest, ObjectSpec};
+use crate::model::{Cap, Device, Manifest, ObjectSpec};
 use crate::objects::declared_kind;
 use crate::resolve;
 use crate::strict::join;
@@ -39,6 +43,8 @@ enum Given {
     Server,
     /// The supervisor's fault endpoint.
     Faults,
+    /// One of the objects of the device the task drives.
+    Device,
 }
 
 /// Every task's capabilities (tasks in start order, `decls` parallel).
@@ -81,6 +87,9 @@ fn task_caps(
     }
     let own = served(manifest, task, &slots);
     slots.extend(own);
+    for device in manifest.devices.iter().filter(|d| d.driver == task) {
+        slots.extend(device_slots(device));
+    }
     let count = slots.len() + 1;
     if count > CAP_SLOTS {
         return Err(Error::TooManyCaps {
@@ -128,6 +137,26 @@ fn declared(manifest: &Manifest, holder: usize, decl: &CapDecl) -> Result<Slot, 
         .filter(|(_, object)| declared_kind(&object.spec).is_some_and(|k| k.kind == decl.kind.kind))
         .map(|(id, object)| (id, object.name.as_str()))
         .collect();
+    if let Some((id, device)) = manifest
+        .objects
+        .iter()
+        .enumerate()
+        .find_map(|(id, object)| {
+            (object.name == decl.object).then(|| owner_of(manifest, id).map(|d| (id, d)))?
+        })
+    {
+        return Err(Error::DeviceObject {
+            origin: manifest.origin.clone(),
+            path: join(&decl.path, decl.kind.key),
+            object: manifest.objects[id].name.clone(),
+            device: device.name.clone(),
+            driver: manifest.tasks[device.driver].name.clone(),
+        });
+    }
+    let candidates: Vec<(usize, &str)> = candidates
+        .into_iter()
+        .filter(|(id, _)| owner_of(manifest, *id).is_none())
+        .collect();
     let object =
         resolve::find(&candidates, &decl.object).map_err(|suggestion| Error::UnknownObject {
             origin: manifest.origin.clone(),
@@ -153,6 +182,26 @@ fn declared(manifest: &Manifest, holder: usize, decl: &CapDecl) -> Result<Slot, 
     Ok(Slot {
         cap: cap(&decl.name, object, rights, decl.badge),
         given: Given::Declared,
+    })
+}
+
+/// A driver's capabilities to its device, named `NAME_config` (mapped),
+/// `NAME_bar` (mapped), `NAME_irq`, `NAME_irq_notify` (read) and
+/// `NAME_dma` (mapped, with the DMA right).
+fn device_slots(device: &Device) -> [Slot; 5] {
+    let o = &device.objects;
+    let name = |suffix: &str| format!("{}_{suffix}", device.name);
+    let rw = READ | WRITE;
+    [
+        (name("config"), o.config, rw),
+        (name("bar"), o.bar, rw),
+        (name("irq"), o.irq, rw),
+        (name("irq_notify"), o.notify, READ),
+        (name("dma"), o.dma, rw | DMA),
+    ]
+    .map(|(name, object, rights)| Slot {
+        cap: cap(&name, object, rights, 0),
+        given: Given::Device,
     })
 }
 
@@ -213,7 +262,11 @@ fn check_constants(
         let base = slot.cap.constant();
         let mut names = vec![base.clone()];
         if slot.cap.map_vaddr.is_some() {
-            names.extend([format!("{base}_ADDR"), format!("{base}_SIZE")]);
+            let size = match manifest.object_of(&slot.cap).spec {
+                ObjectSpec::PciBar { .. } => "WINDOW",
+                _ => "SIZE",
+            };
+            names.extend([format!("{base}_ADDR"), format!("{base}_{size}")]);
         }
         for constant in names {
             if let Some((_, first)) = seen.iter().find(|(name, _)| *name == constant) {
@@ -240,6 +293,7 @@ impl Slot {
                 "capability `{name}` (its server's receive capability for endpoint `{name}`)"
             ),
             Given::Faults => format!("capability `{name}` (the supervisor's fault endpoint)"),
+            Given::Device => format!("capability `{name}` (given to a device's driver)"),
         }
     }
 }

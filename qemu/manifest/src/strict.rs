@@ -79,6 +79,11 @@ impl<'a> Fields<'a> {
             .transpose()
     }
 
+    /// Whether the table has `key`.
+    pub(crate) fn has(&self, key: &str) -> bool {
+        self.table.contains_key(key)
+    }
+
     /// The value of `key`, which must be present.
     pub(crate) fn required<T: FromToml<'a>>(&self, key: &'static str) -> Result<T, Error> {
         self.optional(key)?.ok_or_else(|| Error::MissingKey {
@@ -225,5 +230,13 @@ impl<'a> FromToml<'a> for &'a Table {
 
     fn from_toml(value: &'a Value) -> Option<Self> {
         value.as_table()
+    }
+}
+
+impl<'a> FromToml<'a> for Vec<&'a Table> {
+    const EXPECTED: &'static str = "an array of tables";
+
+    fn from_toml(value: &'a Value) -> Option<Self> {
+        value.as_array()?.iter().map(Value::as_table).collect()
     }
 }

@@ -7,6 +7,7 @@
 //! (see `conflux_bootimg` for the layout); `encode` then checks the result
 //! with the kernel's own parser.
 
+use conflux_abi::pci::Bdf;
 use conflux_bootimg::{CapRecord, Image, ObjectEntry, ObjectRecord, Restart, TaskRecord};
 use conflux_manifest::{Manifest, Object, ObjectSpec};
 
@@ -70,6 +71,8 @@ fn object(object: &Object) -> ObjectEntry<'_> {
             count: narrow(count),
             device,
         },
+        ObjectSpec::PciConfig { bdf } => ObjectRecord::PciConfig { bdf: Bdf(bdf) },
+        ObjectSpec::PciBar { bdf, bar } => ObjectRecord::PciBar { bdf: Bdf(bdf), bar },
     };
     ObjectEntry {
         name: &object.name,
@@ -278,5 +281,52 @@ mod tests {
         assert_eq!((image.objects.len(), image.caps.len()), (0, 0));
         assert_eq!(image.supervisor, None);
         assert!(encode(&image).is_ok());
+    }
+
+    #[test]
+    fn a_device_lowers_to_pci_objects_resolved_at_boot() {
+        let text = "[system]\nname = \"t\"\nsupervisor = \"a\"\n\
+            [tasks.a]\ncrate = \"a\"\npriority = 1\nstart_order = 1\n\
+            [devices.disk0]\nkind = \"virtio-blk\"\ndriver = \"a\"\nsize_mib = 1\n";
+        let manifest = conflux_manifest::parse(text, "t.toml").unwrap();
+        let elfs = vec![b"\x7fELF".to_vec()];
+        let image = image(&manifest, &elfs);
+        let bdf = Bdf(0x40);
+        assert_eq!(
+            image.objects,
+            [
+                named("disk0.config", ObjectRecord::PciConfig { bdf }),
+                named("disk0.bar", ObjectRecord::PciBar { bdf, bar: 4 }),
+                named("disk0.notify", ObjectRecord::Notification),
+                named(
+                    "disk0.irq",
+                    ObjectRecord::Irq {
+                        line: 16,
+                        notification: 2,
+                        bit: 0
+                    }
+                ),
+                named("disk0.dma", ObjectRecord::Region { size: 256 * 1024 }),
+                // The fault endpoint stays last.
+                named("faults", ObjectRecord::Endpoint { server: 0 }),
+            ]
+        );
+        let (r, w, d) = (rights::READ, rights::WRITE, rights::DMA);
+        let bar = REGION_BASE + 2 * PAGE_SIZE;
+        let dma = bar + conflux_manifest::BAR_WINDOW + PAGE_SIZE;
+        assert_eq!(
+            image.caps,
+            [
+                cap(0, 1, 5, r, 0, 0),
+                cap(0, 2, 0, r | w, 0, REGION_BASE),
+                cap(0, 3, 1, r | w, 0, bar),
+                cap(0, 4, 3, r | w, 0, 0),
+                cap(0, 5, 2, r, 0, 0),
+                cap(0, 6, 4, r | w | d, 0, dma),
+            ]
+        );
+        let bytes = encode(&image).unwrap();
+        let parsed = BootImage::parse(&bytes).unwrap();
+        assert_eq!(parsed.objects().collect::<Vec<_>>(), image.objects);
     }
 }

@@ -7,6 +7,7 @@
 
 mod accel;
 mod bench;
+mod devices;
 mod guest_test;
 mod host_test;
 mod image;

@@ -2,6 +2,7 @@
 //! or captured (for tests and benchmarks) with a timeout.
 
 use crate::accel::{self, Accel};
+use crate::devices;
 use crate::image::{self, Built};
 use crate::symbolize;
 use std::io::{Read, Write};
@@ -61,6 +62,9 @@ fn command(built: &Built, accel: Accel) -> Result<Command, String> {
     .arg("-initrd")
     .arg(&built.image)
     .args(accel.qemu_args());
+    let dir = built.image.parent().unwrap_or(std::path::Path::new("."));
+    devices::prepare(&built.manifest, dir)?;
+    cmd.args(devices::args(&built.manifest, dir));
     Ok(cmd)
 }
 

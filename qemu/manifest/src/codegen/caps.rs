@@ -1,15 +1,19 @@
-//! The `caps` module of a task's constants.
+//! The `caps` and `devices` modules of a task's constants.
 //!
 //! One constant per filled slot (the slot name in upper case, `-` as `_`),
-//! plus `NAME_ADDR` and `NAME_SIZE` for each region and MMIO mapping, and
+//! plus `NAME_ADDR` and `NAME_SIZE` for each region and MMIO mapping
+//! (`NAME_ADDR` and `NAME_WINDOW` for a PCI BAR, whose size only the
+//! kernel learns), and
 //! `FIRST_FREE`, the first slot the task can use for capabilities it
 //! receives at run time. The doc line of each slot says what it holds. The
 //! supervisor's module also has `TASK_NAMES` and `RESTART_ON_FAULT`, to
 //! name the task a fault message's badge designates and decide whether to
 //! restart it.
 
+use conflux_abi::pci::Bdf;
+
 use super::constant;
-use crate::model::{rights_text, Cap, Manifest, Object, ObjectSpec, Restart, Task};
+use crate::model::{constant_name, rights_text, Cap, Manifest, Object, ObjectSpec, Restart, Task};
 use crate::objects::declared_kind;
 use crate::slots::{FIRST_FREE, RESTART_ON_FAULT, TASK_NAMES};
 
@@ -86,6 +90,32 @@ fn slot(out: &mut String, cap: &Cap, object: &Object) {
     let (Some(vaddr), Some(size)) = (cap.map_vaddr, object.spec.map_size()) else {
         return;
     };
+    if let ObjectSpec::PciBar { .. } = object.spec {
+        let doc = format!(
+            "Address where BAR `{}` is mapped (its size is the device's, known at boot).",
+            cap.name
+        );
+        constant(
+            out,
+            INDENT,
+            &doc,
+            &format!("{name}_ADDR"),
+            "u64",
+            &hex(vaddr),
+        );
+        let doc = format!(
+            "Bytes of address space reserved at `{name}_ADDR`; the BAR is at most this large."
+        );
+        constant(
+            out,
+            INDENT,
+            &doc,
+            &format!("{name}_WINDOW"),
+            "usize",
+            &size.to_string(),
+        );
+        return;
+    }
     let doc = format!("Address where `{}` is mapped.", cap.name);
     constant(
         out,
@@ -108,6 +138,24 @@ fn slot(out: &mut String, cap: &Cap, object: &Object) {
 
 /// "Slot of `echo`: endpoint `echo`, rights "wg", badge 7."
 fn describe(cap: &Cap, object: &Object) -> String {
+    let rights = rights_text(cap.rights);
+    match object.spec {
+        ObjectSpec::PciConfig { bdf } => {
+            return format!(
+                "Slot of `{}`: the configuration page of PCI function {}, rights {rights:?}.",
+                cap.name,
+                Bdf(bdf)
+            )
+        }
+        ObjectSpec::PciBar { bdf, bar } => {
+            return format!(
+                "Slot of `{}`: BAR {bar} of PCI function {}, rights {rights:?}.",
+                cap.name,
+                Bdf(bdf)
+            )
+        }
+        _ => {}
+    }
     let Some(kind) = declared_kind(&object.spec) else {
         debug_assert!(matches!(object.spec, ObjectSpec::Faults { .. }));
         return format!(
@@ -138,4 +186,65 @@ fn hex(value: u64) -> String {
         .map(|group| std::str::from_utf8(group).expect("hex digits are ASCII"))
         .collect();
     format!("0x{}", groups.join("_"))
+}
+
+/// Writes `pub mod devices { ... }` for the devices `task` drives (none:
+/// no module): per device `NAME_BDF` (u16, `conflux_abi::pci::Bdf`),
+/// `NAME_KIND` (`"virtio-blk"`, ...), `NAME_DEVICE_ID` (the PCI device id
+/// the function must report) and `NAME_GSI` (its interrupt line).
+pub(super) fn devices(out: &mut String, manifest: &Manifest, index: usize) {
+    let mut driven = manifest
+        .devices
+        .iter()
+        .filter(|d| d.driver == index)
+        .peekable();
+    if driven.peek().is_none() {
+        return;
+    }
+    out.push_str(
+        "/// The PCI devices this task drives (`[devices.*]` with `driver` = this task).\n\
+         #[allow(dead_code)]\n\
+         pub mod devices {\n",
+    );
+    for device in driven {
+        let name = constant_name(&device.name);
+        let bdf = Bdf(device.bdf);
+        let items = [
+            (
+                "BDF",
+                "u16",
+                format!("{:#06x}", device.bdf),
+                format!(
+                    "PCI address of `{}`: {bdf} (bus 0, slot {:#04x}, function 0).",
+                    device.name,
+                    device.slot()
+                ),
+            ),
+            (
+                "KIND",
+                "&str",
+                format!("{:?}", device.kind.as_str()),
+                format!("The kind of `{}`.", device.name),
+            ),
+            (
+                "DEVICE_ID",
+                "u16",
+                format!("{:#06x}", device.kind.pci_device_id()),
+                format!(
+                    "The PCI device id `{}` reports (vendor 0x1af4).",
+                    device.name
+                ),
+            ),
+            (
+                "GSI",
+                "u8",
+                device.gsi.to_string(),
+                format!("The interrupt line (GSI) of `{}`'s INTA#.", device.name),
+            ),
+        ];
+        for (suffix, ty, value, doc) in items {
+            constant(out, INDENT, &doc, &format!("{name}_{suffix}"), ty, &value);
+        }
+    }
+    out.push_str("}\n");
 }

@@ -81,6 +81,7 @@ fn constants(out: &mut String, manifest: &Manifest, index: usize, task: &Task) {
         constant(out, "", doc, name, ty, &value);
     }
     caps::module(out, manifest, index, task);
+    caps::devices(out, manifest, index);
 }
 
 /// One documented constant; `indent` is "" at the top level, where each

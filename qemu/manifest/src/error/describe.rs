@@ -5,6 +5,7 @@ use std::fmt;
 use super::format::*;
 use super::Error;
 use crate::limits::PAGE_SIZE;
+use crate::model::DeviceKind;
 use crate::model::RIGHT_LETTERS;
 use crate::objects::OBJECT_KEYS;
 use crate::strict::join;
@@ -220,6 +221,61 @@ impl Error {
                 f,
                 "the call graph has a cycle: `{}`; tasks that call each other in a circle can all block waiting for a reply: break the cycle (a server answers with `reply`, or signals a notification, instead of calling its caller)",
                 cycle.join(" -> ")
+            ),
+            Error::TooManyDevices { count, max, .. } => write!(
+                f,
+                "the system has {count} devices, more than the {max} a system may have (each needs a PCI interrupt line of its own, and q35 routes bus-0 slots onto four); remove a device"
+            ),
+            Error::UnknownDeviceKind { path, value, suggestion, .. } => {
+                write!(f, "`{path}` is {value:?}, which is not a device kind; {suggestion}")
+            }
+            Error::KeyNotForKind { path, kind, .. } => {
+                let key = path.rsplit('.').next().unwrap_or(path);
+                let takes = match kind {
+                    DeviceKind::VirtioBlk => "besides `kind`, `driver` and `dma_pool` it takes `image` or `size_mib`",
+                    DeviceKind::VirtioNet => "besides `kind`, `driver` and `dma_pool` it takes `forwards` and `mac`",
+                    DeviceKind::VirtioCrypto => "it takes only `kind`, `driver` and `dma_pool`",
+                };
+                write!(f, "`{path}`: a {kind} device takes no `{key}`; {takes}: remove the key")
+            }
+            Error::DiskBacking { table, both: true, .. } => write!(
+                f,
+                "`[{table}]` has both `image` and `size_mib`; a virtio-blk device is backed by an existing image file or by a fresh empty one, not both: keep one of them"
+            ),
+            Error::DiskBacking { table, both: false, .. } => write!(
+                f,
+                "`[{table}]` has neither `image` nor `size_mib`; add `image = \"PATH\"` (a raw image file, relative to the manifest's directory) or `size_mib = N` (a fresh zero-filled disk for each run)"
+            ),
+            Error::BadSize { path, value, .. } => write!(
+                f,
+                "`{path}` is {value:?}, which is not a size; write a number of bytes or a string such as \"64KiB\" or \"1MiB\""
+            ),
+            Error::BadMac { path, value, .. } => write!(
+                f,
+                "`{path}` is {value:?}, which is not a unicast MAC address; write six two-digit hex octets separated by `:` with the first octet even, such as \"52:54:00:12:34:56\""
+            ),
+            Error::UnknownDriver { device, value, suggestion, .. } => {
+                let path = join(&join("devices", device), "driver");
+                reference(f, &path, value, "a task", suggestion, None)
+            }
+            Error::SharedDiskImage { image, first, second, .. } => write!(
+                f,
+                "devices `{first}` and `{second}` both use the disk image `{image}`; a device has one owner and two disks on one file would corrupt it: give each device its own image"
+            ),
+            Error::DuplicateForward { port, first, second, .. } => {
+                if first == second {
+                    write!(f, "device `{first}` forwards host port {port} more than once; forward each host port once")
+                } else {
+                    write!(f, "devices `{first}` and `{second}` both forward host port {port}; a host port reaches one device: choose another port for one of them")
+                }
+            }
+            Error::MissingDiskImage { path, image, .. } => write!(
+                f,
+                "`{path}`: the disk image `{image}` does not exist; create it (for example `truncate -s 64M {image}`, or `mke2fs -t ext4 -b 4096 -d DIR {image} 64M`), correct the path (it is relative to the manifest's directory), or use `size_mib` for a fresh empty disk"
+            ),
+            Error::DeviceObject { path, object, device, driver, .. } => write!(
+                f,
+                "`{path}` names `{object}`, an object of device `{device}`; only its driver `{driver}` holds a device's objects, and it gets them without `caps` entries: remove this entry"
             ),
         }
     }

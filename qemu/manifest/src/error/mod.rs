@@ -12,7 +12,7 @@ mod format;
 
 use std::fmt;
 
-use crate::model::Mode;
+use crate::model::{DeviceKind, Mode};
 use crate::suggest::Suggestion;
 use conflux_abi::devices::KernelDevice;
 
@@ -324,6 +324,79 @@ pub enum Error {
     /// Tasks that call each other in a circle (`cycle` starts and ends with
     /// the same task).
     CallCycle { origin: String, cycle: Vec<String> },
+    /// More `[devices.*]` than there are PCI interrupt lines.
+    TooManyDevices {
+        origin: String,
+        count: usize,
+        max: usize,
+    },
+    /// `devices.*.kind` names no device kind.
+    UnknownDeviceKind {
+        origin: String,
+        path: String,
+        value: String,
+        suggestion: Box<Suggestion>,
+    },
+    /// A key of `[devices.*]` that the device's kind does not take.
+    KeyNotForKind {
+        origin: String,
+        path: String,
+        kind: DeviceKind,
+    },
+    /// A virtio-blk device with both or neither of `image` and `size_mib`.
+    DiskBacking {
+        origin: String,
+        table: String,
+        both: bool,
+    },
+    /// `devices.*.dma_pool` is not a size.
+    BadSize {
+        origin: String,
+        path: String,
+        value: String,
+    },
+    /// `devices.*.mac` is not a unicast MAC address.
+    BadMac {
+        origin: String,
+        path: String,
+        value: String,
+    },
+    /// `devices.*.driver` names no task.
+    UnknownDriver {
+        origin: String,
+        device: String,
+        value: String,
+        suggestion: Box<Suggestion>,
+    },
+    /// Two devices would be one: the same disk image file.
+    SharedDiskImage {
+        origin: String,
+        image: String,
+        first: String,
+        second: String,
+    },
+    /// A host port forwarded twice.
+    DuplicateForward {
+        origin: String,
+        port: u16,
+        first: String,
+        second: String,
+    },
+    /// A disk image file that does not exist.
+    MissingDiskImage {
+        origin: String,
+        path: String,
+        image: String,
+    },
+    /// A `caps` entry names one of a device's objects, which only its
+    /// driver holds.
+    DeviceObject {
+        origin: String,
+        path: String,
+        object: String,
+        device: String,
+        driver: String,
+    },
 }
 
 /// A named range of ports or addresses, `start..end`, in messages.
@@ -385,7 +458,18 @@ impl Error {
             | Error::TooManyObjects { origin, .. }
             | Error::TooManySystemCaps { origin, .. }
             | Error::ConstantClash { origin, .. }
-            | Error::CallCycle { origin, .. } => origin,
+            | Error::CallCycle { origin, .. }
+            | Error::TooManyDevices { origin, .. }
+            | Error::UnknownDeviceKind { origin, .. }
+            | Error::KeyNotForKind { origin, .. }
+            | Error::DiskBacking { origin, .. }
+            | Error::BadSize { origin, .. }
+            | Error::BadMac { origin, .. }
+            | Error::UnknownDriver { origin, .. }
+            | Error::SharedDiskImage { origin, .. }
+            | Error::DuplicateForward { origin, .. }
+            | Error::MissingDiskImage { origin, .. }
+            | Error::DeviceObject { origin, .. } => origin,
         }
     }
 }

@@ -6,12 +6,16 @@
 //! [`objects`]; fields are added as the schema grows, each as a new field or
 //! a new list beside `tasks`, so existing users keep working.
 
+mod devices;
 mod objects;
 
 use std::fmt;
 use std::str::FromStr;
 
-pub use objects::{constant_name, rights_text, Cap, Object, ObjectSpec, Restart, RIGHT_LETTERS};
+pub use devices::{Device, DeviceKind, DeviceObjects, DiskImage, Forward};
+pub use objects::{
+    constant_name, rights_text, Cap, Object, ObjectSpec, Restart, BAR_WINDOW, RIGHT_LETTERS,
+};
 
 /// One system image: what it is called, what it runs, and, for an in-guest
 /// test image, what the runner must see.
@@ -26,6 +30,9 @@ pub struct Manifest {
     pub tasks: Vec<Task>,
     /// Every kernel object; the index is the object id.
     pub objects: Vec<Object>,
+    /// The `[devices.*]` PCI devices, in document order (the order of
+    /// their PCI slots).
+    pub devices: Vec<Device>,
     /// Present only in in-guest test systems.
     pub test: Option<TestSpec>,
 }

@@ -55,7 +55,17 @@ pub enum ObjectSpec<Ref = usize> {
     },
     /// The endpoint on which the kernel reports faults to the supervisor.
     Faults { supervisor: Ref },
+    /// A PCI function's 4 KiB configuration page (ECAM); `bdf` as in
+    /// `conflux_abi::pci::Bdf`. Made for a `[devices.*]` entry.
+    PciConfig { bdf: u16 },
+    /// A memory BAR of a PCI function, whose address and size the kernel
+    /// reads at boot. Made for a `[devices.*]` entry.
+    PciBar { bdf: u16, bar: u8 },
 }
+
+/// Virtual address space reserved for one BAR mapping: the kernel maps
+/// the BAR's real size (16 KiB for QEMU's virtio BAR 4) at the start.
+pub const BAR_WINDOW: u64 = 1024 * 1024;
 
 /// One filled capability slot of a task.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,16 +101,20 @@ impl<Ref> ObjectSpec<Ref> {
             Self::Endpoint { .. } | Self::Faults { .. } => ObjectKind::Endpoint,
             Self::Notification => ObjectKind::Notification,
             Self::Region { .. } => ObjectKind::Region,
-            Self::Mmio { .. } => ObjectKind::Mmio,
+            Self::Mmio { .. } | Self::PciConfig { .. } | Self::PciBar { .. } => ObjectKind::Mmio,
             Self::Irq { .. } => ObjectKind::Irq,
             Self::IoPorts { .. } => ObjectKind::IoPorts,
         }
     }
 
     /// Bytes a capability to this object maps into its holder, if any.
+    /// For a BAR, whose size only the kernel learns at boot, the window
+    /// reserved for it ([`BAR_WINDOW`]).
     pub fn map_size(&self) -> Option<u64> {
         match self {
             Self::Region { size } | Self::Mmio { size, .. } => Some(*size),
+            Self::PciConfig { .. } => Some(conflux_abi::pci::CONFIG_PAGE),
+            Self::PciBar { .. } => Some(BAR_WINDOW),
             _ => None,
         }
     }
@@ -142,6 +156,8 @@ impl<R> ObjectSpec<R> {
                 count,
                 device,
             },
+            Self::PciConfig { bdf } => ObjectSpec::PciConfig { bdf },
+            Self::PciBar { bdf, bar } => ObjectSpec::PciBar { bdf, bar },
         })
     }
 }

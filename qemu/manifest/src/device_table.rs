@@ -1,0 +1,379 @@
+//! `[devices.*]`: the PCI devices QEMU provides and the task that drives
+//! each.
+//!
+//! Every device sits on bus 0 at a fixed slot: the first declared at
+//! [`FIRST_DEVICE_SLOT`] (0x08), the next at 0x09, and so on, function 0.
+//! Its interrupt is INTA#, which q35 routes to GSI 16 + slot % 4
+//! (`Bdf::inta_gsi`); since an interrupt line is one IRQ object with one
+//! holder, a system has at most [`MAX_DEVICES`] devices.
+//!
+//! For each device five kernel objects are made, after the declared ones
+//! and before the supervisor's fault endpoint: `NAME.config` (the
+//! function's configuration page), `NAME.bar` (BAR 4, where QEMU's modern
+//! virtio devices keep their registers), `NAME.notify` (a notification),
+//! `NAME.irq` (the INTx line, signalling bit 0 of `NAME.notify`) and
+//! `NAME.dma` (a region, the DMA pool). Only the driver gets capabilities
+//! to them (see `slots`); no `caps` entry may name them.
+
+use std::path::{Component, Path, PathBuf};
+
+use conflux_abi::pci::Bdf;
+
+use crate::error::Error;
+use crate::limits::*;
+use crate::model::{
+    Device, DeviceKind, DeviceObjects, DiskImage, Forward, Manifest, Object, ObjectSpec,
+};
+use crate::resolve;
+use crate::rules::{self, Unit};
+use crate::strict::{join, Fields};
+use crate::suggest::{Suggestion, Words};
+
+/// Keys allowed in `[devices.NAME]` (which of them a kind takes is checked
+/// per kind).
+pub(crate) const KEYS: &[&str] = &[
+    "kind", "driver", "dma_pool", "image", "size_mib", "forwards", "mac",
+];
+/// Keys allowed in one entry of `forwards`.
+const FORWARD_KEYS: &[&str] = &["host", "guest"];
+
+/// A `[devices.NAME]` table with its single values checked; the driver is
+/// still a name.
+pub(crate) struct DeviceDecl {
+    name: String,
+    kind: DeviceKind,
+    driver: String,
+    dma_size: u64,
+    disk: Option<DiskImage>,
+    forwards: Vec<Forward>,
+    mac: Option<String>,
+}
+
+/// Reads `[devices]` in document order.
+pub(crate) fn read(top: &Fields) -> Result<Vec<DeviceDecl>, Error> {
+    let decls = top
+        .named_tables("devices", KEYS)?
+        .into_iter()
+        .map(|(name, fields)| device(name, &fields))
+        .collect::<Result<Vec<_>, _>>()?;
+    if decls.len() > MAX_DEVICES {
+        return Err(Error::TooManyDevices {
+            origin: top.origin().to_owned(),
+            count: decls.len(),
+            max: MAX_DEVICES,
+        });
+    }
+    Ok(decls)
+}
+
+/// The keys only some kinds take, with the kinds that take them.
+fn kind_keys(kind: DeviceKind) -> &'static [&'static str] {
+    match kind {
+        DeviceKind::VirtioBlk => &["image", "size_mib"],
+        DeviceKind::VirtioNet => &["forwards", "mac"],
+        DeviceKind::VirtioCrypto => &[],
+    }
+}
+
+fn device(name: &str, fields: &Fields) -> Result<DeviceDecl, Error> {
+    let name = rules::name(fields, fields.path().to_owned(), name, &rules::DEVICE_NAME)?;
+    let kind_name: &str = fields.required("kind")?;
+    let kind = DeviceKind::from_name(kind_name).ok_or_else(|| Error::UnknownDeviceKind {
+        origin: fields.origin().to_owned(),
+        path: fields.path_of("kind"),
+        value: kind_name.to_owned(),
+        suggestion: Box::new(Suggestion::new(kind_name, DeviceKind::NAMES, Words::Values)),
+    })?;
+    let driver: &str = fields.required("driver")?;
+    for key in ["image", "size_mib", "forwards", "mac"] {
+        if fields.has(key) && !kind_keys(kind).contains(&key) {
+            return Err(Error::KeyNotForKind {
+                origin: fields.origin().to_owned(),
+                path: fields.path_of(key),
+                kind,
+            });
+        }
+    }
+    let disk = match kind {
+        DeviceKind::VirtioBlk => Some(disk(fields)?),
+        _ => None,
+    };
+    Ok(DeviceDecl {
+        name,
+        kind,
+        driver: driver.to_owned(),
+        dma_size: dma_pool(fields)?,
+        disk,
+        forwards: forwards(fields)?,
+        mac: mac(fields)?,
+    })
+}
+
+/// Exactly one of `image` (relative to the manifest's directory) and
+/// `size_mib`.
+fn disk(fields: &Fields) -> Result<DiskImage, Error> {
+    let image = fields.optional::<&str>("image")?;
+    let both = image.is_some() && fields.has("size_mib");
+    if both || (image.is_none() && !fields.has("size_mib")) {
+        return Err(Error::DiskBacking {
+            origin: fields.origin().to_owned(),
+            table: fields.path().to_owned(),
+            both,
+        });
+    }
+    if let Some(image) = image {
+        let dir = Path::new(fields.origin()).parent().unwrap_or(Path::new(""));
+        return Ok(DiskImage::File(clean(&dir.join(image))));
+    }
+    let size_mib = rules::integer(fields, "size_mib", None, 1, MAX_DISK_MIB, Unit::Count)?;
+    Ok(DiskImage::Fresh { size_mib })
+}
+
+/// `path` with `.` components dropped and `dir/..` folded, so that two
+/// spellings of one file compare equal.
+fn clean(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `dma_pool`: bytes as an integer, or a string such as "64KiB" or "1MiB";
+/// whole pages, 4 KiB ..= 64 MiB; default [`DEFAULT_DMA_POOL`].
+fn dma_pool(fields: &Fields) -> Result<u64, Error> {
+    let path = fields.path_of("dma_pool");
+    let bytes = match fields.optional::<&str>("dma_pool") {
+        Ok(None) => return Ok(DEFAULT_DMA_POOL),
+        Ok(Some(text)) => parse_size(text).ok_or_else(|| Error::BadSize {
+            origin: fields.origin().to_owned(),
+            path: path.clone(),
+            value: text.to_owned(),
+        })?,
+        Err(_) => fields
+            .required::<i64>("dma_pool")
+            .map_err(|_| Error::WrongType {
+                origin: fields.origin().to_owned(),
+                path: path.clone(),
+                expected: "a size such as \"256KiB\" or a number of bytes",
+                found: "something else".to_owned(),
+            })?,
+    };
+    let (min, max) = (MIN_REGION_SIZE as i64, MAX_REGION_SIZE as i64);
+    if !(min..=max).contains(&bytes) {
+        return Err(Error::OutOfRange {
+            origin: fields.origin().to_owned(),
+            path,
+            value: bytes,
+            min,
+            max,
+            bytes: true,
+        });
+    }
+    if bytes % i64::from(PAGE_SIZE) != 0 {
+        return Err(Error::NotPageMultiple {
+            origin: fields.origin().to_owned(),
+            path,
+            value: bytes,
+        });
+    }
+    Ok(bytes.unsigned_abs())
+}
+
+/// "64KiB", "1MiB", "4096" (bytes); `None` if it is none of these.
+fn parse_size(text: &str) -> Option<i64> {
+    let text = text.trim();
+    let (digits, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => text.split_at(at),
+        None => (text, ""),
+    };
+    let scale = match unit.trim() {
+        "" | "B" => 1,
+        "KiB" => 1024,
+        "MiB" => 1024 * 1024,
+        _ => return None,
+    };
+    digits.parse::<i64>().ok()?.checked_mul(scale)
+}
+
+fn forwards(fields: &Fields) -> Result<Vec<Forward>, Error> {
+    let Some(entries) = fields.optional::<Vec<&toml::Table>>("forwards")? else {
+        return Ok(Vec::new());
+    };
+    entries
+        .into_iter()
+        .enumerate()
+        .map(|(index, table)| {
+            let path = format!("{}[{index}]", fields.path_of("forwards"));
+            let entry = Fields::new(fields.origin(), path, table, FORWARD_KEYS)?;
+            Ok(Forward {
+                host: rules::integer(&entry, "host", None, MIN_HOST_PORT, u16::MAX, Unit::Count)?,
+                guest: rules::integer(&entry, "guest", None, 1, u16::MAX, Unit::Count)?,
+            })
+        })
+        .collect()
+}
+
+/// Six two-digit hex octets separated by `:`, unicast (the first octet's
+/// lowest bit clear).
+fn mac(fields: &Fields) -> Result<Option<String>, Error> {
+    let Some(text) = fields.optional::<&str>("mac")? else {
+        return Ok(None);
+    };
+    let octets: Vec<Option<u8>> = text
+        .split(':')
+        .map(|o| {
+            (o.len() == 2)
+                .then(|| u8::from_str_radix(o, 16).ok())
+                .flatten()
+        })
+        .collect();
+    let valid = octets.len() == 6 && octets.iter().all(Option::is_some);
+    if !valid || octets[0].is_some_and(|first| first & 1 != 0) {
+        return Err(Error::BadMac {
+            origin: fields.origin().to_owned(),
+            path: fields.path_of("mac"),
+            value: text.to_owned(),
+        });
+    }
+    Ok(Some(text.to_ascii_lowercase()))
+}
+
+/// Resolves each device's driver, checks the rules between devices (one
+/// owner per disk image, each host port forwarded once) and appends the
+/// devices' objects to `objects`.
+pub(crate) fn lower(
+    manifest: &Manifest,
+    decls: &[DeviceDecl],
+    objects: &mut Vec<Object>,
+) -> Result<Vec<Device>, Error> {
+    let origin = || manifest.origin.clone();
+    let tasks = resolve::task_names(manifest);
+    let mut devices: Vec<Device> = Vec::new();
+    for (index, decl) in decls.iter().enumerate() {
+        let driver =
+            resolve::find(&tasks, &decl.driver).map_err(|suggestion| Error::UnknownDriver {
+                origin: origin(),
+                device: decl.name.clone(),
+                value: decl.driver.clone(),
+                suggestion,
+            })?;
+        if let Some(DiskImage::File(path)) = &decl.disk {
+            let same = devices
+                .iter()
+                .find(|d| d.disk.as_ref() == Some(&DiskImage::File(path.clone())));
+            if let Some(first) = same {
+                return Err(Error::SharedDiskImage {
+                    origin: origin(),
+                    image: path.display().to_string(),
+                    first: first.name.clone(),
+                    second: decl.name.clone(),
+                });
+            }
+        }
+        for (at, forward) in decl.forwards.iter().enumerate() {
+            let earlier = devices
+                .iter()
+                .flat_map(|d| d.forwards.iter().map(move |f| (d.name.as_str(), f.host)))
+                .chain(
+                    decl.forwards[..at]
+                        .iter()
+                        .map(|f| (decl.name.as_str(), f.host)),
+                )
+                .find(|(_, host)| *host == forward.host);
+            if let Some((first, _)) = earlier {
+                return Err(Error::DuplicateForward {
+                    origin: origin(),
+                    port: forward.host,
+                    first: first.to_owned(),
+                    second: decl.name.clone(),
+                });
+            }
+        }
+        let slot = FIRST_DEVICE_SLOT + u8::try_from(index).expect("at most MAX_DEVICES");
+        let bdf = Bdf::new(0, slot, 0).expect("device slots stay below 32");
+        let mut add = |suffix: &str, spec| {
+            objects.push(Object {
+                name: format!("{}.{suffix}", decl.name),
+                spec,
+            });
+            objects.len() - 1
+        };
+        let config = add("config", ObjectSpec::PciConfig { bdf: bdf.0 });
+        let bar = add(
+            "bar",
+            ObjectSpec::PciBar {
+                bdf: bdf.0,
+                bar: VIRTIO_BAR,
+            },
+        );
+        let notify = add("notify", ObjectSpec::Notification);
+        let irq = add(
+            "irq",
+            ObjectSpec::Irq {
+                line: u64::from(bdf.inta_gsi()),
+                notification: notify,
+                bit: 0,
+            },
+        );
+        let dma = add(
+            "dma",
+            ObjectSpec::Region {
+                size: decl.dma_size,
+            },
+        );
+        devices.push(Device {
+            name: decl.name.clone(),
+            kind: decl.kind,
+            driver,
+            bdf: bdf.0,
+            gsi: bdf.inta_gsi(),
+            dma_size: decl.dma_size,
+            disk: decl.disk.clone(),
+            forwards: decl.forwards.clone(),
+            mac: decl.mac.clone(),
+            objects: DeviceObjects {
+                config,
+                bar,
+                notify,
+                irq,
+                dma,
+            },
+        });
+    }
+    Ok(devices)
+}
+
+/// The device whose objects include `object`, if any.
+pub(crate) fn owner_of(manifest: &Manifest, object: usize) -> Option<&Device> {
+    manifest
+        .devices
+        .iter()
+        .find(|device| device.objects.all().contains(&object))
+}
+
+/// Every disk image file the manifest names exists (checked when the
+/// manifest is loaded from a file, and again by the runner before QEMU
+/// starts).
+pub fn check_files(manifest: &Manifest) -> Result<(), Error> {
+    for device in &manifest.devices {
+        if let Some(DiskImage::File(path)) = &device.disk {
+            if !path.is_file() {
+                return Err(Error::MissingDiskImage {
+                    origin: manifest.origin.clone(),
+                    path: join(&join("devices", &device.name), "image"),
+                    image: path.display().to_string(),
+                });
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,125 @@
+//! PCI devices as the validated manifest holds them: what QEMU must
+//! provide (kind, PCI address, backing image, port forwards) and which
+//! kernel objects give the driver task its device.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// One `[devices.NAME]` table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Device {
+    pub name: String,
+    pub kind: DeviceKind,
+    /// The driver task's index in start order.
+    pub driver: usize,
+    /// Bus, device and function (`conflux_abi::pci::Bdf`): bus 0, the
+    /// slot given by declaration order from `FIRST_DEVICE_SLOT`, function 0.
+    pub bdf: u16,
+    /// The GSI of the function's INTA# (`Bdf::inta_gsi`).
+    pub gsi: u8,
+    /// Bytes of the driver's DMA pool.
+    pub dma_size: u64,
+    /// The disk's contents (virtio-blk only).
+    pub disk: Option<DiskImage>,
+    /// Host TCP ports forwarded to the guest (virtio-net only).
+    pub forwards: Vec<Forward>,
+    /// The MAC address as written (virtio-net only), `52:54:00:12:34:56`.
+    pub mac: Option<String>,
+    /// The kernel objects made for the device.
+    pub objects: DeviceObjects,
+}
+
+/// What a device is, as QEMU names the kind (`virtio-blk` is QEMU's
+/// `virtio-blk-pci`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeviceKind {
+    VirtioBlk,
+    VirtioNet,
+    VirtioCrypto,
+}
+
+/// Where a virtio-blk disk's contents come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DiskImage {
+    /// An existing raw image file, relative to the manifest's directory
+    /// (joined with it here; not made absolute).
+    File(PathBuf),
+    /// A fresh zero-filled raw image of this many MiB, made for each run.
+    Fresh { size_mib: u32 },
+}
+
+/// `hostfwd=tcp:127.0.0.1:HOST-:GUEST`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Forward {
+    pub host: u16,
+    pub guest: u16,
+}
+
+/// Object ids of a device's kernel objects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceObjects {
+    /// `NAME.config`: the function's configuration page.
+    pub config: usize,
+    /// `NAME.bar`: BAR 4, the virtio modern registers.
+    pub bar: usize,
+    /// `NAME.notify`: the notification the interrupt signals (bit 0).
+    pub notify: usize,
+    /// `NAME.irq`: the INTx line.
+    pub irq: usize,
+    /// `NAME.dma`: the DMA pool.
+    pub dma: usize,
+}
+
+impl DeviceObjects {
+    /// Every id, in the order they are made.
+    pub fn all(&self) -> [usize; 5] {
+        [self.config, self.bar, self.notify, self.irq, self.dma]
+    }
+}
+
+impl Device {
+    /// The device's PCI slot on bus 0.
+    pub fn slot(&self) -> u8 {
+        (self.bdf >> 3 & 0x1f) as u8
+    }
+}
+
+impl DeviceKind {
+    pub const ALL: [DeviceKind; 3] = [
+        DeviceKind::VirtioBlk,
+        DeviceKind::VirtioNet,
+        DeviceKind::VirtioCrypto,
+    ];
+    pub const NAMES: &'static [&'static str] = &["virtio-blk", "virtio-net", "virtio-crypto"];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeviceKind::VirtioBlk => "virtio-blk",
+            DeviceKind::VirtioNet => "virtio-net",
+            DeviceKind::VirtioCrypto => "virtio-crypto",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::NAMES
+            .iter()
+            .position(|n| *n == name)
+            .map(|i| Self::ALL[i])
+    }
+
+    /// The PCI device id of the modern (virtio 1.0) device: 0x1040 + the
+    /// virtio device type.
+    pub fn pci_device_id(self) -> u16 {
+        match self {
+            DeviceKind::VirtioBlk => 0x1042,
+            DeviceKind::VirtioNet => 0x1041,
+            DeviceKind::VirtioCrypto => 0x1054,
+        }
+    }
+}
+
+impl fmt::Display for DeviceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
