@@ -48,6 +48,9 @@ pub enum Op {
     Read = 1,
     Write = 2,
     Flush = 3,
+    /// The client is done with the device: the driver answers, then stops
+    /// serving it (and ends once every client has detached).
+    Detach = 4,
 }
 
 impl Op {
@@ -56,6 +59,7 @@ impl Op {
             1 => Self::Read,
             2 => Self::Write,
             3 => Self::Flush,
+            4 => Self::Detach,
             _ => return None,
         })
     }

@@ -106,7 +106,9 @@ impl Server {
         let Some(op) = Op::from_raw(op) else {
             return refuse(Status::BadOp);
         };
-        if op != Op::Flush && (d.len == 0 || d.len % SECTOR != 0 || d.len > MAX_TRANSFER) {
+        if !matches!(op, Op::Flush | Op::Detach)
+            && (d.len == 0 || d.len % SECTOR != 0 || d.len > MAX_TRANSFER)
+        {
             return refuse(Status::BadLength);
         }
         entry

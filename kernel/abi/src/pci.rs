@@ -55,11 +55,12 @@ impl Bdf {
         ECAM_BASE + ((self.0 as u64) << 12)
     }
 
-    /// The GSI of this function's INTA# on q35: devices on bus 0 are
-    /// swizzled onto PIRQ A-D by slot (QEMU's ICH9 default routing), and
-    /// PIRQ A-H are GSIs 16-23 in APIC mode.
+    /// The GSI of this function's INTA# on q35: QEMU's ICH9 routes INTx
+    /// of bus-0 slots 1..=24 to PIRQ E-H, swizzled by slot (`(slot + pin)
+    /// % 4`, as its ACPI `_PRT` says), and PIRQ A-H are GSIs 16-23 in APIC
+    /// mode. Measured here: slot 8's INTA# raises I/O APIC pin 20.
     pub const fn inta_gsi(self) -> u8 {
-        16 + (self.device() & 3)
+        20 + (self.device() & 3)
     }
 }
 
@@ -84,6 +85,11 @@ mod tests {
         let b = Bdf::new(0, 8, 0).unwrap();
         assert_eq!((b.bus(), b.device(), b.function()), (0, 8, 0));
         assert_eq!(b.config_phys(), 0xb004_0000);
+        assert_eq!(
+            b.inta_gsi(),
+            20,
+            "slot 8 INTA# is I/O APIC pin 20 on q35 (measured)"
+        );
         assert_eq!(format!("{b}"), "00:08.0");
         assert_eq!(Bdf::new(0, 32, 0), None);
         assert_eq!(Bdf::new(0, 0, 8), None);

@@ -3,7 +3,7 @@
 //!
 //! Every device sits on bus 0 at a fixed slot: the first declared at
 //! [`FIRST_DEVICE_SLOT`] (0x08), the next at 0x09, and so on, function 0.
-//! Its interrupt is INTA#, which q35 routes to GSI 16 + slot % 4
+//! Its interrupt is INTA#, which q35 routes to GSI 20 + slot % 4
 //! (`Bdf::inta_gsi`); since an interrupt line is one IRQ object with one
 //! holder, a system has at most [`MAX_DEVICES`] devices.
 //!
@@ -22,7 +22,8 @@ use conflux_abi::pci::Bdf;
 use crate::error::Error;
 use crate::limits::*;
 use crate::model::{
-    Device, DeviceKind, DeviceObjects, DiskImage, Forward, Manifest, Object, ObjectSpec,
+    Device, DeviceClient, DeviceKind, DeviceObjects, DiskImage, Forward, Manifest, Object,
+    ObjectSpec,
 };
 use crate::resolve;
 use crate::rules::{self, Unit};
@@ -32,8 +33,22 @@ use crate::suggest::{Suggestion, Words};
 /// Keys allowed in `[devices.NAME]` (which of them a kind takes is checked
 /// per kind).
 pub(crate) const KEYS: &[&str] = &[
-    "kind", "driver", "dma_pool", "image", "size_mib", "forwards", "mac",
+    "kind",
+    "driver",
+    "dma_pool",
+    "clients",
+    "client_region",
+    "image",
+    "size_mib",
+    "forwards",
+    "mac",
 ];
+/// Most clients one driver serves (their doorbells are notification bits
+/// 1.., bit 0 is the interrupt).
+pub const MAX_CLIENTS: usize = 8;
+/// Default bytes of a client's shared region: the block protocol's rings
+/// and table, and a data area larger than its largest transfer.
+const DEFAULT_CLIENT_REGION: u64 = 1 << 20;
 /// Keys allowed in one entry of `forwards`.
 const FORWARD_KEYS: &[&str] = &["host", "guest"];
 
@@ -47,6 +62,8 @@ pub(crate) struct DeviceDecl {
     disk: Option<DiskImage>,
     forwards: Vec<Forward>,
     mac: Option<String>,
+    clients: Vec<String>,
+    client_size: u64,
 }
 
 /// Reads `[devices]` in document order.
@@ -106,7 +123,32 @@ fn device(name: &str, fields: &Fields) -> Result<DeviceDecl, Error> {
         disk,
         forwards: forwards(fields)?,
         mac: mac(fields)?,
+        clients: clients(fields)?,
+        client_size: size_key(fields, "client_region", DEFAULT_CLIENT_REGION)?,
     })
+}
+
+/// `clients = ["task", ...]`: at most [`MAX_CLIENTS`], each once.
+fn clients(fields: &Fields) -> Result<Vec<String>, Error> {
+    let names = fields.optional::<Vec<&str>>("clients")?.unwrap_or_default();
+    if names.len() > MAX_CLIENTS {
+        return Err(Error::TooManyClients {
+            origin: fields.origin().to_owned(),
+            path: fields.path_of("clients"),
+            count: names.len(),
+            max: MAX_CLIENTS,
+        });
+    }
+    for (i, name) in names.iter().enumerate() {
+        if names[..i].contains(name) {
+            return Err(Error::DuplicateClient {
+                origin: fields.origin().to_owned(),
+                path: fields.path_of("clients"),
+                task: (*name).to_owned(),
+            });
+        }
+    }
+    Ok(names.into_iter().map(str::to_owned).collect())
 }
 
 /// Exactly one of `image` (relative to the manifest's directory) and
@@ -150,22 +192,25 @@ fn clean(path: &Path) -> PathBuf {
 /// `dma_pool`: bytes as an integer, or a string such as "64KiB" or "1MiB";
 /// whole pages, 4 KiB ..= 64 MiB; default [`DEFAULT_DMA_POOL`].
 fn dma_pool(fields: &Fields) -> Result<u64, Error> {
-    let path = fields.path_of("dma_pool");
-    let bytes = match fields.optional::<&str>("dma_pool") {
-        Ok(None) => return Ok(DEFAULT_DMA_POOL),
+    size_key(fields, "dma_pool", DEFAULT_DMA_POOL)
+}
+
+/// A region size key (`"256KiB"`, `"1MiB"` or bytes), whole pages.
+fn size_key(fields: &Fields, key: &'static str, default: u64) -> Result<u64, Error> {
+    let path = fields.path_of(key);
+    let bytes = match fields.optional::<&str>(key) {
+        Ok(None) => return Ok(default),
         Ok(Some(text)) => parse_size(text).ok_or_else(|| Error::BadSize {
             origin: fields.origin().to_owned(),
             path: path.clone(),
             value: text.to_owned(),
         })?,
-        Err(_) => fields
-            .required::<i64>("dma_pool")
-            .map_err(|_| Error::WrongType {
-                origin: fields.origin().to_owned(),
-                path: path.clone(),
-                expected: "a size such as \"256KiB\" or a number of bytes",
-                found: "something else".to_owned(),
-            })?,
+        Err(_) => fields.required::<i64>(key).map_err(|_| Error::WrongType {
+            origin: fields.origin().to_owned(),
+            path: path.clone(),
+            expected: "a size such as \"256KiB\" or a number of bytes",
+            found: "something else".to_owned(),
+        })?,
     };
     let (min, max) = (MIN_REGION_SIZE as i64, MAX_REGION_SIZE as i64);
     if !(min..=max).contains(&bytes) {
@@ -330,6 +375,31 @@ pub(crate) fn lower(
                 size: decl.dma_size,
             },
         );
+        let mut clients = Vec::new();
+        for (i, client) in decl.clients.iter().enumerate() {
+            let task =
+                resolve::find(&tasks, client).map_err(|suggestion| Error::UnknownClient {
+                    origin: origin(),
+                    device: decl.name.clone(),
+                    value: client.clone(),
+                    suggestion,
+                })?;
+            if task == driver {
+                return Err(Error::DriverIsClient {
+                    origin: origin(),
+                    device: decl.name.clone(),
+                    task: client.clone(),
+                });
+            }
+            let region = add(
+                &format!("client{i}"),
+                ObjectSpec::Region {
+                    size: decl.client_size,
+                },
+            );
+            let done = add(&format!("client{i}.done"), ObjectSpec::Notification);
+            clients.push(DeviceClient { task, region, done });
+        }
         devices.push(Device {
             name: decl.name.clone(),
             kind: decl.kind,
@@ -347,6 +417,7 @@ pub(crate) fn lower(
                 irq,
                 dma,
             },
+            clients,
         });
     }
     Ok(devices)
@@ -357,7 +428,7 @@ pub(crate) fn owner_of(manifest: &Manifest, object: usize) -> Option<&Device> {
     manifest
         .devices
         .iter()
-        .find(|device| device.objects.all().contains(&object))
+        .find(|device| device.all_objects().contains(&object))
 }
 
 /// Every disk image file the manifest names exists (checked when the

@@ -135,7 +135,7 @@
 //!
 //! Each `[devices.NAME]` is a modern-only virtio-pci function on bus 0 at
 //! slot 0x08 + its position among the devices (0x08, 0x09, ...), function
-//! 0, with MSI-X off: it interrupts on INTA#, GSI 16 + slot % 4
+//! 0, with MSI-X off: it interrupts on INTA#, GSI 20 + slot % 4
 //! (`conflux_abi::pci::Bdf::inta_gsi`), so a system has at most four
 //! devices. Five objects are made for it, after the declared objects and
 //! before the fault endpoint: `NAME.config` (its configuration page),

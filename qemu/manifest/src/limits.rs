@@ -80,7 +80,7 @@ const _: () =
     assert!(CAP_SLOTS as u64 * (MAX_REGION_SIZE + PAGE_SIZE as u64) <= REGION_END - REGION_BASE);
 
 /// `[devices.*]`: at most one device per PCI INTx line (q35 routes the
-/// INTA# of bus-0 slots onto four lines, GSIs 16..=19).
+/// INTA# of bus-0 slots onto four lines, GSIs 20..=23).
 pub const MAX_DEVICES: usize = 4;
 /// The PCI slot (bus 0) of the first declared device; the next ones follow.
 pub const FIRST_DEVICE_SLOT: u8 = 0x08;

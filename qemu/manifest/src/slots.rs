@@ -89,6 +89,12 @@ fn task_caps(
     slots.extend(own);
     for device in manifest.devices.iter().filter(|d| d.driver == task) {
         slots.extend(device_slots(device));
+        slots.extend(driver_client_slots(device));
+    }
+    for device in &manifest.devices {
+        if let Some(i) = device.clients.iter().position(|c| c.task == task) {
+            slots.extend(client_slots(device, i));
+        }
     }
     let count = slots.len() + 1;
     if count > CAP_SLOTS {
@@ -201,6 +207,55 @@ fn device_slots(device: &Device) -> [Slot; 5] {
     ]
     .map(|(name, object, rights)| Slot {
         cap: cap(&name, object, rights, 0),
+        given: Given::Device,
+    })
+}
+
+/// A driver's capabilities to each client's connection: `NAME_clientI`
+/// (the shared region, mapped, with the DMA right so the device reads and
+/// writes the client's buffers in place) and `NAME_clientI_done` (the
+/// notification it signals when requests finish).
+fn driver_client_slots(device: &Device) -> Vec<Slot> {
+    device
+        .clients
+        .iter()
+        .enumerate()
+        .flat_map(|(i, c)| {
+            [
+                (
+                    format!("{}_client{i}", device.name),
+                    c.region,
+                    READ | WRITE | DMA,
+                    0,
+                ),
+                (format!("{}_client{i}_done", device.name), c.done, WRITE, 0),
+            ]
+        })
+        .map(|(name, object, rights, badge)| Slot {
+            cap: cap(&name, object, rights, badge),
+            given: Given::Device,
+        })
+        .collect()
+}
+
+/// Client `i`'s capabilities to its connection with the device's driver:
+/// `NAME` (the shared region, mapped), `NAME_done` (read: the driver's
+/// completions) and `NAME_doorbell` (write, badged with bit `1 + i` of the
+/// driver's notification, whose bit 0 is the interrupt).
+fn client_slots(device: &Device, i: usize) -> [Slot; 3] {
+    let c = &device.clients[i];
+    [
+        (device.name.clone(), c.region, READ | WRITE, 0),
+        (format!("{}_done", device.name), c.done, READ, 0),
+        (
+            format!("{}_doorbell", device.name),
+            device.objects.notify,
+            WRITE,
+            Device::doorbell_badge(i),
+        ),
+    ]
+    .map(|(name, object, rights, badge)| Slot {
+        cap: cap(&name, object, rights, badge),
         given: Given::Device,
     })
 }

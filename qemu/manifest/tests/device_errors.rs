@@ -67,7 +67,7 @@ fn devices_get_slots_objects_and_driver_caps() {
         ]
     );
     let bdfs: Vec<(u16, u8)> = m.devices.iter().map(|d| (d.bdf, d.gsi)).collect();
-    assert_eq!(bdfs, [(0x40, 16), (0x48, 17), (0x50, 18)]);
+    assert_eq!(bdfs, [(0x40, 20), (0x48, 21), (0x50, 22)]);
     assert_eq!(m.devices[0].disk, Some(DiskImage::Fresh { size_mib: 1 }));
     assert_eq!(
         m.devices[1].forwards,
@@ -80,7 +80,7 @@ fn devices_get_slots_objects_and_driver_caps() {
     assert_eq!(
         m.objects[4].spec,
         ObjectSpec::Irq {
-            line: 16,
+            line: 20,
             notification: 3,
             bit: 0
         }
@@ -137,7 +137,7 @@ fn a_driver_gets_device_constants() {
         "pub const DISK0_BDF: u16 = 0x0040;",
         "pub const DISK0_KIND: &str = \"virtio-blk\";",
         "pub const DISK0_DEVICE_ID: u16 = 0x1042;",
-        "pub const DISK0_GSI: u8 = 16;",
+        "pub const DISK0_GSI: u8 = 20;",
         "pub const NET0_DEVICE_ID: u16 = 0x1041;",
         "pub const CRYPTO0_BDF: u16 = 0x0050;",
         "/// Slot of `disk0_config`: the configuration page of PCI function 00:08.0, rights \"rw\".",

@@ -301,7 +301,7 @@ mod tests {
                 named(
                     "disk0.irq",
                     ObjectRecord::Irq {
-                        line: 16,
+                        line: 20,
                         notification: 2,
                         bit: 0
                     }

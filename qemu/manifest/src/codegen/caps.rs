@@ -248,3 +248,62 @@ pub(super) fn devices(out: &mut String, manifest: &Manifest, index: usize) {
     }
     out.push_str("}\n");
 }
+
+/// Writes `pub mod device { ... }` for a task that drives exactly one
+/// device: the same constants as `caps` and `devices`, under names that do
+/// not depend on the device's name, so one driver crate serves any device
+/// of its kind (`BDF`, `BAR_INDEX`, `CONFIG`, `CONFIG_ADDR`, `BAR`,
+/// `BAR_ADDR`, `BAR_WINDOW`, `IRQ`, `IRQ_NOTIFY`, `DMA`, `DMA_ADDR`,
+/// `DMA_SIZE`, and `CLIENTS`: per client (region slot, its address, its
+/// size, the completion notification's slot)).
+pub(super) fn device(out: &mut String, manifest: &Manifest, index: usize) {
+    let mut driven = manifest.devices.iter().filter(|d| d.driver == index);
+    let (Some(device), None) = (driven.next(), driven.next()) else {
+        return;
+    };
+    let n = constant_name(&device.name);
+    let c = |suffix: &str| format!("super::caps::{n}_{suffix}");
+    out.push_str(
+        "/// The one PCI device this task drives, under fixed names.\n\
+         #[allow(dead_code)]\n\
+         pub mod device {\n",
+    );
+    let items = [
+        ("BDF", "u16", format!("super::devices::{n}_BDF"), "PCI address (`conflux_abi::pci::Bdf`)."),
+        ("BAR_INDEX", "u8", crate::limits::VIRTIO_BAR.to_string(), "Which BAR `BAR` maps."),
+        ("CONFIG", "usize", c("CONFIG"), "Slot of the configuration page."),
+        ("CONFIG_ADDR", "u64", c("CONFIG_ADDR"), "Where the configuration page is mapped."),
+        ("BAR", "usize", c("BAR"), "Slot of the BAR."),
+        ("BAR_ADDR", "u64", c("BAR_ADDR"), "Where the BAR is mapped."),
+        ("BAR_WINDOW", "usize", c("BAR_WINDOW"), "Bytes reserved for the BAR's mapping."),
+        ("IRQ", "usize", c("IRQ"), "Slot of the interrupt line."),
+        ("IRQ_NOTIFY", "usize", c("IRQ_NOTIFY"), "Slot of the notification the interrupt (bit 0) and the clients' doorbells (bits 1..) signal."),
+        ("DMA", "usize", c("DMA"), "Slot of the DMA pool."),
+        ("DMA_ADDR", "u64", c("DMA_ADDR"), "Where the DMA pool is mapped."),
+        ("DMA_SIZE", "usize", c("DMA_SIZE"), "Bytes of the DMA pool."),
+    ];
+    for (name, ty, value, doc) in items {
+        constant(out, INDENT, doc, name, ty, &value);
+    }
+    let clients: Vec<String> = (0..device.clients.len())
+        .map(|i| {
+            let k = |suffix: &str| c(&format!("CLIENT{i}{suffix}"));
+            format!(
+                "({}, {}, {}, {})",
+                k(""),
+                k("_ADDR"),
+                k("_SIZE"),
+                k("_DONE")
+            )
+        })
+        .collect();
+    constant(
+        out,
+        INDENT,
+        "Per client (in `clients` order): its shared region's slot, address and size, and the slot of the notification to signal when its requests finish.",
+        "CLIENTS",
+        "&[(usize, u64, usize, usize)]",
+        &format!("&[{}]", clients.join(", ")),
+    );
+    out.push_str("}\n");
+}

@@ -258,6 +258,22 @@ impl Error {
                 let path = join(&join("devices", device), "driver");
                 reference(f, &path, value, "a task", suggestion, None)
             }
+            Error::UnknownClient { device, value, suggestion, .. } => {
+                let path = join(&join("devices", device), "clients");
+                reference(f, &path, value, "a task", suggestion, None)
+            }
+            Error::DriverIsClient { device, task, .. } => write!(
+                f,
+                "device `{device}` lists its own driver `{task}` as a client; a driver does not talk to itself through its device's rings: remove `{task}` from `clients`"
+            ),
+            Error::DuplicateClient { path, task, .. } => write!(
+                f,
+                "`{path}` lists task `{task}` twice; each client gets one shared region: list it once"
+            ),
+            Error::TooManyClients { path, count, max, .. } => write!(
+                f,
+                "`{path}` lists {count} clients; a driver serves at most {max} (their doorbells are bits of one notification word): split them over more devices or drivers"
+            ),
             Error::SharedDiskImage { image, first, second, .. } => write!(
                 f,
                 "devices `{first}` and `{second}` both use the disk image `{image}`; a device has one owner and two disks on one file would corrupt it: give each device its own image"

@@ -368,6 +368,32 @@ pub enum Error {
         value: String,
         suggestion: Box<Suggestion>,
     },
+    /// A device's client is not a task.
+    UnknownClient {
+        origin: String,
+        device: String,
+        value: String,
+        suggestion: Box<Suggestion>,
+    },
+    /// A device's driver is also listed as its client.
+    DriverIsClient {
+        origin: String,
+        device: String,
+        task: String,
+    },
+    /// A task listed twice in one device's `clients`.
+    DuplicateClient {
+        origin: String,
+        path: String,
+        task: String,
+    },
+    /// More clients than one driver can tell apart.
+    TooManyClients {
+        origin: String,
+        path: String,
+        count: usize,
+        max: usize,
+    },
     /// Two devices would be one: the same disk image file.
     SharedDiskImage {
         origin: String,
@@ -466,6 +492,10 @@ impl Error {
             | Error::BadSize { origin, .. }
             | Error::BadMac { origin, .. }
             | Error::UnknownDriver { origin, .. }
+            | Error::UnknownClient { origin, .. }
+            | Error::DriverIsClient { origin, .. }
+            | Error::DuplicateClient { origin, .. }
+            | Error::TooManyClients { origin, .. }
             | Error::SharedDiskImage { origin, .. }
             | Error::DuplicateForward { origin, .. }
             | Error::MissingDiskImage { origin, .. }

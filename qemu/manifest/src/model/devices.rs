@@ -27,6 +27,20 @@ pub struct Device {
     pub mac: Option<String>,
     /// The kernel objects made for the device.
     pub objects: DeviceObjects,
+    /// The tasks the driver serves, each with its shared region
+    /// (`NAME.clientI`) and completion notification (`NAME.clientI.done`).
+    pub clients: Vec<DeviceClient>,
+}
+
+/// One client of a device's driver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceClient {
+    /// The client task's index in start order.
+    pub task: usize,
+    /// Object id of the region shared between client and driver.
+    pub region: usize,
+    /// Object id of the notification the driver signals on completions.
+    pub done: usize,
 }
 
 /// What a device is, as QEMU names the kind (`virtio-blk` is QEMU's
@@ -78,6 +92,19 @@ impl DeviceObjects {
 }
 
 impl Device {
+    /// Every object made for the device and its clients.
+    pub fn all_objects(&self) -> Vec<usize> {
+        let mut all = self.objects.all().to_vec();
+        all.extend(self.clients.iter().flat_map(|c| [c.region, c.done]));
+        all
+    }
+
+    /// The doorbell badge of client `i`: bit `1 + i` of the device's
+    /// notification (bit 0 is the interrupt).
+    pub fn doorbell_badge(i: usize) -> u64 {
+        1 << (1 + i)
+    }
+
     /// The device's PCI slot on bus 0.
     pub fn slot(&self) -> u8 {
         (self.bdf >> 3 & 0x1f) as u8

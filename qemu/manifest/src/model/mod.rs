@@ -12,7 +12,7 @@ mod objects;
 use std::fmt;
 use std::str::FromStr;
 
-pub use devices::{Device, DeviceKind, DeviceObjects, DiskImage, Forward};
+pub use devices::{Device, DeviceClient, DeviceKind, DeviceObjects, DiskImage, Forward};
 pub use objects::{
     constant_name, rights_text, Cap, Object, ObjectSpec, Restart, BAR_WINDOW, RIGHT_LETTERS,
 };

@@ -1,0 +1,43 @@
+//! virtio-blk driver task.
+//!
+//! Brings up the virtio-blk PCI function the manifest gave it
+//! (`[devices.NAME] kind = "virtio-blk", driver = <this task>`), then
+//! serves each client's shared region (`conflux-blk-protocol`): requests
+//! from every client go to the device as they come, up to the virtqueue's
+//! size in flight, and each completion is answered on the client's
+//! response ring. One notification wakes the driver: bit 0 is the
+//! device's interrupt, bit `1 + i` client `i`'s doorbell.
+//!
+//! A request the driver refuses (bad descriptor, op, length, or blocks past
+//! the device's end) is answered with its error and nothing else changes;
+//! a client whose rings are corrupt is dropped, the others are served. On a
+//! restart (init restarts the driver on a fault) every request the client
+//! still had in flight is answered `Restarted`.
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+extern crate alloc;
+
+mod device;
+mod serve;
+mod shared;
+
+conflux_userlib::entry!(main);
+
+fn main() {
+    let mut dev = match device::open() {
+        Ok(dev) => dev,
+        Err(e) => {
+            conflux_userlib::println!("cannot start the virtio-blk device: {e}; the driver stops");
+            return;
+        }
+    };
+    conflux_userlib::println!(
+        "virtio-blk at {}: {} sectors of 512 bytes, {} clients",
+        device::bdf(),
+        dev.blk.capacity(),
+        config::device::CLIENTS.len()
+    );
+    serve::run(&mut dev);
+}

@@ -1,0 +1,264 @@
+//! The driver's loop: take requests from every client, keep the device
+//! busy, answer completions, sleep only when nothing is left to do.
+
+use crate::config::device as dev;
+use crate::device::Blk;
+use crate::shared;
+use alloc::boxed::Box;
+use alloc::collections::VecDeque;
+use alloc::vec::Vec;
+use conflux_blk_protocol::{LinkError, Op, Request, Server, Status, SECTOR};
+use conflux_queue::Descriptor;
+use conflux_userlib::ipc::{Irq, Notification};
+use conflux_userlib::println;
+use virtio_drivers::device::blk::{BlkReq, BlkResp, RespStatus};
+
+/// Requests in flight at once. Each takes one indirect descriptor of the
+/// device's 16-entry virtqueue.
+const MAX_IN_FLIGHT: usize = 16;
+
+/// One request the device is working on.
+struct Flight {
+    client: usize,
+    request: Request,
+    req: Box<BlkReq>,
+    resp: Box<BlkResp>,
+}
+
+struct Client {
+    server: Option<Server>,
+    /// The client detached: never served again.
+    detached: bool,
+    /// A request taken but refused by the virtqueue (full): tried again first.
+    waiting: VecDeque<Request>,
+}
+
+pub fn run(dev: &mut Blk) -> ! {
+    let events = Notification(dev::IRQ_NOTIFY);
+    let irq = Irq(dev::IRQ);
+    let _ = irq.ack(); // the line may have fired during bring-up
+    let mut clients: Vec<Client> = (0..dev.clients.len())
+        .map(|_| Client {
+            server: None,
+            detached: false,
+            waiting: VecDeque::new(),
+        })
+        .collect();
+    let mut flights: [Option<Flight>; 64] = [const { None }; 64];
+    let capacity = dev.blk.capacity();
+    loop {
+        let mut busy = complete(dev, &mut clients, &mut flights);
+        for i in 0..clients.len() {
+            busy |= take(dev, &mut clients, i, &mut flights, capacity);
+        }
+        if !busy && ready_to_sleep(&mut clients) {
+            let bits = events.wait().unwrap_or(0);
+            if bits & 1 != 0 {
+                dev.blk.ack_interrupt();
+                let _ = irq.ack();
+            }
+        }
+    }
+}
+
+/// Attaches to client `i` if it has formatted its region since.
+fn attach(dev: &Blk, c: &mut Client, i: usize) {
+    if c.server.is_some() || c.detached {
+        return;
+    }
+    if let Ok(mut s) = shared::attach(&dev.clients[i]) {
+        match s.recover() {
+            Ok(0) => {}
+            Ok(n) => println!("client {i}: answered {n} requests lost in a restart"),
+            Err(e) => return drop_client(c, i, e),
+        }
+        c.server = Some(s);
+        signal(i);
+    }
+}
+
+fn drop_client(c: &mut Client, i: usize, e: LinkError) {
+    println!("client {i}: its shared rings are damaged ({e:?}); no longer serving it, other clients go on");
+    c.server = None;
+    c.waiting.clear();
+}
+
+fn signal(i: usize) {
+    let _ = Notification(dev::CLIENTS[i].3).signal();
+}
+
+/// Takes new requests from client `i` while the device has room.
+fn take(
+    dev: &mut Blk,
+    clients: &mut [Client],
+    i: usize,
+    flights: &mut [Option<Flight>],
+    capacity: u64,
+) -> bool {
+    attach(dev, &mut clients[i], i);
+    let mut busy = false;
+    while flights.iter().filter(|f| f.is_some()).count() < MAX_IN_FLIGHT {
+        let c = &mut clients[i];
+        let Some(server) = c.server.as_mut() else {
+            break;
+        };
+        let request = match c.waiting.pop_front() {
+            Some(r) => r,
+            None => match server.next_request() {
+                Ok(None) => break,
+                Ok(Some(Ok(r))) => r,
+                Ok(Some(Err(refused))) => {
+                    answer(clients, i, refused.descriptor, refused.status);
+                    busy = true;
+                    continue;
+                }
+                Err(e) => {
+                    drop_client(c, i, e);
+                    break;
+                }
+            },
+        };
+        busy = true;
+        if request.op == Op::Detach {
+            answer(clients, i, descriptor(&request), Status::Ok);
+            clients[i].server = None;
+            clients[i].detached = true;
+            if clients.iter().all(|c| c.detached) {
+                println!("every client detached; the driver stops");
+                conflux_userlib::sys::exit(0);
+            }
+            break;
+        }
+        let sectors = u64::from(request.len / SECTOR);
+        if request.op != Op::Flush
+            && request
+                .block
+                .checked_add(sectors)
+                .is_none_or(|end| end > capacity)
+        {
+            answer(clients, i, descriptor(&request), Status::OutOfRange);
+            continue;
+        }
+        match submit(dev, i, request) {
+            Outcome::Queued(token, f) => flights[token as usize % flights.len()] = Some(f),
+            Outcome::Done(status) => answer(clients, i, descriptor(&request), status),
+            Outcome::Full => {
+                clients[i].waiting.push_front(request);
+                break;
+            }
+        }
+    }
+    busy
+}
+
+/// What became of a request handed to the device.
+enum Outcome {
+    /// In the virtqueue under this token.
+    Queued(u16, Flight),
+    /// Finished at once (a flush, or an error the device reported).
+    Done(Status),
+    /// The virtqueue is full: try again after a completion.
+    Full,
+}
+
+fn submit(dev: &mut Blk, client: usize, request: Request) -> Outcome {
+    if request.op == Op::Flush {
+        // virtio-drivers runs a flush to completion before returning.
+        return Outcome::Done(dev.blk.flush().map_or(Status::DeviceError, |()| Status::Ok));
+    }
+    let mut req = Box::new(BlkReq::default());
+    let mut resp = Box::new(BlkResp::default());
+    let buf = shared::data(&dev.clients[client], request.offset, request.len);
+    #[allow(unsafe_code)]
+    // Safety: `req`, `buf` and `resp` stay untouched until the request
+    // completes: the boxes move into the flight table (their heap memory
+    // does not move), `buf` is the client's data area, mapped for the
+    // task's life.
+    let token = unsafe {
+        match request.op {
+            Op::Read => dev
+                .blk
+                .read_blocks_nb(request.block as usize, &mut req, buf, &mut resp),
+            _ => dev
+                .blk
+                .write_blocks_nb(request.block as usize, &mut req, buf, &mut resp),
+        }
+    };
+    match token {
+        Ok(t) => Outcome::Queued(
+            t,
+            Flight {
+                client,
+                request,
+                req,
+                resp,
+            },
+        ),
+        Err(virtio_drivers::Error::QueueFull) => Outcome::Full,
+        Err(_) => Outcome::Done(Status::DeviceError),
+    }
+}
+
+fn descriptor(r: &Request) -> Descriptor {
+    Descriptor {
+        offset: r.offset,
+        len: r.len,
+        id: r.id,
+    }
+}
+
+fn answer(clients: &mut [Client], i: usize, d: Descriptor, status: Status) {
+    let c = &mut clients[i];
+    let Some(server) = c.server.as_mut() else {
+        return;
+    };
+    match server.respond(d, status) {
+        Ok(true) => signal(i),
+        Ok(false) => {}
+        Err(e) => drop_client(c, i, e),
+    }
+}
+
+/// Answers every request the device finished.
+fn complete(dev: &mut Blk, clients: &mut [Client], flights: &mut [Option<Flight>]) -> bool {
+    let mut any = false;
+    while let Some(token) = dev.blk.peek_used() {
+        any = true;
+        let Some(f) = flights[token as usize % flights.len()].take() else {
+            println!("the device completed token {token}, which is not in flight; ignored");
+            continue;
+        };
+        let buf = shared::data(&dev.clients[f.client], f.request.offset, f.request.len);
+        let mut resp = f.resp;
+        #[allow(unsafe_code)]
+        // Safety: the same `req`, `buf` and `resp` as at submission.
+        let result = unsafe {
+            match f.request.op {
+                Op::Read => dev.blk.complete_read_blocks(token, &f.req, buf, &mut resp),
+                _ => dev.blk.complete_write_blocks(token, &f.req, buf, &mut resp),
+            }
+        };
+        let status = match (result, resp.status()) {
+            (Ok(()), RespStatus::OK) => Status::Ok,
+            _ => Status::DeviceError,
+        };
+        answer(clients, f.client, descriptor(&f.request), status);
+    }
+    any
+}
+
+/// Asks every client to ring before sleeping; false if one already did.
+fn ready_to_sleep(clients: &mut [Client]) -> bool {
+    let mut ok = true;
+    for (i, c) in clients.iter_mut().enumerate() {
+        if let Some(s) = c.server.as_mut() {
+            match s.prepare_to_wait() {
+                Ok(safe) => ok &= safe,
+                Err(e) => drop_client(c, i, e),
+            }
+        } else {
+            // Not attached yet: its first doorbell wakes us to attach.
+        }
+    }
+    ok
+}
