@@ -14,6 +14,8 @@ use virtio_drivers::transport::pci::PciTransport;
 pub struct Blk {
     pub blk: VirtIOBlk<ConfluxHal, PciTransport>,
     pub clients: alloc::vec::Vec<Mapped>,
+    /// How many times this driver started before (0 on the first start).
+    pub incarnation: u64,
 }
 
 /// Why the device could not be brought up.
@@ -63,11 +65,17 @@ pub fn open() -> Result<Blk, OpenError> {
     };
     let dma = Region(dev::DMA).premapped(dev::DMA_ADDR, dev::DMA_SIZE);
     let dma_phys = Region(dev::DMA).phys(0).map_err(OpenError::Dma)?;
+    // The pool's last page is the driver's own: regions outlive a restart
+    // (only the task's memory is fresh), so a count kept there tells a
+    // restarted driver that it was restarted.
+    let persist = (dev::DMA_SIZE - 4096) as u64;
+    let incarnation = dma.read_u64(persist).unwrap_or(0);
+    let _ = dma.write_u64(persist, incarnation + 1);
     let mut bars = [None; 6];
     bars[dev::BAR_INDEX as usize] = Some(bar);
     install(Device {
         bars,
-        pool: Pool::new(dma.base(), dma_phys, dma.size()),
+        pool: Pool::new(dma.base(), dma_phys, persist),
     });
     let mut clients = alloc::vec::Vec::new();
     for &(slot, addr, size, _) in dev::CLIENTS {
@@ -86,5 +94,9 @@ pub fn open() -> Result<Blk, OpenError> {
         PciTransport::new::<ConfluxHal, _>(&mut root, df).map_err(OpenError::Transport)?;
     let mut blk = VirtIOBlk::<ConfluxHal, _>::new(transport).map_err(OpenError::Device)?;
     blk.enable_interrupts();
-    Ok(Blk { blk, clients })
+    Ok(Blk {
+        blk,
+        clients,
+        incarnation,
+    })
 }

@@ -39,5 +39,19 @@ fn main() {
         dev.blk.capacity(),
         config::device::CLIENTS.len()
     );
+    if dev.incarnation > 0 {
+        conflux_userlib::println!(
+            "restarted (incarnation {}): answering what the previous instance left in flight",
+            dev.incarnation
+        );
+    }
     serve::run(&mut dev);
+}
+
+/// Test systems only: in the system named `blk-restart`, the first
+/// incarnation faults on purpose after a few loop turns (with requests in
+/// flight), so the in-guest test can check what clients see across a
+/// driver restart. Every other system never takes this path.
+fn fault_injection_due(incarnation: u64, turns: u32) -> bool {
+    config::SYSTEM_NAME == "blk-restart" && incarnation == 0 && turns == 6
 }

@@ -46,7 +46,16 @@ pub fn run(dev: &mut Blk) -> ! {
         .collect();
     let mut flights: [Option<Flight>; 64] = [const { None }; 64];
     let capacity = dev.blk.capacity();
+    let mut answered = 0u32;
     loop {
+        if crate::fault_injection_due(dev.incarnation, answered) {
+            println!(
+                "test system '{}': faulting on purpose with requests in flight",
+                crate::config::SYSTEM_NAME
+            );
+            conflux_userlib::testing::fault_on_purpose();
+        }
+        answered += 1;
         let mut busy = complete(dev, &mut clients, &mut flights);
         for i in 0..clients.len() {
             busy |= take(dev, &mut clients, i, &mut flights, capacity);

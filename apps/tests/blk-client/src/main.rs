@@ -37,18 +37,28 @@ fn main() {
     // Write: fill a free buffer slot per request (a slot, and its request
     // id, is reused only after its answer came), DEPTH in flight.
     let mut free: u32 = (1 << DEPTH) - 1;
-    let (mut next, mut done) = (0u64, 0u64);
+    let mut block_of = [0u64; DEPTH as usize];
+    let (mut next, mut done, mut resent) = (0u64, 0u64, 0u32);
     let mut statuses = [0u32; 8];
     while done < BLOCKS {
         while next < BLOCKS && free != 0 {
             let slot = free.trailing_zeros();
             free &= !(1 << slot);
             crcs[next as usize] = link.fill(slot, rng.next_u64());
-            link.submit(slot, Op::Write, targets[next as usize] * PER_BLOCK, slot);
+            block_of[slot as usize] = targets[next as usize] * PER_BLOCK;
+            link.submit(slot, Op::Write, block_of[slot as usize], slot);
             next += 1;
         }
         let (id, status) = link.wait();
-        free |= 1 << (id % DEPTH);
+        let slot = id % DEPTH;
+        if status == Status::Restarted {
+            // The driver restarted with this write in flight: its buffer
+            // still holds the data, so send it again.
+            resent += 1;
+            link.submit(slot, Op::Write, block_of[slot as usize], slot);
+            continue;
+        }
+        free |= 1 << slot;
         statuses[(status as usize).min(7)] += 1;
         done += 1;
     }
@@ -57,6 +67,13 @@ fn main() {
         statuses,
         [BLOCKS as u32, 0, 0, 0, 0, 0, 0, 0],
     );
+    if config::SYSTEM_NAME == "blk-restart" {
+        c.that(
+            "writes in flight when the driver died came back Restarted and were sent again",
+            resent > 0,
+            resent,
+        );
+    }
     // Read back one at a time (a block written twice keeps its last data).
     let mut last = [None; BLOCKS as usize];
     for i in 0..BLOCKS as usize {
