@@ -16,7 +16,8 @@ pub enum Error {
     BadKeyLength { len: usize },
     /// The key is longer than the device's `max_cipher_key_len`.
     KeyTooLong { len: usize, max: u32 },
-    /// CBC works on whole 16-byte blocks.
+    /// Not whole 16-byte blocks (CBC; CTR too on QEMU, see
+    /// [`crate::Algorithm::Ctr`]).
     NotBlockMultiple { len: usize },
     /// Source and destination must have the same length.
     LengthMismatch { src: usize, dst: usize },
@@ -25,8 +26,9 @@ pub enum Error {
     /// IV, source and destination together exceed the device's `max_size`
     /// (QEMU stops the device, with no answer, on such a request).
     TooLarge { needed: u64, max: u64 },
-    /// Not a session this driver created (or it was destroyed): QEMU's
-    /// builtin backend aborts on destroying an unknown session.
+    /// Not a session this driver created (or it was destroyed): never
+    /// sent, as later QEMUs' builtin backend aborts on destroying an
+    /// unknown session (7.2 answers ERR).
     UnknownSession,
     /// An encrypt call on a decrypt session or the reverse: the device
     /// would silently do what the session says, not what was asked.
