@@ -16,6 +16,8 @@ pub struct Blk {
     pub clients: alloc::vec::Vec<Mapped>,
     /// How many times this driver started before (0 on the first start).
     pub incarnation: u64,
+    /// Every client has detached: time to stop.
+    pub done: bool,
 }
 
 /// Why the device could not be brought up.
@@ -98,5 +100,6 @@ pub fn open() -> Result<Blk, OpenError> {
         blk,
         clients,
         incarnation,
+        done: false,
     })
 }

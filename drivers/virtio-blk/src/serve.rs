@@ -33,7 +33,8 @@ struct Client {
     waiting: VecDeque<Request>,
 }
 
-pub fn run(dev: &mut Blk) -> ! {
+/// Serves until every client has detached.
+pub fn run(dev: &mut Blk) {
     let events = Notification(dev::IRQ_NOTIFY);
     let irq = Irq(dev::IRQ);
     let _ = irq.ack(); // the line may have fired during bring-up
@@ -46,19 +47,23 @@ pub fn run(dev: &mut Blk) -> ! {
         .collect();
     let mut flights: [Option<Flight>; 64] = [const { None }; 64];
     let capacity = dev.blk.capacity();
-    let mut answered = 0u32;
+    let mut turns = 0u32;
     loop {
-        if crate::fault_injection_due(dev.incarnation, answered) {
-            println!(
-                "test system '{}': faulting on purpose with requests in flight",
-                crate::config::SYSTEM_NAME
-            );
-            conflux_userlib::testing::fault_on_purpose();
-        }
-        answered += 1;
+        turns = turns.saturating_add(1);
         let mut busy = complete(dev, &mut clients, &mut flights);
         for i in 0..clients.len() {
             busy |= take(dev, &mut clients, i, &mut flights, capacity);
+        }
+        if dev.done {
+            return;
+        }
+        let in_flight = flights.iter().filter(|f| f.is_some()).count();
+        if crate::fault_injection_due(dev.incarnation, turns, in_flight) {
+            println!(
+                "test system '{}': faulting on purpose with {in_flight} requests in flight",
+                crate::config::SYSTEM_NAME
+            );
+            conflux_userlib::testing::fault_on_purpose();
         }
         if !busy && ready_to_sleep(&mut clients) {
             let bits = events.wait().unwrap_or(0);
@@ -133,8 +138,7 @@ fn take(
             clients[i].server = None;
             clients[i].detached = true;
             if clients.iter().all(|c| c.detached) {
-                println!("every client detached; the driver stops");
-                conflux_userlib::sys::exit(0);
+                dev.done = true;
             }
             break;
         }
