@@ -1,0 +1,55 @@
+//! virtio-net driver task.
+//!
+//! Brings up the virtio-net PCI function the manifest gave it
+//! (`[devices.NAME] kind = "virtio-net", driver = <this task>`), then
+//! serves each client's shared region (`conflux-net-protocol`): frames on a
+//! client's tx ring go to the device's transmit queue and come back on
+//! tx-done once sent; empty buffers on its rx-free ring go to the receive
+//! queue and come back on rx holding a frame. The device reads and writes
+//! the clients' buffers in place (the virtio-net header goes in the
+//! protocol's headroom before each frame). One notification wakes the
+//! driver: bit 0 is the device's interrupt, bit `1 + i` client `i`'s
+//! doorbell.
+//!
+//! A descriptor the driver refuses (outside the data area, a frame too
+//! short or too long, an rx buffer too small) is answered with its error at
+//! once and nothing else changes; the device failing a transfer is
+//! answered `DeviceError`; a client whose rings are corrupt is dropped, the
+//! others are served. Received frames go into whichever client's buffer the
+//! device takes next (the network server is meant to be the one client).
+//! When every client has detached the driver resets the device and ends.
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+extern crate alloc;
+
+mod device;
+mod serve;
+mod shared;
+
+conflux_userlib::entry!(main);
+
+fn main() {
+    let dev = match device::open() {
+        Ok(dev) => dev,
+        Err(e) => {
+            conflux_userlib::println!("cannot start the virtio-net device: {e}; the driver stops");
+            return;
+        }
+    };
+    let m = dev.mac;
+    conflux_userlib::println!(
+        "virtio-net at {}: MAC {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, link {}, {} clients",
+        device::bdf(),
+        m[0],
+        m[1],
+        m[2],
+        m[3],
+        m[4],
+        m[5],
+        if dev.link_up { "up" } else { "down" },
+        config::device::CLIENTS.len()
+    );
+    serve::run(dev);
+}

@@ -1,0 +1,302 @@
+//! The driver's loop: take frames to send and empty buffers from every
+//! client, keep the device's queues filled, hand back what the device
+//! finished, sleep only when nothing is left to do.
+
+use crate::config::device as dev;
+use crate::device::{Dev, Net, QUEUE};
+use crate::shared;
+use alloc::vec::Vec;
+use conflux_net_protocol::{Frame, Link, LinkError, Server, Status, HEADROOM};
+use conflux_userlib::ipc::{Irq, Notification};
+use conflux_userlib::println;
+use conflux_userlib::region::Mapped;
+
+/// A client's buffer the device holds.
+#[derive(Clone, Copy)]
+struct Flight {
+    client: usize,
+    frame: Frame,
+}
+
+struct Client {
+    region: Mapped,
+    server: Option<Server>,
+    /// The client detached: never served again.
+    detached: bool,
+}
+
+struct State {
+    net: Net,
+    mac: [u8; 6],
+    link: Link,
+    clients: Vec<Client>,
+    /// By virtqueue token (the chain's first descriptor, < QUEUE).
+    tx: [Option<Flight>; QUEUE],
+    rx: [Option<Flight>; QUEUE],
+}
+
+pub fn run(dev: Dev) -> ! {
+    let events = Notification(dev::IRQ_NOTIFY);
+    let irq = Irq(dev::IRQ);
+    let _ = irq.ack(); // the line may have fired during bring-up
+    let mut st = State {
+        net: dev.net,
+        mac: dev.mac,
+        link: if dev.link_up { Link::Up } else { Link::Down },
+        clients: dev
+            .clients
+            .into_iter()
+            .map(|region| Client {
+                region,
+                server: None,
+                detached: false,
+            })
+            .collect(),
+        tx: [None; QUEUE],
+        rx: [None; QUEUE],
+    };
+    loop {
+        let mut busy = st.complete_tx() | st.complete_rx();
+        for i in 0..st.clients.len() {
+            st.attach(i);
+            busy |= st.detach(i);
+            busy |= st.take_tx(i) | st.take_rx(i);
+        }
+        if st.clients.iter().all(|c| c.detached) {
+            println!("every client detached; the driver resets the device and stops");
+            drop(st); // resets the device: no more DMA into the clients' regions
+            conflux_userlib::sys::exit(0);
+        }
+        if !busy && st.ready_to_sleep() {
+            let bits = events.wait().unwrap_or(0);
+            if bits & 1 != 0 {
+                st.net.ack_interrupt();
+                let _ = irq.ack();
+            }
+        }
+    }
+}
+
+fn signal(i: usize) {
+    let _ = Notification(dev::CLIENTS[i].3).signal();
+}
+
+impl State {
+    /// Attaches to client `i` if it has formatted its region since.
+    fn attach(&mut self, i: usize) {
+        let c = &mut self.clients[i];
+        if c.server.is_some() || c.detached {
+            return;
+        }
+        if let Ok(s) = shared::attach(&c.region) {
+            s.publish(self.mac, self.link);
+            c.server = Some(s);
+            signal(i);
+        }
+    }
+
+    /// Ends client `i`'s service if it asked to; true if it did just now.
+    fn detach(&mut self, i: usize) -> bool {
+        let c = &mut self.clients[i];
+        let Some(s) = c.server.as_ref() else {
+            return false;
+        };
+        if !s.detach_requested() {
+            return false;
+        }
+        s.confirm_detach();
+        c.server = None;
+        c.detached = true;
+        signal(i);
+        true
+    }
+
+    fn drop_client(&mut self, i: usize, e: LinkError) {
+        println!("client {i}: its shared rings are damaged ({e:?}); no longer serving it, other clients go on");
+        self.clients[i].server = None;
+    }
+
+    fn buf(&self, f: &Flight) -> &'static mut [u8] {
+        shared::data(&self.clients[f.client].region, f.frame.start, f.frame.len)
+    }
+
+    /// Hands client `i`'s frames to the transmit queue while it has room.
+    fn take_tx(&mut self, i: usize) -> bool {
+        let mut busy = false;
+        while self.net.can_send() && self.tx.iter().any(Option::is_none) {
+            let Some(server) = self.clients[i].server.as_mut() else {
+                break;
+            };
+            let frame = match server.next_tx() {
+                Ok(None) => break,
+                Ok(Some(Ok(frame))) => frame,
+                Ok(Some(Err(refused))) => {
+                    self.tx_answer(i, refused.descriptor, refused.status);
+                    busy = true;
+                    continue;
+                }
+                Err(e) => {
+                    self.drop_client(i, e);
+                    break;
+                }
+            };
+            busy = true;
+            let f = Flight { client: i, frame };
+            let buf = self.buf(&f);
+            // The header is the protocol's headroom, just before the frame.
+            let _ = self.net.fill_buffer_header(&mut buf[..HEADROOM as usize]);
+            #[allow(unsafe_code)]
+            // Safety: `buf` is the client's buffer, mapped for the task's
+            // life; the driver does not touch it again until the device
+            // hands it back (`complete_tx`).
+            match unsafe { self.net.transmit_begin(buf) } {
+                Ok(token) if (token as usize) < QUEUE && self.tx[token as usize].is_none() => {
+                    self.tx[token as usize] = Some(f)
+                }
+                Ok(token) => {
+                    println!(
+                        "the device gave transmit token {token}, already in use; the frame is lost"
+                    );
+                    self.tx_answer(i, frame.descriptor, Status::DeviceError);
+                }
+                Err(e) => {
+                    println!("transmit: {e}");
+                    self.tx_answer(i, frame.descriptor, Status::DeviceError);
+                }
+            }
+        }
+        busy
+    }
+
+    /// Hands client `i`'s empty buffers to the receive queue while it has room.
+    fn take_rx(&mut self, i: usize) -> bool {
+        let mut busy = false;
+        while self.rx.iter().any(Option::is_none) {
+            let Some(server) = self.clients[i].server.as_mut() else {
+                break;
+            };
+            let frame = match server.next_rx_buffer() {
+                Ok(None) => break,
+                Ok(Some(Ok(frame))) => frame,
+                Ok(Some(Err(refused))) => {
+                    self.rx_answer(i, refused.descriptor, refused.status, 0);
+                    busy = true;
+                    continue;
+                }
+                Err(e) => {
+                    self.drop_client(i, e);
+                    break;
+                }
+            };
+            busy = true;
+            let f = Flight { client: i, frame };
+            let buf = self.buf(&f);
+            #[allow(unsafe_code)]
+            // Safety: as in `take_tx`, until `complete_rx`.
+            match unsafe { self.net.receive_begin(buf) } {
+                Ok(token) if (token as usize) < QUEUE && self.rx[token as usize].is_none() => {
+                    self.rx[token as usize] = Some(f)
+                }
+                Ok(token) => {
+                    println!("the device gave receive token {token}, already in use");
+                    self.rx_answer(i, frame.descriptor, Status::DeviceError, 0);
+                }
+                Err(e) => {
+                    println!("receive: {e}");
+                    self.rx_answer(i, frame.descriptor, Status::DeviceError, 0);
+                }
+            }
+        }
+        busy
+    }
+
+    fn tx_answer(&mut self, i: usize, d: conflux_queue::Descriptor, status: Status) {
+        let Some(server) = self.clients[i].server.as_mut() else {
+            return; // detached meanwhile: nobody to answer
+        };
+        match server.tx_done(d, status) {
+            Ok(true) => signal(i),
+            Ok(false) => {}
+            Err(e) => self.drop_client(i, e),
+        }
+    }
+
+    fn rx_answer(&mut self, i: usize, d: conflux_queue::Descriptor, status: Status, len: u32) {
+        let Some(server) = self.clients[i].server.as_mut() else {
+            return;
+        };
+        match server.rx_done(d, status, len) {
+            Ok(true) => signal(i),
+            Ok(false) => {}
+            Err(e) => self.drop_client(i, e),
+        }
+    }
+
+    /// Answers every frame the device sent.
+    fn complete_tx(&mut self) -> bool {
+        let mut any = false;
+        while let Some(token) = self.net.poll_transmit() {
+            any = true;
+            let Some(f) = self.tx.get_mut(token as usize).and_then(Option::take) else {
+                // Not ours: completing it needs its buffers, which we do not
+                // know, so the queue cannot move past it. Report, stop here.
+                println!("the device completed transmit token {token}, which is not in flight");
+                return false;
+            };
+            let buf = self.buf(&f);
+            #[allow(unsafe_code)]
+            // Safety: the same buffer as at `transmit_begin`.
+            let status = match unsafe { self.net.transmit_complete(token, buf) } {
+                Ok(_) => Status::Ok,
+                Err(e) => {
+                    println!("transmit completion: {e}");
+                    Status::DeviceError
+                }
+            };
+            self.tx_answer(f.client, f.frame.descriptor, status);
+        }
+        any
+    }
+
+    /// Hands every received frame to the client whose buffer holds it.
+    fn complete_rx(&mut self) -> bool {
+        let mut any = false;
+        while let Some(token) = self.net.poll_receive() {
+            any = true;
+            let Some(f) = self.rx.get_mut(token as usize).and_then(Option::take) else {
+                println!("the device completed receive token {token}, which is not in flight");
+                return false;
+            };
+            let buf = self.buf(&f);
+            #[allow(unsafe_code)]
+            // Safety: the same buffer as at `receive_begin`.
+            let (status, len) = match unsafe { self.net.receive_complete(token, buf) } {
+                Ok((hdr, len)) if hdr as u64 == HEADROOM => (Status::Ok, len as u32),
+                Ok((hdr, _)) => {
+                    println!("received a frame after a {hdr}-byte header");
+                    (Status::DeviceError, 0)
+                }
+                Err(e) => {
+                    println!("receive completion: {e}");
+                    (Status::DeviceError, 0)
+                }
+            };
+            self.rx_answer(f.client, f.frame.descriptor, status, len);
+        }
+        any
+    }
+
+    /// Asks every client to ring before sleeping; false if one already did.
+    fn ready_to_sleep(&mut self) -> bool {
+        let mut ok = true;
+        for i in 0..self.clients.len() {
+            if let Some(s) = self.clients[i].server.as_mut() {
+                match s.prepare_to_wait() {
+                    Ok(safe) => ok &= safe,
+                    Err(e) => self.drop_client(i, e),
+                }
+            }
+        }
+        ok
+    }
+}
