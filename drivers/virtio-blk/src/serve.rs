@@ -92,9 +92,11 @@ fn attach(dev: &Blk, c: &mut Client, i: usize) {
 }
 
 fn drop_client(c: &mut Client, i: usize, e: LinkError) {
-    println!("client {i}: its shared rings are damaged ({e:?}); no longer serving it, other clients go on");
+    println!("client {i}: its shared rings are damaged or overfilled ({e:?}); no longer serving it, other clients go on");
     c.server = None;
     c.waiting.clear();
+    // Never attached again: its rings would be just as damaged.
+    c.detached = true;
 }
 
 fn signal(i: usize) {

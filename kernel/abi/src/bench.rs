@@ -22,11 +22,13 @@ pub enum Stat {
     P99,
     /// How many samples the statistics are over.
     Samples,
+    /// The mean over all samples (for throughput: total time / operations).
+    Mean,
 }
 
 impl Stat {
     /// Every statistic, in the order a benchmark prints them.
-    pub const ALL: [Stat; 3] = [Stat::Median, Stat::P99, Stat::Samples];
+    pub const ALL: [Stat; 4] = [Stat::Median, Stat::P99, Stat::Samples, Stat::Mean];
 
     /// The statistic's word on the line.
     pub fn name(self) -> &'static str {
@@ -34,6 +36,7 @@ impl Stat {
             Stat::Median => "median",
             Stat::P99 => "p99",
             Stat::Samples => "samples",
+            Stat::Mean => "mean",
         }
     }
 
@@ -267,7 +270,7 @@ mod tests {
         let e = BenchLine::parse("BENCH a p95 1").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "unknown statistic `p95` (known: median, p99, samples)"
+            "unknown statistic `p95` (known: median, p99, samples, mean)"
         );
     }
 }

@@ -50,6 +50,8 @@ impl Samples {
         if n > 0 {
             crate::println!("{}", self.metric.with(Stat::Median, at(50)));
             crate::println!("{}", self.metric.with(Stat::P99, at(99)));
+            let mean = self.values.iter().sum::<u64>() / n as u64;
+            crate::println!("{}", self.metric.with(Stat::Mean, mean));
         }
         crate::println!("{}", self.metric.with(Stat::Samples, n as u64));
     }

@@ -9,7 +9,7 @@ use std::io::Write;
 use std::process::Command;
 use std::time::Duration;
 
-const BENCHES: [&str; 3] = ["boot", "ipc", "cosy-interp"];
+const BENCHES: [&str; 4] = ["boot", "ipc", "blk", "cosy-interp"];
 const BOOT_RUNS: usize = 15;
 
 /// One machine-readable result.
@@ -145,10 +145,38 @@ pub fn parse_bench_lines<'o>(
 
 /// The in-guest IPC benchmark, under tcg (TSC cycles) and icount (instructions).
 fn ipc() -> Result<(), String> {
-    let built = image::build_named("ipcbench")?;
+    guest("ipc", "ipcbench", "1cpu", 3, "two tasks, one CPU")
+}
+
+/// The in-guest block benchmark: latency per request and time per
+/// operation at queue depth 1 and 32; under tcg also IOPS, from the time
+/// per operation and the host's TSC rate (QEMU's TCG guest reads the
+/// host's TSC).
+fn blk() -> Result<(), String> {
+    guest(
+        "blk",
+        "blkbench",
+        "virtio-blk-4k-random",
+        8,
+        "4 KiB random, 64 MiB disk",
+    )
+}
+
+/// Runs in-guest benchmark system `system` under tcg and icount and
+/// records every median, p99 and mean it prints; fails if fewer than
+/// `metrics` metrics came back.
+fn guest(
+    bench: &str,
+    system: &str,
+    config: &str,
+    metrics: usize,
+    about: &str,
+) -> Result<(), String> {
+    let built = image::build_named(system)?;
+    let tsc_hz = host_tsc_hz();
     let mut table = Vec::new();
     for (accel, unit) in [(Accel::Tcg, "tsc_cycles"), (Accel::Icount, "instructions")] {
-        let run = qemu::run_captured(&built, accel, Duration::from_secs(600), "")?;
+        let run = qemu::run_captured(&built, accel, Duration::from_secs(900), "")?;
         let tasks: Vec<&str> = built
             .manifest
             .tasks
@@ -156,28 +184,28 @@ fn ipc() -> Result<(), String> {
             .map(|t| t.name.as_str())
             .collect();
         let rows = parse_bench_lines(&run.output, &tasks)?;
-        if rows.iter().filter(|r| r.stat() == Stat::Median).count() < 3 {
+        let reported = rows
+            .iter()
+            .filter(|r| matches!(r.stat(), Stat::Median | Stat::Mean))
+            .count();
+        if reported < metrics {
             return Err(format!(
-                "ipcbench under {accel} did not report all three metrics; console:\n{}",
+                "{system} under {accel} reported {reported} of {metrics} metrics; console:\n{}",
                 run.output
             ));
         }
         let mode = accel.as_str();
-        let records: Vec<Record<'_>> = rows
-            .iter()
-            .filter(|r| matches!(r.stat(), Stat::Median | Stat::P99))
-            .map(|r| Record {
-                bench: "ipc",
-                config: "1cpu",
+        let mut records: Vec<Record<'_>> = Vec::new();
+        for r in rows.iter().filter(|r| r.stat() != Stat::Samples) {
+            records.push(Record {
+                bench,
+                config,
                 param: r.stat().name(),
                 metric: r.metric(),
                 value: r.value() as f64,
                 unit,
                 mode,
-            })
-            .collect();
-        append(&records)?;
-        for r in rows.iter().filter(|r| r.stat() != Stat::Samples) {
+            });
             table.push(format!(
                 "  {:<22} {:<6} {:>8} {:>12} {unit}",
                 r.metric(),
@@ -185,9 +213,27 @@ fn ipc() -> Result<(), String> {
                 r.stat().name(),
                 r.value()
             ));
+            let per_op = r.metric().strip_suffix("_per_op");
+            if let (Some(name), Accel::Tcg, Some(hz)) = (per_op, accel, tsc_hz) {
+                let iops = hz / r.value().max(1) as f64;
+                table.push(format!(
+                    "  {:<22} {:<6} {:>8} {:>12.0} iops",
+                    name, mode, "rate", iops
+                ));
+                records.push(Record {
+                    bench,
+                    config,
+                    param: "rate",
+                    metric: name,
+                    value: iops.round(),
+                    unit: "iops",
+                    mode,
+                });
+            }
         }
+        append(&records)?;
     }
-    println!("bench ipc (two tasks, one CPU; rounds per metric in the console `samples` lines)");
+    println!("bench {bench} ({about}; rounds per metric in the console `samples` lines)");
     println!(
         "  {:<22} {:<6} {:>8} {:>12}",
         "metric", "mode", "stat", "value"
@@ -196,6 +242,22 @@ fn ipc() -> Result<(), String> {
         println!("{row}");
     }
     Ok(())
+}
+
+/// The host's TSC rate, measured over 200 ms (None where there is no TSC).
+fn host_tsc_hz() -> Option<f64> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let t0 = std::time::Instant::now();
+        // Safety: `rdtsc` only reads the time-stamp counter; no preconditions.
+        let c0 = unsafe { core::arch::x86_64::_rdtsc() };
+        std::thread::sleep(Duration::from_millis(200));
+        // Safety: as above.
+        let c1 = unsafe { core::arch::x86_64::_rdtsc() };
+        Some((c1 - c0) as f64 / t0.elapsed().as_secs_f64())
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    None
 }
 
 /// The cosy-abi interpreter benchmark runs on the host.
@@ -229,6 +291,7 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
         match n {
             "boot" => boot()?,
             "ipc" => ipc()?,
+            "blk" => blk()?,
             "cosy-interp" => cosy_interp()?,
             _ => unreachable!("BENCHES lists only handled names"),
         }
