@@ -80,7 +80,8 @@ fn main() {
         }
     }
     refusals(&mut dev, &mut checks);
-    // Dropping the driver resets the device's queues before the task ends.
+    // Dropping the driver unsets its queues and (the transport's drop)
+    // resets the device before the task ends.
     drop(dev);
     checks.finish();
 }
