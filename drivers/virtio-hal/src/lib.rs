@@ -16,6 +16,10 @@
 //!   [`register_shared`]) straight to their physical address — zero copy —
 //!   and bouncing anything else through the pool.
 //!
+//! [`bring_up`] takes a driver from its configuration access, BAR
+//! mapping and pool to a ready `PciTransport`, the same steps for every
+//! driver.
+//!
 //! `Hal` has no `self`, so the state is one per task, set up once by
 //! [`install`]; a driver task drives one device.
 //!
@@ -29,9 +33,11 @@
 #![no_std]
 
 mod access;
+mod bring_up;
 mod hal;
 mod pool;
 
 pub use access::OwnFunction;
+pub use bring_up::{bring_up, BarMapping, BringUpError};
 pub use hal::{install, register_shared, ConfluxHal, Device, Window};
 pub use pool::Pool;
