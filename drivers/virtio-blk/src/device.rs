@@ -4,10 +4,11 @@ use crate::config::device as dev;
 use crate::shared;
 use conflux_abi::pci::Bdf;
 use conflux_userlib::region::{Mapped, Region};
-use conflux_virtio_hal::{bring_up, BarMapping, BringUpError, ConfluxHal, Pool, Window};
+use conflux_virtio_hal::{
+    bring_up, device_function, BarMapping, BringUpError, ConfluxHal, Pool, Window,
+};
 use core::fmt;
 use virtio_drivers::device::blk::VirtIOBlk;
-use virtio_drivers::transport::pci::bus::DeviceFunction;
 use virtio_drivers::transport::pci::PciTransport;
 
 /// The device and the clients' regions.
@@ -41,15 +42,6 @@ pub fn bdf() -> Bdf {
     Bdf(dev::BDF)
 }
 
-fn function() -> DeviceFunction {
-    let b = bdf();
-    DeviceFunction {
-        bus: b.bus(),
-        device: b.device(),
-        function: b.function(),
-    }
-}
-
 pub fn open() -> Result<Blk, OpenError> {
     let config = Region(dev::CONFIG).premapped(dev::CONFIG_ADDR, 4096);
     let dma = Region(dev::DMA).premapped(dev::DMA_ADDR, dev::DMA_SIZE);
@@ -74,7 +66,7 @@ pub fn open() -> Result<Blk, OpenError> {
         clients.push(region);
     }
     let transport = bring_up(
-        shared::own_function(&config, function()),
+        shared::own_function(&config, device_function(bdf())),
         BarMapping {
             index: dev::BAR_INDEX,
             virt: dev::BAR_ADDR,

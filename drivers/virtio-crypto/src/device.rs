@@ -9,9 +9,8 @@ use crate::shared;
 use conflux_abi::pci::Bdf;
 use conflux_userlib::region::Region;
 use conflux_virtio_crypto::VirtIOCrypto;
-use conflux_virtio_hal::{bring_up, BarMapping, BringUpError, ConfluxHal, Pool};
+use conflux_virtio_hal::{bring_up, device_function, BarMapping, BringUpError, ConfluxHal, Pool};
 use core::fmt;
-use virtio_drivers::transport::pci::bus::DeviceFunction;
 use virtio_drivers::transport::pci::PciTransport;
 
 pub type Crypto = VirtIOCrypto<ConfluxHal, PciTransport>;
@@ -37,21 +36,12 @@ pub fn bdf() -> Bdf {
     Bdf(dev::BDF)
 }
 
-fn function() -> DeviceFunction {
-    let b = bdf();
-    DeviceFunction {
-        bus: b.bus(),
-        device: b.device(),
-        function: b.function(),
-    }
-}
-
 pub fn open() -> Result<Crypto, OpenError> {
     let config = Region(dev::CONFIG).premapped(dev::CONFIG_ADDR, 4096);
     let dma = Region(dev::DMA).premapped(dev::DMA_ADDR, dev::DMA_SIZE);
     let dma_phys = Region(dev::DMA).phys(0).map_err(OpenError::Dma)?;
     let transport = bring_up(
-        shared::own_function(&config, function()),
+        shared::own_function(&config, device_function(bdf())),
         BarMapping {
             index: dev::BAR_INDEX,
             virt: dev::BAR_ADDR,

@@ -2,6 +2,15 @@
 
 use virtio_drivers::transport::pci::bus::{ConfigurationAccess, DeviceFunction};
 
+/// `virtio-drivers`' name for PCI function `bdf`.
+pub fn device_function(bdf: conflux_abi::pci::Bdf) -> DeviceFunction {
+    DeviceFunction {
+        bus: bdf.bus(),
+        device: bdf.device(),
+        function: bdf.function(),
+    }
+}
+
 /// The driver's configuration page, mapped at `page` (4 KiB), answering
 /// for function `own` and for nothing else.
 #[derive(Debug)]

@@ -37,7 +37,7 @@ mod bring_up;
 mod hal;
 mod pool;
 
-pub use access::OwnFunction;
+pub use access::{device_function, OwnFunction};
 pub use bring_up::{bring_up, BarMapping, BringUpError};
 pub use hal::{install, register_shared, ConfluxHal, Device, Window};
 pub use pool::Pool;

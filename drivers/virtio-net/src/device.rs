@@ -4,10 +4,12 @@ use crate::config::device as dev;
 use crate::shared;
 use conflux_abi::pci::Bdf;
 use conflux_userlib::region::{Mapped, Region};
-use conflux_virtio_hal::{install, register_shared, ConfluxHal, Device, Pool, Window};
+use conflux_virtio_hal::{
+    device_function, install, register_shared, ConfluxHal, Device, Pool, Window,
+};
 use core::fmt;
 use virtio_drivers::device::net::VirtIONetRaw;
-use virtio_drivers::transport::pci::bus::{BarInfo, Command, DeviceFunction, PciRoot};
+use virtio_drivers::transport::pci::bus::{BarInfo, Command, PciRoot};
 use virtio_drivers::transport::pci::PciTransport;
 use virtio_drivers::transport::Transport;
 
@@ -53,21 +55,12 @@ pub fn bdf() -> Bdf {
     Bdf(dev::BDF)
 }
 
-fn function() -> DeviceFunction {
-    let b = bdf();
-    DeviceFunction {
-        bus: b.bus(),
-        device: b.device(),
-        function: b.function(),
-    }
-}
-
 /// virtio-net's configuration: `mac` at 0, `status` (bit 0: link up) at 6.
 const CONFIG_STATUS: usize = 6;
 
 pub fn open() -> Result<Dev, OpenError> {
     let config = Region(dev::CONFIG).premapped(dev::CONFIG_ADDR, 4096);
-    let df = function();
+    let df = device_function(bdf());
     let mut root = PciRoot::new(shared::own_function(&config, df));
     let bar = match root.bar_info(df, dev::BAR_INDEX) {
         Ok(Some(BarInfo::Memory { address, size, .. })) => Window {
