@@ -1,0 +1,487 @@
+//! Both ends of a crypto connection over one shared region, and the one
+//! module here that touches the shared memory directly.
+#![allow(unsafe_code)]
+
+use crate::request::{check, Fields};
+use crate::{
+    LinkError, Refused, Request, Status, CAPACITY, DATA, ENTRY, IV_LEN, REQUEST_RING,
+    RESPONSE_RING, TABLE,
+};
+use conflux_queue::{Consumer, DataRegion, Descriptor, PopError, Producer, Ring};
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// One request-table entry, as atomics: the other side may write it at any
+/// time, so it is never read as plain memory.
+#[repr(C)]
+struct Entry {
+    op: AtomicU32,
+    status: AtomicU32,
+    session: AtomicU64,
+    iv: [AtomicU64; 2],
+    dst: AtomicU64,
+    param: AtomicU32,
+    _reserved: AtomicU32,
+    detail: AtomicU64,
+    _reserved2: AtomicU64,
+}
+
+const _: () = assert!(core::mem::size_of::<Entry>() == ENTRY);
+const _: () = assert!(TABLE + CAPACITY as usize * ENTRY <= DATA);
+
+/// The request table of a region.
+struct Table(*const Entry);
+
+impl Table {
+    fn entry(&self, id: u32) -> Option<&Entry> {
+        // Safety: the region was checked to hold the table (`check_len`),
+        // the table is 64-aligned (offset 0x800 in a page-aligned region),
+        // and `id < CAPACITY` keeps the entry inside it. The memory stays
+        // mapped for as long as the connection exists (the caller's promise
+        // in `attach`/`format`).
+        (id < CAPACITY).then(|| unsafe { &*self.0.add(id as usize) })
+    }
+}
+
+fn check_len(len: usize) -> Result<(), LinkError> {
+    if len < DATA + 4096 {
+        Err(LinkError::TooSmall)
+    } else {
+        Ok(())
+    }
+}
+
+fn corrupt(_: impl core::fmt::Debug) -> LinkError {
+    LinkError::Corrupt
+}
+
+/// The rings and the table of the region at `base`.
+///
+/// # Safety
+/// `base..base + len` is mapped, writable, page aligned and stays mapped
+/// for the life of what is made from it; `len` passed `check_len`.
+unsafe fn parts(
+    base: *mut u8,
+    ring: unsafe fn(*mut u8, usize, u32) -> Result<Ring<'static>, conflux_queue::LayoutError>,
+) -> Option<(Ring<'static>, Ring<'static>, Table)> {
+    // Safety: the caller's promise; the two ring areas and the table are
+    // disjoint parts of the region.
+    unsafe {
+        let requests = ring(base.add(REQUEST_RING), 0x400, CAPACITY).ok()?;
+        let responses = ring(base.add(RESPONSE_RING), 0x400, CAPACITY).ok()?;
+        Some((requests, responses, Table(base.add(TABLE).cast())))
+    }
+}
+
+fn iv_words(iv: &[u8; IV_LEN]) -> [u64; 2] {
+    let (a, b) = iv.split_at(8);
+    [
+        u64::from_le_bytes(a.try_into().unwrap_or_default()),
+        u64::from_le_bytes(b.try_into().unwrap_or_default()),
+    ]
+}
+
+/// The driver's end.
+pub struct Server {
+    requests: Consumer<'static>,
+    responses: Producer<'static>,
+    table: Table,
+    data: DataRegion,
+}
+
+impl Server {
+    /// Attaches to a region a client formatted.
+    ///
+    /// # Safety
+    /// `base..base + len` must be mapped, writable, page aligned, and stay
+    /// mapped for the life of the `Server`.
+    pub unsafe fn attach(base: *mut u8, len: usize) -> Result<Self, LinkError> {
+        check_len(len)?;
+        let data = DataRegion::new(len - DATA);
+        // Safety: the caller's promise, and the length was checked.
+        let (requests, responses, table) =
+            unsafe { parts(base, Ring::attach_raw) }.ok_or(LinkError::NotFormatted)?;
+        Ok(Self {
+            requests: requests.into_consumer(data),
+            responses: responses.into_producer(),
+            table,
+            data,
+        })
+    }
+
+    /// The next request, checked: `Ok(None)` when there is none,
+    /// `Ok(Some(Err(refused)))` for one to answer with an error at once.
+    pub fn next_request(&mut self) -> Result<Option<Result<Request, Refused>>, LinkError> {
+        let d = match self.requests.pop() {
+            Ok(None) => return Ok(None),
+            Ok(Some(v)) => Descriptor::from(v),
+            Err(PopError::OutOfBounds(d)) => {
+                return Ok(Some(Err(Refused {
+                    descriptor: d,
+                    status: Status::BadDescriptor,
+                    detail: d.offset,
+                })))
+            }
+            Err(PopError::Corrupt(c)) => return Err(corrupt(c)),
+        };
+        let fields = match self.table.entry(d.id) {
+            // Copy once; later writes by the client change nothing decided here.
+            Some(e) => {
+                let mut iv = [0u8; IV_LEN];
+                iv[..8].copy_from_slice(&e.iv[0].load(Ordering::Acquire).to_le_bytes());
+                iv[8..].copy_from_slice(&e.iv[1].load(Ordering::Acquire).to_le_bytes());
+                Fields {
+                    op: e.op.load(Ordering::Acquire),
+                    session: e.session.load(Ordering::Acquire),
+                    iv,
+                    dst: e.dst.load(Ordering::Acquire),
+                    param: e.param.load(Ordering::Acquire),
+                }
+            }
+            None => Fields::default(),
+        };
+        let request = check(d, &fields, self.data);
+        if request.is_ok() {
+            if let Some(e) = self.table.entry(d.id) {
+                e.status.store(Status::InFlight as u32, Ordering::Release);
+            }
+        }
+        Ok(Some(request))
+    }
+
+    /// Answers request `descriptor` (as received) with `status`, `detail`
+    /// and, for a new session, its handle in `session`. Returns whether
+    /// the client asked to be signalled.
+    pub fn respond(
+        &mut self,
+        descriptor: Descriptor,
+        status: Status,
+        detail: u64,
+        session: Option<u64>,
+    ) -> Result<bool, LinkError> {
+        if let Some(e) = self.table.entry(descriptor.id) {
+            if let Some(s) = session {
+                e.session.store(s, Ordering::Relaxed);
+            }
+            e.detail.store(detail, Ordering::Relaxed);
+            e.status.store(status as u32, Ordering::Release);
+        }
+        self.responses.push(descriptor).map_err(corrupt)?;
+        Ok(self.responses.needs_signal())
+    }
+
+    /// Answers a refused request.
+    pub fn refuse(&mut self, r: Refused) -> Result<bool, LinkError> {
+        self.respond(r.descriptor, r.status, r.detail, None)
+    }
+
+    /// Before sleeping: asks the client to signal, and says whether it is
+    /// safe to sleep (no request arrived meanwhile).
+    pub fn prepare_to_wait(&mut self) -> Result<bool, LinkError> {
+        self.requests.prepare_to_wait().map_err(corrupt)
+    }
+
+    /// After a driver restart: answers `Restarted` to every request a
+    /// previous instance took and never answered. Returns how many.
+    pub fn recover(&mut self) -> Result<u32, LinkError> {
+        let mut n = 0;
+        for id in 0..CAPACITY {
+            let inflight = self
+                .table
+                .entry(id)
+                .is_some_and(|e| e.status.load(Ordering::Acquire) == Status::InFlight as u32);
+            if inflight {
+                let d = Descriptor {
+                    offset: 0,
+                    len: 0,
+                    id,
+                };
+                self.respond(d, Status::Restarted, 0, None)?;
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+}
+
+/// Everything a client puts in one request (tests set any field to any
+/// value; [`crate::Op`] and [`crate::Algorithm::param`] make good ones).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Submission {
+    pub op: u32,
+    pub session: u64,
+    pub iv: [u8; IV_LEN],
+    /// Source (or key) in the data area.
+    pub offset: u64,
+    pub len: u32,
+    /// Destination in the data area.
+    pub dst: u64,
+    pub param: u32,
+}
+
+/// What came back for one request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub id: u32,
+    pub status: Status,
+    pub detail: u64,
+    /// The entry's session field: the new handle after CreateSession.
+    pub session: u64,
+}
+
+/// The client's end.
+pub struct Client {
+    requests: Producer<'static>,
+    responses: Consumer<'static>,
+    table: Table,
+    data_len: u64,
+}
+
+impl Client {
+    /// Formats the rings of the region and attaches to it.
+    ///
+    /// # Safety
+    /// As for [`Server::attach`], and no driver may be attached yet.
+    pub unsafe fn format(base: *mut u8, len: usize) -> Result<Self, LinkError> {
+        check_len(len)?;
+        let data = DataRegion::new(len - DATA);
+        // Safety: the caller's promise, and the length was checked.
+        let (requests, responses, table) =
+            unsafe { parts(base, Ring::format_raw) }.ok_or(LinkError::TooSmall)?;
+        Ok(Self {
+            requests: requests.into_producer(),
+            responses: responses.into_consumer(data),
+            table,
+            data_len: data.len(),
+        })
+    }
+
+    /// Bytes in the data area.
+    pub fn data_len(&self) -> u64 {
+        self.data_len
+    }
+
+    /// Submits request `id` (an entry the client does not have in flight).
+    /// Returns whether the driver asked to be signalled.
+    pub fn submit(&mut self, id: u32, s: &Submission) -> Result<bool, LinkError> {
+        if let Some(e) = self.table.entry(id) {
+            let iv = iv_words(&s.iv);
+            e.op.store(s.op, Ordering::Relaxed);
+            e.session.store(s.session, Ordering::Relaxed);
+            e.iv[0].store(iv[0], Ordering::Relaxed);
+            e.iv[1].store(iv[1], Ordering::Relaxed);
+            e.dst.store(s.dst, Ordering::Relaxed);
+            e.param.store(s.param, Ordering::Relaxed);
+            e.detail.store(0, Ordering::Relaxed);
+            e.status.store(Status::Pending as u32, Ordering::Relaxed);
+        }
+        // The ring's Release publication orders the entry writes above.
+        let d = Descriptor {
+            offset: s.offset,
+            len: s.len,
+            id,
+        };
+        self.requests.push(d).map_err(corrupt)?;
+        Ok(self.requests.needs_signal())
+    }
+
+    /// A finished request, if one came back.
+    pub fn complete(&mut self) -> Result<Option<Completion>, LinkError> {
+        let id = match self.responses.pop() {
+            Ok(None) => return Ok(None),
+            Ok(Some(v)) => Descriptor::from(v).id,
+            Err(PopError::OutOfBounds(d)) => d.id,
+            Err(PopError::Corrupt(c)) => return Err(corrupt(c)),
+        };
+        Ok(Some(match self.table.entry(id) {
+            Some(e) => Completion {
+                id,
+                status: Status::from_raw(e.status.load(Ordering::Acquire)),
+                detail: e.detail.load(Ordering::Relaxed),
+                session: e.session.load(Ordering::Relaxed),
+            },
+            None => Completion {
+                id,
+                status: Status::BadDescriptor,
+                detail: u64::from(id),
+                session: 0,
+            },
+        }))
+    }
+
+    /// Before sleeping: asks the driver to signal; true if safe to sleep.
+    pub fn prepare_to_wait(&mut self) -> Result<bool, LinkError> {
+        self.responses.prepare_to_wait().map_err(corrupt)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Algorithm, Direction, Op, Span};
+
+    const LEN: usize = DATA + 64 * 1024;
+
+    struct Mem(&'static mut [u8]);
+
+    /// A leaked, zeroed, page-aligned region.
+    fn region() -> Mem {
+        let layout = std::alloc::Layout::from_size_align(LEN, 4096).unwrap();
+        // Safety: a fresh zeroed allocation of LEN bytes, leaked.
+        Mem(unsafe { core::slice::from_raw_parts_mut(std::alloc::alloc_zeroed(layout), LEN) })
+    }
+
+    fn ends(mem: &mut Mem) -> (Client, Server) {
+        let base = mem.0.as_mut_ptr();
+        // Safety: a leaked, page-aligned buffer that outlives both ends.
+        let client = unsafe { Client::format(base, LEN) }.unwrap();
+        // Safety: as above.
+        let server = unsafe { Server::attach(base, LEN) }.unwrap();
+        (client, server)
+    }
+
+    #[test]
+    fn a_cipher_request_goes_round_with_every_field() {
+        let mut mem = region();
+        let (mut client, mut server) = ends(&mut mem);
+        assert_eq!(server.next_request(), Ok(None));
+        let iv: [u8; 16] = core::array::from_fn(|i| i as u8);
+        let s = Submission {
+            op: Op::Encrypt as u32,
+            session: 0x1_0000_0003,
+            iv,
+            offset: 4096,
+            len: 1024,
+            dst: 8192,
+            param: 0,
+        };
+        client.submit(3, &s).unwrap();
+        let req = server.next_request().unwrap().unwrap().unwrap();
+        let descriptor = Descriptor {
+            offset: 4096,
+            len: 1024,
+            id: 3,
+        };
+        assert_eq!(
+            req,
+            Request::Cipher {
+                descriptor,
+                dir: Direction::Encrypt,
+                session: 0x1_0000_0003,
+                iv,
+                src: Span {
+                    offset: 4096,
+                    len: 1024
+                },
+                dst: Span {
+                    offset: 8192,
+                    len: 1024
+                },
+            }
+        );
+        server
+            .respond(descriptor, Status::DeviceError, 2, None)
+            .unwrap();
+        assert_eq!(
+            client.complete(),
+            Ok(Some(Completion {
+                id: 3,
+                status: Status::DeviceError,
+                detail: 2,
+                session: 0x1_0000_0003
+            }))
+        );
+        assert_eq!(client.complete(), Ok(None));
+    }
+
+    #[test]
+    fn a_new_session_comes_back_in_the_entry() {
+        let mut mem = region();
+        let (mut client, mut server) = ends(&mut mem);
+        let s = Submission {
+            op: Op::CreateSession as u32,
+            len: 32,
+            param: Algorithm::Ctr.param(Direction::Decrypt),
+            ..Submission::default()
+        };
+        client.submit(0, &s).unwrap();
+        let req = server.next_request().unwrap().unwrap().unwrap();
+        assert!(matches!(
+            req,
+            Request::CreateSession {
+                algo: Algorithm::Ctr,
+                dir: Direction::Decrypt,
+                key: Span { offset: 0, len: 32 },
+                ..
+            }
+        ));
+        server
+            .respond(req.descriptor(), Status::Ok, 0, Some(42))
+            .unwrap();
+        let done = client.complete().unwrap().unwrap();
+        assert_eq!((done.status, done.session), (Status::Ok, 42));
+    }
+
+    #[test]
+    fn refused_requests_are_not_in_flight_and_a_restart_answers_the_rest() {
+        let mut mem = region();
+        let (mut client, mut server) = ends(&mut mem);
+        let bad = Submission {
+            op: Op::Encrypt as u32,
+            len: 40,
+            ..Submission::default()
+        };
+        client.submit(1, &bad).unwrap();
+        let refused = server.next_request().unwrap().unwrap().unwrap_err();
+        assert_eq!((refused.status, refused.detail), (Status::BadLength, 40));
+        server.refuse(refused).unwrap();
+        let out_of_area = Submission {
+            offset: (LEN - DATA) as u64 - 16,
+            len: 32,
+            ..bad
+        };
+        client.submit(2, &out_of_area).unwrap();
+        let refused = server.next_request().unwrap().unwrap().unwrap_err();
+        assert_eq!(refused.status, Status::BadDescriptor);
+        server.refuse(refused).unwrap();
+        let good = Submission {
+            len: 32,
+            dst: 4096,
+            ..bad
+        };
+        client.submit(4, &good).unwrap();
+        assert!(matches!(server.next_request(), Ok(Some(Ok(_)))));
+        let statuses: Vec<_> = core::iter::from_fn(|| client.complete().unwrap())
+            .map(|c| (c.id, c.status))
+            .collect();
+        assert_eq!(
+            statuses,
+            [(1, Status::BadLength), (2, Status::BadDescriptor)]
+        );
+        // The driver dies holding request 4; the next instance answers it.
+        let base = mem.0.as_mut_ptr();
+        // Safety: the leaked, page-aligned test region outlives both ends.
+        let mut again = unsafe { Server::attach(base, LEN) }.unwrap();
+        assert_eq!(again.recover(), Ok(1));
+        assert_eq!(
+            client.complete().unwrap().map(|c| (c.id, c.status)),
+            Some((4, Status::Restarted))
+        );
+        assert_eq!(again.recover(), Ok(0), "answered once only");
+    }
+
+    #[test]
+    fn a_small_or_unformatted_region_is_refused() {
+        let mem = region();
+        let base = mem.0.as_mut_ptr();
+        assert!(matches!(
+            // Safety: the leaked, page-aligned test region outlives it.
+            unsafe { Server::attach(base, LEN) },
+            Err(LinkError::NotFormatted)
+        ));
+        assert!(matches!(
+            // Safety: as above.
+            unsafe { Client::format(base, DATA) },
+            Err(LinkError::TooSmall)
+        ));
+    }
+}

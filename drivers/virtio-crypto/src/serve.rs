@@ -1,0 +1,270 @@
+//! The driver's loop: take each client's requests, run them on the
+//! device, answer them, sleep only when nothing is left to do.
+//!
+//! Requests run one at a time: QEMU's builtin backend does the work inside
+//! the notify that submits it, so the request is done when the driver
+//! looks for its answer, and keeping several on the virtqueue would only
+//! move the same work around. Clients get turns of at most [`TURN`]
+//! requests, so a busy one cannot starve the others.
+
+use crate::config::device as dev;
+use crate::device::Crypto;
+use crate::shared;
+use alloc::vec::Vec;
+use conflux_crypto_protocol::{
+    Algorithm, Direction, LinkError, Refused, Request, Server, Sessions, Status,
+};
+use conflux_userlib::ipc::{Irq, Notification};
+use conflux_userlib::println;
+use conflux_virtio_crypto as device;
+use conflux_virtio_crypto::{Error, SessionId};
+
+/// Requests one client may have served before the next client's turn.
+const TURN: u32 = 8;
+
+struct Client {
+    server: Option<Server>,
+    sessions: Sessions<SessionId>,
+    /// The client detached, or its rings were damaged: never served again.
+    gone: bool,
+}
+
+/// An answer: status, detail, and the new session's handle if any.
+type Answer = (Status, u64, Option<u64>);
+
+/// Serves until every client has detached.
+pub fn run(c: &mut Crypto) {
+    let events = Notification(dev::IRQ_NOTIFY);
+    let irq = Irq(dev::IRQ);
+    let _ = irq.ack(); // the line may have fired during bring-up
+    let generation = c.generation();
+    let mut clients: Vec<Client> = (0..c.clients.len())
+        .map(|_| Client {
+            server: None,
+            sessions: Sessions::new(generation),
+            gone: false,
+        })
+        .collect();
+    let mut served = 0u64;
+    loop {
+        let mut busy = false;
+        for i in 0..clients.len() {
+            busy |= turn(c, &mut clients, i, &mut served);
+        }
+        if clients.iter().all(|cl| cl.gone) {
+            return;
+        }
+        if !busy && ready_to_sleep(&mut clients) {
+            let bits = events.wait().unwrap_or(0);
+            if bits & 1 != 0 {
+                if let Some(d) = c.device.as_mut() {
+                    d.ack_interrupt();
+                }
+                let _ = irq.ack();
+            }
+        }
+    }
+}
+
+/// Client `i`'s turn: attach if it has formatted its region, then serve
+/// up to [`TURN`] requests. Returns whether there was anything to do.
+fn turn(c: &mut Crypto, clients: &mut [Client], i: usize, served: &mut u64) -> bool {
+    attach(c, &mut clients[i], i);
+    for n in 0..TURN {
+        let Some(server) = clients[i].server.as_mut() else {
+            return n > 0;
+        };
+        let request = match server.next_request() {
+            Ok(None) => return n > 0,
+            Ok(Some(r)) => r,
+            Err(e) => {
+                drop_client(c, &mut clients[i], i, e);
+                return true;
+            }
+        };
+        let (descriptor, answer) = match request {
+            Err(Refused {
+                descriptor,
+                status,
+                detail,
+            }) => (descriptor, (status, detail, None)),
+            Ok(r) => {
+                *served += 1;
+                if crate::fault_injection_due(c.incarnation, *served) {
+                    println!(
+                        "test system '{}': faulting on purpose with request {} of client {i} in flight",
+                        crate::config::SYSTEM_NAME,
+                        r.descriptor().id
+                    );
+                    conflux_userlib::testing::fault_on_purpose();
+                }
+                (r.descriptor(), execute(c, clients, i, r))
+            }
+        };
+        let (status, detail, session) = answer;
+        if let Some(server) = clients[i].server.as_mut() {
+            match server.respond(descriptor, status, detail, session) {
+                Ok(true) => signal(i),
+                Ok(false) => {}
+                Err(e) => drop_client(c, &mut clients[i], i, e),
+            }
+        }
+        if clients[i].gone {
+            clients[i].server = None;
+        }
+    }
+    true
+}
+
+/// Runs one checked request of client `i`.
+fn execute(c: &mut Crypto, clients: &mut [Client], i: usize, r: Request) -> Answer {
+    let Some(dev) = c.device.as_mut() else {
+        return (Status::DeviceError, 0, None);
+    };
+    let cl = &mut clients[i];
+    let result = match r {
+        Request::CreateSession { algo, dir, key, .. } => {
+            if !cl.sessions.has_room() {
+                return (Status::TooManySessions, 0, None);
+            }
+            let key = shared::data(&c.clients[i], key);
+            dev.create_session(algorithm(algo), key, direction(dir))
+                .map(|id| match cl.sessions.insert(id, dir) {
+                    Ok(handle) => (Status::Ok, 0, Some(handle)),
+                    Err(status) => (status, 0, None),
+                })
+        }
+        Request::DestroySession { session, .. } => match cl.sessions.remove(session) {
+            Ok(open) => dev
+                .destroy_session(open.device)
+                .map(|()| (Status::Ok, 0, None)),
+            Err(status) => return (status, 0, None),
+        },
+        Request::Cipher {
+            dir,
+            session,
+            iv,
+            src,
+            dst,
+            ..
+        } => match cl.sessions.get(session) {
+            Ok(open) if open.dir != dir => return (Status::WrongDirection, 0, None),
+            Ok(open) => {
+                let (src, dst) = (
+                    shared::data(&c.clients[i], src),
+                    shared::data(&c.clients[i], dst),
+                );
+                match dir {
+                    Direction::Encrypt => dev.encrypt(open.device, &iv, src, dst),
+                    Direction::Decrypt => dev.decrypt(open.device, &iv, src, dst),
+                }
+                .map(|()| (Status::Ok, 0, None))
+            }
+            Err(status) => return (status, 0, None),
+        },
+        Request::Detach { .. } => {
+            for id in cl.sessions.take_all() {
+                let _ = dev.destroy_session(id);
+            }
+            cl.gone = true;
+            return (Status::Ok, 0, None);
+        }
+    };
+    result.unwrap_or_else(|e| failed(c, clients, i, e))
+}
+
+/// The answer for a request the device layer failed, resetting the device
+/// if the failure left it unusable.
+fn failed(c: &mut Crypto, clients: &mut [Client], i: usize, e: Error) -> Answer {
+    let (status, detail) = match e {
+        Error::BadKeyLength { len } | Error::KeyTooLong { len, .. } => (Status::BadKey, len as u64),
+        Error::NotBlockMultiple { len } => (Status::BadLength, len as u64),
+        Error::LengthMismatch { src, .. } => (Status::BadLength, src as u64),
+        Error::EmptyData => (Status::BadLength, 0),
+        Error::TooLarge { needed, .. } => (Status::BadLength, needed),
+        Error::UnknownSession => (Status::UnknownSession, 0),
+        Error::WrongDirection => (Status::WrongDirection, 0),
+        Error::DeviceError => (Status::DeviceError, u64::from(device::wire::STATUS_ERR)),
+        Error::BadMessage => (Status::DeviceError, u64::from(device::wire::STATUS_BADMSG)),
+        Error::NotSupported => (Status::DeviceError, u64::from(device::wire::STATUS_NOTSUPP)),
+        Error::InvalidSession => (Status::DeviceError, u64::from(device::wire::STATUS_INVSESS)),
+        Error::NoSpace => (Status::DeviceError, u64::from(device::wire::STATUS_NOSPC)),
+        Error::KeyRejected => (
+            Status::DeviceError,
+            u64::from(device::wire::STATUS_KEY_REJECTED),
+        ),
+        Error::UnknownStatus(code) => (Status::DeviceError, u64::from(code)),
+        _ => (Status::DeviceError, 0),
+    };
+    if matches!(e, Error::DeviceNeedsReset | Error::Broken) {
+        println!("client {i}'s request left the device needing a reset ({e:?}): resetting it; every client's sessions are lost and answer SessionLost");
+        match c.reset() {
+            Ok(()) => {
+                let generation = c.generation();
+                for cl in clients.iter_mut() {
+                    cl.sessions.lose_all(generation);
+                }
+            }
+            Err(e) => println!("the device did not come back after the reset: {e}; every request gets DeviceError from now on"),
+        }
+    }
+    (status, detail, None)
+}
+
+fn algorithm(a: Algorithm) -> device::Algorithm {
+    match a {
+        Algorithm::Cbc => device::Algorithm::Cbc,
+        Algorithm::Ctr => device::Algorithm::Ctr,
+    }
+}
+
+fn direction(d: Direction) -> device::Direction {
+    match d {
+        Direction::Encrypt => device::Direction::Encrypt,
+        Direction::Decrypt => device::Direction::Decrypt,
+    }
+}
+
+/// Attaches to client `i` if it has formatted its region since.
+fn attach(c: &mut Crypto, cl: &mut Client, i: usize) {
+    if cl.server.is_some() || cl.gone {
+        return;
+    }
+    if let Ok(mut s) = shared::attach(&c.clients[i]) {
+        match s.recover() {
+            Ok(0) => {}
+            Ok(n) => println!("client {i}: answered {n} requests lost in a restart (Restarted)"),
+            Err(e) => return drop_client(c, cl, i, e),
+        }
+        cl.server = Some(s);
+        signal(i);
+    }
+}
+
+fn drop_client(c: &mut Crypto, cl: &mut Client, i: usize, e: LinkError) {
+    println!("client {i}: its shared rings are damaged or overfilled ({e:?}); no longer serving it, other clients go on");
+    if let Some(dev) = c.device.as_mut() {
+        for id in cl.sessions.take_all() {
+            let _ = dev.destroy_session(id);
+        }
+    }
+    cl.server = None;
+    // Never attached again: its rings would be just as damaged.
+    cl.gone = true;
+}
+
+fn signal(i: usize) {
+    let _ = Notification(dev::CLIENTS[i].3).signal();
+}
+
+/// Asks every client to ring before sleeping; false if one already did.
+fn ready_to_sleep(clients: &mut [Client]) -> bool {
+    let mut ok = true;
+    for cl in clients.iter_mut() {
+        if let Some(s) = cl.server.as_mut() {
+            // A damaged ring shows up as an error on the next turn.
+            ok &= s.prepare_to_wait().unwrap_or(false);
+        }
+    }
+    ok
+}
