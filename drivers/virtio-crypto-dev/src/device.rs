@@ -148,7 +148,13 @@ impl<H: Hal, T: Transport> VirtIOCrypto<H, T> {
             Ok((data, control))
         });
         match queues {
-            Ok((data, control)) => {
+            Ok((mut data, mut control)) => {
+                // Every request is polled to completion (`transact`), so
+                // an interrupt per request would only cost the guest a
+                // trap and a wake-up: ask the device for none
+                // (VIRTQ_AVAIL_F_NO_INTERRUPT, virtio 1.2 §2.7.10).
+                data.set_dev_notify(false);
+                control.set_dev_notify(false);
                 transport.finish_init();
                 Ok(Queues {
                     transport,

@@ -42,8 +42,8 @@ impl Samples {
     }
 
     /// Sorts the samples and prints median, p99 and the sample count (only
-    /// the count when there are none).
-    pub fn report(mut self) {
+    /// the count when there are none); returns the median.
+    pub fn report(mut self) -> Option<u64> {
         self.values.sort_unstable();
         let n = self.values.len();
         let at = |q: usize| self.values[(n * q / 100).min(n - 1)];
@@ -54,5 +54,6 @@ impl Samples {
             crate::println!("{}", self.metric.with(Stat::Mean, mean));
         }
         crate::println!("{}", self.metric.with(Stat::Samples, n as u64));
+        (n > 0).then(|| at(50))
     }
 }
