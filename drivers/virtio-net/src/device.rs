@@ -28,6 +28,8 @@ pub struct Dev {
     pub mac: [u8; 6],
     pub link_up: bool,
     pub clients: alloc::vec::Vec<Mapped>,
+    /// How many times this driver started before (0 on the first start).
+    pub incarnation: u64,
 }
 
 /// Why the device could not be brought up.
@@ -64,6 +66,12 @@ pub fn open() -> Result<Dev, OpenError> {
     let config = Region(dev::CONFIG).premapped(dev::CONFIG_ADDR, 4096);
     let dma = Region(dev::DMA).premapped(dev::DMA_ADDR, dev::DMA_SIZE);
     let dma_phys = Region(dev::DMA).phys(0).map_err(OpenError::Dma)?;
+    // The pool's last page is the driver's own: regions outlive a restart
+    // (only the task's memory is fresh), so a count kept there tells a
+    // restarted driver that it was restarted.
+    let persist = (dev::DMA_SIZE - 4096) as u64;
+    let incarnation = dma.read_u64(persist).unwrap_or(0);
+    let _ = dma.write_u64(persist, incarnation + 1);
     let mut clients = alloc::vec::Vec::new();
     let mut windows = alloc::vec::Vec::new();
     for &(slot, addr, size, _) in dev::CLIENTS {
@@ -84,11 +92,13 @@ pub fn open() -> Result<Dev, OpenError> {
             virt: dev::BAR_ADDR,
             window: dev::BAR_WINDOW as u64,
         },
-        Pool::new(dma.base(), dma_phys, dev::DMA_SIZE as u64),
+        Pool::new(dma.base(), dma_phys, persist),
         &windows,
     )
     .map_err(OpenError::BringUp)?;
-    // VirtIONetRaw keeps the transport to itself and does not expose the
+    // `bring_up` made a new transport, and `Net::new` resets the device
+    // before setting it up: after a restart, nothing the previous instance
+    // posted is used again. VirtIONetRaw keeps the transport to itself and does not expose the
     // status field, so the link is read here; QEMU offers STATUS and sizes
     // the configuration by what it offers, so the field is there before
     // negotiation. Without it the link counts as up (virtio 5.1.4.2).
@@ -108,5 +118,6 @@ pub fn open() -> Result<Dev, OpenError> {
         net,
         link_up,
         clients,
+        incarnation,
     })
 }
