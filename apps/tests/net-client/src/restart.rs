@@ -14,16 +14,27 @@ use conflux_userlib::testing::Checks;
 /// Frames in the burst (tx ids 1..=BURST; id 0 is the exchanges').
 const BURST: u32 = 4;
 
-/// What came back while the driver restarted.
+/// Answers of one ring while the driver restarted, by status: sent or a
+/// frame received (`ok`), `restarted`, and anything no restart explains.
 #[derive(Debug, Default)]
-struct Back {
-    tx_ok: u32,
-    tx_restarted: u32,
-    /// Rx buffers back, by status: a frame (Ok), unused (Restarted).
-    rx_ok: u32,
-    rx_restarted: u32,
-    /// Anything else: an answer no restart explains.
+struct Tally {
+    ok: u32,
+    restarted: u32,
     other: u32,
+}
+
+impl Tally {
+    fn add(&mut self, status: Status) {
+        match status {
+            Status::Ok => self.ok += 1,
+            Status::Restarted => self.restarted += 1,
+            _ => self.other += 1,
+        }
+    }
+
+    fn total(&self) -> u32 {
+        self.ok + self.restarted + self.other
+    }
 }
 
 pub fn run(c: &mut Checks, link: &mut Link) {
@@ -33,21 +44,21 @@ pub fn run(c: &mut Checks, link: &mut Link) {
         yield_now();
     }
     link.send_burst(1..BURST + 1, &crate::frames::arp_request(MAC));
-    let back = collect(link);
+    let (tx, rx) = collect(link);
     c.eq(
         "the two tx frames on the device when the driver died came back Restarted",
-        back.tx_restarted,
+        tx.restarted,
         2,
     );
     c.eq(
         "the tx frames still on the ring were sent by the new instance",
-        back.tx_ok,
-        BURST - 2,
+        (tx.ok, tx.other),
+        (BURST - 2, 0),
     );
     c.that(
         "every rx buffer the driver held came back, unused ones Restarted",
-        back.rx_ok + back.rx_restarted == RX && back.rx_restarted > 0 && back.other == 0,
-        &back,
+        rx.total() == RX && rx.restarted > 0 && rx.other == 0,
+        &rx,
     );
     for id in 0..RX {
         link.offer_slot(id);
@@ -68,34 +79,21 @@ pub fn run(c: &mut Checks, link: &mut Link) {
 /// Waits (up to ~30 s under tcg: a restart reloads the driver and
 /// re-initialises the device) until every burst frame and every rx buffer
 /// is back, without offering any buffer again meanwhile.
-fn collect(link: &mut Link) -> Back {
-    let mut back = Back::default();
+fn collect(link: &mut Link) -> (Tally, Tally) {
+    let (mut tx, mut rx) = (Tally::default(), Tally::default());
     let end = rdtsc() + 30 * WAIT;
-    while back.tx_ok + back.tx_restarted + back.other < BURST || back.rx_ok + back.rx_restarted < RX
-    {
-        if rdtsc() > end {
-            break;
+    while (tx.total() < BURST || rx.total() < RX) && rdtsc() < end {
+        let sent = link.client.sent().expect("the rings are intact");
+        let received = link.client.received().expect("the rings are intact");
+        if let Some((_, status)) = sent {
+            tx.add(status);
         }
-        let mut idle = true;
-        if let Some((_, status)) = link.client.sent().expect("the rings are intact") {
-            idle = false;
-            match status {
-                Status::Ok => back.tx_ok += 1,
-                Status::Restarted => back.tx_restarted += 1,
-                _ => back.other += 1,
-            }
+        if let Some((_, status)) = received {
+            rx.add(status);
         }
-        if let Some((_, status)) = link.client.received().expect("the rings are intact") {
-            idle = false;
-            match status {
-                Status::Ok => back.rx_ok += 1,
-                Status::Restarted => back.rx_restarted += 1,
-                _ => back.other += 1,
-            }
-        }
-        if idle {
+        if sent.is_none() && received.is_none() {
             yield_now();
         }
     }
-    back
+    (tx, rx)
 }

@@ -8,19 +8,33 @@
 //! ([`Layout::new`] keeps them before it), inside those `len` bytes; the
 //! ring areas do not overlap, so each `Ring` has its own memory.
 
-use super::{Layout, LinkError, RingArea, Rings};
+use super::{Layout, LinkError, Rings};
+use crate::layout::LayoutError;
 use crate::Ring;
 
-/// Builds the `N` rings with `make`, in the layout's order.
-fn rings<'a, const N: usize>(
+/// How one ring is made over `len` bytes at a pointer: formatted or
+/// attached (`Ring::format_raw` or `Ring::attach_raw`).
+type MakeRing<'a> = unsafe fn(*mut u8, usize, u32) -> Result<Ring<'a>, LayoutError>;
+
+/// # Safety
+/// As for [`attach`]; with `Ring::format_raw`, as for [`format`].
+unsafe fn rings<'a, const N: usize>(
+    base: *mut u8,
+    len: usize,
     layout: &Layout<N>,
-    mut make: impl FnMut(RingArea) -> Result<Ring<'a>, LinkError>,
-) -> Result<[Ring<'a>; N], LinkError> {
+    make: MakeRing<'a>,
+) -> Result<Rings<'a, N>, LinkError> {
+    let data = layout.check_len(len)?;
     let mut out: [Option<Ring<'a>>; N] = [const { None }; N];
-    for (slot, &area) in out.iter_mut().zip(layout.rings.iter()) {
-        *slot = Some(make(area)?);
+    for (slot, a) in out.iter_mut().zip(layout.rings.iter()) {
+        // Safety: the area lies inside the region (the length was checked
+        // and the layout keeps areas before the data area) and belongs to
+        // this ring alone; the memory is the caller's promise.
+        let ring = unsafe { make(base.add(a.offset), a.size, a.capacity) };
+        *slot = Some(ring.map_err(LinkError::from_layout)?);
     }
-    Ok(out.map(|r| r.expect("the loop above filled every ring")))
+    let rings = out.map(|r| r.expect("the loop above made every ring"));
+    Ok(Rings { rings, data })
 }
 
 /// Uses the rings a client formatted in the region at `base` (`len`
@@ -35,15 +49,8 @@ pub unsafe fn attach<'a, const N: usize>(
     len: usize,
     layout: &Layout<N>,
 ) -> Result<Rings<'a, N>, LinkError> {
-    let data = layout.check_len(len)?;
-    let rings = rings(layout, |a| {
-        // Safety: the area lies inside the region (the length was checked
-        // and the layout keeps areas before the data area) and belongs to
-        // this ring alone; the memory is the caller's promise.
-        unsafe { Ring::attach_raw(base.add(a.offset), a.size, a.capacity) }
-            .map_err(LinkError::from_layout)
-    })?;
-    Ok(Rings { rings, data })
+    // Safety: the caller's promise.
+    unsafe { rings(base, len, layout, Ring::attach_raw) }
 }
 
 /// Formats the rings of the region at `base` (`len` bytes) as `layout`
@@ -57,11 +64,6 @@ pub unsafe fn format<'a, const N: usize>(
     len: usize,
     layout: &Layout<N>,
 ) -> Result<Rings<'a, N>, LinkError> {
-    let data = layout.check_len(len)?;
-    let rings = rings(layout, |a| {
-        // Safety: as in `attach`.
-        unsafe { Ring::format_raw(base.add(a.offset), a.size, a.capacity) }
-            .map_err(LinkError::from_layout)
-    })?;
-    Ok(Rings { rings, data })
+    // Safety: the caller's promise.
+    unsafe { rings(base, len, layout, Ring::format_raw) }
 }
