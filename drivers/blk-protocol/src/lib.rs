@@ -27,6 +27,8 @@
 
 mod shared;
 
+use conflux_queue::link::{Layout, RingArea};
+
 pub use shared::{Client, Server};
 
 /// Requests that can be outstanding at once (ring capacity, table size).
@@ -40,6 +42,26 @@ pub const REQUEST_RING: usize = 0x0000;
 pub const RESPONSE_RING: usize = 0x0400;
 pub const TABLE: usize = 0x0800;
 pub const DATA: usize = 0x1000;
+/// Bytes of one ring's area.
+pub const RING_AREA: usize = 0x400;
+
+/// The rings (request, response) and the data area, of at least a page.
+pub const LAYOUT: Layout<2> = Layout::new(
+    [
+        RingArea {
+            offset: REQUEST_RING,
+            size: RING_AREA,
+            capacity: CAPACITY,
+        },
+        RingArea {
+            offset: RESPONSE_RING,
+            size: RING_AREA,
+            capacity: CAPACITY,
+        },
+    ],
+    DATA,
+    4096,
+);
 
 /// What a request asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,20 +143,8 @@ pub struct Request {
 
 /// A request refused before it reached the device: answer it with this
 /// status (the id and descriptor are echoed back so the client can match it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Refused {
-    pub descriptor: conflux_queue::Descriptor,
-    pub status: Status,
-}
+pub type Refused = conflux_queue::link::Refused<Status>;
 
-/// The shared region is not usable as a block connection at all.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LinkError {
-    /// The region is smaller than the header parts plus one page of data.
-    TooSmall,
-    /// A ring header is damaged (the client wrote over it): stop serving
-    /// this client; other clients are not affected.
-    Corrupt,
-    /// The region's rings were not formatted by a client.
-    NotFormatted,
-}
+/// Why the shared region is not (or no longer) usable as a block
+/// connection; the same error every client protocol reports.
+pub use conflux_queue::link::LinkError;

@@ -3,10 +3,10 @@
 #![allow(unsafe_code)]
 
 use crate::{
-    LinkError, Op, Refused, Request, Status, CAPACITY, DATA, MAX_TRANSFER, REQUEST_RING,
-    RESPONSE_RING, SECTOR, TABLE,
+    LinkError, Op, Refused, Request, Status, CAPACITY, DATA, LAYOUT, MAX_TRANSFER, SECTOR, TABLE,
 };
-use conflux_queue::{Consumer, DataRegion, Descriptor, PopError, Producer, Ring};
+use conflux_queue::link::{self, Rings};
+use conflux_queue::{Consumer, Descriptor, Producer};
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// One request-table entry, as atomics: the other side may write it at any
@@ -19,32 +19,29 @@ struct Entry {
 }
 
 const _: () = assert!(core::mem::size_of::<Entry>() == 16);
-const _: () = assert!(TABLE + CAPACITY as usize * 16 <= DATA);
+const _: () = assert!(RESPONSE_END <= TABLE && TABLE + CAPACITY as usize * 16 <= DATA);
+const RESPONSE_END: usize = crate::RESPONSE_RING + crate::RING_AREA;
 
 /// The request table of a region at `base`.
 struct Table(*const Entry);
 
 impl Table {
+    /// # Safety
+    /// `base` is the start of a region that passed `LAYOUT.check_len` and
+    /// stays mapped, page aligned, for as long as the table is used.
+    unsafe fn at(base: *mut u8) -> Self {
+        // Safety: TABLE lies inside the checked region (asserted above).
+        Self(unsafe { base.add(TABLE) }.cast())
+    }
+
     fn entry(&self, id: u32) -> Option<&Entry> {
-        // Safety: the region was checked to hold the table (`check_len`),
-        // the table is 16-aligned (offset 0x800 in a page-aligned region),
-        // and `id < CAPACITY` keeps the entry inside it. The memory stays
+        // Safety: the region was checked to hold the table (`at`), the
+        // table is 16-aligned (offset 0x800 in a page-aligned region), and
+        // `id < CAPACITY` keeps the entry inside it. The memory stays
         // mapped for as long as the connection exists (the caller's promise
         // in `attach`/`format`).
         (id < CAPACITY).then(|| unsafe { &*self.0.add(id as usize) })
     }
-}
-
-fn check_len(len: usize) -> Result<(), LinkError> {
-    if len < DATA + 4096 {
-        Err(LinkError::TooSmall)
-    } else {
-        Ok(())
-    }
-}
-
-fn corrupt(_: impl core::fmt::Debug) -> LinkError {
-    LinkError::Corrupt
 }
 
 /// The driver's end.
@@ -61,33 +58,24 @@ impl Server {
     /// `base..base + len` must be mapped, writable, page aligned, and stay
     /// mapped for the life of the `Server`.
     pub unsafe fn attach(base: *mut u8, len: usize) -> Result<Self, LinkError> {
-        check_len(len)?;
-        let data = DataRegion::new(len - DATA);
-        // Safety: the caller's promise; the ring areas are disjoint.
-        let ring = |off| unsafe { Ring::attach_raw(base.add(off), 0x400, CAPACITY) };
-        let requests = ring(REQUEST_RING).map_err(|_| LinkError::NotFormatted)?;
-        let responses = ring(RESPONSE_RING).map_err(|_| LinkError::NotFormatted)?;
+        // Safety: the caller's promise.
+        let Rings { rings, data } = unsafe { link::attach(base, len, &LAYOUT) }?;
+        let [requests, responses] = rings;
         Ok(Self {
             requests: requests.into_consumer(data),
             responses: responses.into_producer(),
-            // Safety: inside the region (checked length).
-            table: Table(unsafe { base.add(TABLE) }.cast()),
+            // Safety: the region passed the length check in `attach`.
+            table: unsafe { Table::at(base) },
         })
     }
 
     /// The next request, checked: `Ok(None)` when there is none,
     /// `Ok(Some(Err(refused)))` for one to answer with an error at once.
     pub fn next_request(&mut self) -> Result<Option<Result<Request, Refused>>, LinkError> {
-        let d = match self.requests.pop() {
-            Ok(None) => return Ok(None),
-            Ok(Some(v)) => Descriptor::from(v),
-            Err(PopError::OutOfBounds(d)) => {
-                return Ok(Some(Err(Refused {
-                    descriptor: d,
-                    status: Status::BadDescriptor,
-                })))
-            }
-            Err(PopError::Corrupt(c)) => return Err(corrupt(c)),
+        let d = match link::take(self.requests.pop(), Status::BadDescriptor)? {
+            None => return Ok(None),
+            Some(Err(refused)) => return Ok(Some(Err(refused))),
+            Some(Ok(d)) => d,
         };
         let refuse = |status| {
             Ok(Some(Err(Refused {
@@ -129,14 +117,14 @@ impl Server {
         if let Some(e) = self.table.entry(descriptor.id) {
             e.status.store(status as u32, Ordering::Release);
         }
-        self.responses.push(descriptor).map_err(corrupt)?;
+        self.responses.push(descriptor)?;
         Ok(self.responses.needs_signal())
     }
 
     /// Before sleeping: asks the client to signal, and says whether it is
     /// safe to sleep (no request arrived meanwhile).
     pub fn prepare_to_wait(&mut self) -> Result<bool, LinkError> {
-        self.requests.prepare_to_wait().map_err(corrupt)
+        Ok(self.requests.prepare_to_wait()?)
     }
 
     /// After a driver restart: answers `Restarted` to every request a
@@ -178,17 +166,14 @@ impl Client {
     /// # Safety
     /// As for [`Server::attach`], and no driver may be attached yet.
     pub unsafe fn format(base: *mut u8, len: usize) -> Result<Self, LinkError> {
-        check_len(len)?;
-        let data = DataRegion::new(len - DATA);
-        // Safety: the caller's promise; the ring areas are disjoint.
-        let ring = |off| unsafe { Ring::format_raw(base.add(off), 0x400, CAPACITY) };
-        let requests = ring(REQUEST_RING).map_err(|_| LinkError::TooSmall)?;
-        let responses = ring(RESPONSE_RING).map_err(|_| LinkError::TooSmall)?;
+        // Safety: the caller's promise.
+        let Rings { rings, data } = unsafe { link::format(base, len, &LAYOUT) }?;
+        let [requests, responses] = rings;
         Ok(Self {
             requests: requests.into_producer(),
             responses: responses.into_consumer(data),
-            // Safety: inside the region (checked length).
-            table: Table(unsafe { base.add(TABLE) }.cast()),
+            // Safety: the region passed the length check in `format`.
+            table: unsafe { Table::at(base) },
             data_len: data.len(),
         })
     }
@@ -215,31 +200,29 @@ impl Client {
             e.status.store(Status::Pending as u32, Ordering::Relaxed);
         }
         // The ring's Release publication orders the entry writes above.
-        self.requests
-            .push(Descriptor { offset, len, id })
-            .map_err(corrupt)?;
+        self.requests.push(Descriptor { offset, len, id })?;
         Ok(self.requests.needs_signal())
     }
 
     /// A finished request: its id and status.
     pub fn complete(&mut self) -> Result<Option<(u32, Status)>, LinkError> {
-        match self.responses.pop() {
-            Ok(None) => Ok(None),
-            Ok(Some(v)) => {
-                let id = Descriptor::from(v).id;
-                let status = self.table.entry(id).map_or(Status::BadDescriptor, |e| {
-                    Status::from_raw(e.status.load(Ordering::Acquire))
-                });
-                Ok(Some((id, status)))
-            }
-            Err(PopError::OutOfBounds(d)) => Ok(Some((d.id, Status::BadDescriptor))),
-            Err(PopError::Corrupt(c)) => Err(corrupt(c)),
-        }
+        Ok(
+            match link::take(self.responses.pop(), Status::BadDescriptor)? {
+                None => None,
+                Some(Ok(d)) => {
+                    let status = self.table.entry(d.id).map_or(Status::BadDescriptor, |e| {
+                        Status::from_raw(e.status.load(Ordering::Acquire))
+                    });
+                    Some((d.id, status))
+                }
+                Some(Err(r)) => Some((r.descriptor.id, r.status)),
+            },
+        )
     }
 
     /// Before sleeping: asks the driver to signal; true if safe to sleep.
     pub fn prepare_to_wait(&mut self) -> Result<bool, LinkError> {
-        self.responses.prepare_to_wait().map_err(corrupt)
+        Ok(self.responses.prepare_to_wait()?)
     }
 }
 

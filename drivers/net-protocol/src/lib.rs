@@ -37,6 +37,14 @@
 //! it will answer on, so a client that never drains its answers stalls only
 //! itself.
 //!
+//! The driver writes [`Status::InFlight`] into a descriptor's entry when
+//! it takes it. A driver restarted after a fault attaches to the region
+//! again (the rings' indices live in it) and, before anything else,
+//! answers every entry still `InFlight` with [`Status::Restarted`]
+//! ([`Server::recover`]): a tx frame may or may not have gone out, an rx
+//! buffer comes back unused. For that to answer each buffer, a client
+//! never has two descriptors with the same id with the driver at once.
+//!
 //! The client formats the region and rings the driver's doorbell; the
 //! driver attaches, writes the MAC and the link state ([`Link`]) into the
 //! header and signals. To leave, the client sets `detach` and rings; the
@@ -48,6 +56,7 @@
 
 mod shared;
 
+use conflux_queue::link::{Layout, RingArea};
 pub use shared::{Client, Server};
 
 /// Descriptors per ring (and status-table entries per direction).
@@ -69,6 +78,27 @@ pub const RX_RING: usize = 0x1000;
 pub const DATA: usize = 0x2000;
 /// Bytes of one ring's area.
 pub const RING_AREA: usize = 0x400;
+
+const fn ring(offset: usize) -> RingArea {
+    RingArea {
+        offset,
+        size: RING_AREA,
+        capacity: CAPACITY,
+    }
+}
+
+/// The rings (tx, tx-done, rx-free, rx) and the data area, of at least a
+/// page.
+pub const LAYOUT: Layout<4> = Layout::new(
+    [
+        ring(TX_RING),
+        ring(TX_DONE_RING),
+        ring(RX_FREE_RING),
+        ring(RX_RING),
+    ],
+    DATA,
+    4096,
+);
 
 /// The link as the driver reports it in the header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,6 +137,15 @@ pub enum Status {
     DeviceError = 4,
     /// The client detached before the device used the buffer.
     Detached = 5,
+    /// The driver restarted while this buffer was with it: a tx frame may
+    /// or may not have been sent (send it again if needed); an rx buffer
+    /// comes back unused (post it again). Only the id is meaningful: the
+    /// answer's `offset` and `len` are 0.
+    Restarted = 6,
+    /// Taken by the driver and not answered yet. The driver writes it when
+    /// it takes a descriptor, so a restarted driver knows what the previous
+    /// instance held ([`Server::recover`]).
+    InFlight = 7,
     /// Not answered yet (what a client writes before handing a buffer over).
     Pending = 0xffff_ffff,
 }
@@ -120,6 +159,8 @@ impl Status {
             3 => Self::TooSmall,
             4 => Self::DeviceError,
             5 => Self::Detached,
+            6 => Self::Restarted,
+            7 => Self::InFlight,
             _ => Self::Pending,
         }
     }
@@ -139,24 +180,19 @@ pub struct Frame {
 
 /// A descriptor refused before it reached the device: answer it with this
 /// status.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Refused {
-    pub descriptor: conflux_queue::Descriptor,
-    pub status: Status,
-}
+pub type Refused = conflux_queue::link::Refused<Status>;
 
-/// The shared region is not usable as a network connection at all.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LinkError {
-    /// The region is smaller than the header parts plus one page of data.
-    TooSmall,
-    /// A ring header is damaged (the client wrote over it): stop serving
-    /// this client; other clients are not affected.
-    Corrupt,
-    /// The region's rings were not formatted by a client.
-    NotFormatted,
-    /// The client handed over more descriptors than a ring holds.
-    Full,
+/// Why the shared region is not (or no longer) usable as a network
+/// connection; the same error every client protocol reports.
+pub use conflux_queue::link::LinkError;
+
+/// What [`Server::recover`] answered `Restarted`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Recovered {
+    /// Frames to send a previous instance took and never answered.
+    pub tx: u32,
+    /// Empty buffers a previous instance took and never answered.
+    pub rx: u32,
 }
 
 /// A MAC address as the header stores it (byte 0 in bits 0..8).

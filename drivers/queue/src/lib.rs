@@ -23,8 +23,17 @@
 //!   outside the region. Nothing loops on the peer's values.
 //! - **One role per handle.** A task turns a [`Ring`] into a [`Producer`]
 //!   or a [`Consumer`], never both by accident.
-//! - **Unsafe in one place.** Only `raw` (byte region → header and slots)
-//!   has `unsafe`; the rest of the crate is safe code over atomics.
+//! - **Unsafe in two audited places.** `raw` (byte region → header and
+//!   slots) and `link::raw` (a protocol's rings at their offsets of a
+//!   mapped region) have `unsafe`; the rest of the crate is safe code over
+//!   atomics.
+//!
+//! # Client protocols
+//!
+//! [`link`] is what every protocol between a driver and its clients
+//! shares: a region holding several rings at fixed offsets and a data area,
+//! the [`link::LinkError`] a connection reports, and the shape of a refused
+//! descriptor.
 //!
 //! # Memory ordering
 //!
@@ -79,6 +88,8 @@
 
 mod descriptor;
 pub mod layout;
+#[cfg(not(loom))]
+pub mod link;
 mod queue;
 #[cfg(not(loom))]
 #[allow(unsafe_code)]

@@ -1,5 +1,6 @@
-//! The crate's only `unsafe`: viewing a byte region as a ring's header and
-//! slots.
+//! One of the crate's two `unsafe` modules (the other is `link::raw`,
+//! which places a protocol's rings through this one): viewing a byte
+//! region as a ring's header and slots.
 //!
 //! What makes it sound: every field of [`Header`] and [`Slot`] is an
 //! atomic integer (or compiler padding), so every bit pattern is a valid

@@ -1,15 +1,19 @@
 //! Bringing the device up from the capabilities the manifest gave.
+//!
+//! The PCI steps (configuration page → `PciRoot` → BAR window → HAL with
+//! the DMA pool and the clients' regions → command register →
+//! `PciTransport`) are `conflux_virtio_hal::bring_up`, shared with
+//! virtio-blk and virtio-crypto; what is here is virtio-net's own.
 
 use crate::config::device as dev;
 use crate::shared;
 use conflux_abi::pci::Bdf;
 use conflux_userlib::region::{Mapped, Region};
 use conflux_virtio_hal::{
-    device_function, install, register_shared, ConfluxHal, Device, Pool, Window,
+    bring_up, device_function, BarMapping, BringUpError, ConfluxHal, Pool, Window,
 };
 use core::fmt;
 use virtio_drivers::device::net::VirtIONetRaw;
-use virtio_drivers::transport::pci::bus::{BarInfo, Command, PciRoot};
 use virtio_drivers::transport::pci::PciTransport;
 use virtio_drivers::transport::Transport;
 
@@ -24,12 +28,13 @@ pub struct Dev {
     pub mac: [u8; 6],
     pub link_up: bool,
     pub clients: alloc::vec::Vec<Mapped>,
+    /// How many times this driver started before (0 on the first start).
+    pub incarnation: u64,
 }
 
 /// Why the device could not be brought up.
 pub enum OpenError {
-    Bar(&'static str),
-    Transport(virtio_drivers::transport::pci::VirtioPciError),
+    BringUp(BringUpError),
     Device(virtio_drivers::Error),
     Dma(conflux_abi::SysError),
     Header(usize),
@@ -38,8 +43,7 @@ pub enum OpenError {
 impl fmt::Display for OpenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Bar(why) => write!(f, "BAR {}: {why}", dev::BAR_INDEX),
-            Self::Transport(e) => write!(f, "virtio PCI transport: {e}"),
+            Self::BringUp(e) => write!(f, "{e}"),
             Self::Device(e) => write!(f, "virtio-net: {e}"),
             Self::Dma(e) => write!(f, "DMA region's physical address: {e}"),
             Self::Header(n) => write!(
@@ -60,41 +64,41 @@ const CONFIG_STATUS: usize = 6;
 
 pub fn open() -> Result<Dev, OpenError> {
     let config = Region(dev::CONFIG).premapped(dev::CONFIG_ADDR, 4096);
-    let df = device_function(bdf());
-    let mut root = PciRoot::new(shared::own_function(&config, df));
-    let bar = match root.bar_info(df, dev::BAR_INDEX) {
-        Ok(Some(BarInfo::Memory { address, size, .. })) => Window {
-            virt: dev::BAR_ADDR,
-            phys: address,
-            len: size.min(dev::BAR_WINDOW as u64),
-        },
-        Ok(_) => return Err(OpenError::Bar("not a memory BAR")),
-        Err(_) => return Err(OpenError::Bar("cannot be read")),
-    };
     let dma = Region(dev::DMA).premapped(dev::DMA_ADDR, dev::DMA_SIZE);
     let dma_phys = Region(dev::DMA).phys(0).map_err(OpenError::Dma)?;
-    let mut bars = [None; 6];
-    bars[dev::BAR_INDEX as usize] = Some(bar);
-    install(Device {
-        bars,
-        pool: Pool::new(dma.base(), dma_phys, dma.size()),
-    });
+    // The pool's last page is the driver's own: regions outlive a restart
+    // (only the task's memory is fresh), so a count kept there tells a
+    // restarted driver that it was restarted.
+    let persist = (dev::DMA_SIZE - 4096) as u64;
+    let incarnation = dma.read_u64(persist).unwrap_or(0);
+    let _ = dma.write_u64(persist, incarnation + 1);
     let mut clients = alloc::vec::Vec::new();
+    let mut windows = alloc::vec::Vec::new();
     for &(slot, addr, size, _) in dev::CLIENTS {
         let region = Region(slot).premapped(addr, size);
         let phys = Region(slot).phys(0).map_err(OpenError::Dma)?;
         // The clients' buffers go to the device in place, not bounced.
-        register_shared(Window {
+        windows.push(Window {
             virt: region.base(),
             phys,
             len: region.size(),
         });
         clients.push(region);
     }
-    root.set_command(df, Command::MEMORY_SPACE | Command::BUS_MASTER);
-    let transport =
-        PciTransport::new::<ConfluxHal, _>(&mut root, df).map_err(OpenError::Transport)?;
-    // VirtIONetRaw keeps the transport to itself and does not expose the
+    let transport = bring_up(
+        shared::own_function(&config, device_function(bdf())),
+        BarMapping {
+            index: dev::BAR_INDEX,
+            virt: dev::BAR_ADDR,
+            window: dev::BAR_WINDOW as u64,
+        },
+        Pool::new(dma.base(), dma_phys, persist),
+        &windows,
+    )
+    .map_err(OpenError::BringUp)?;
+    // `bring_up` made a new transport, and `Net::new` resets the device
+    // before setting it up: after a restart, nothing the previous instance
+    // posted is used again. VirtIONetRaw keeps the transport to itself and does not expose the
     // status field, so the link is read here; QEMU offers STATUS and sizes
     // the configuration by what it offers, so the field is there before
     // negotiation. Without it the link counts as up (virtio 5.1.4.2).
@@ -114,5 +118,6 @@ pub fn open() -> Result<Dev, OpenError> {
         net,
         link_up,
         clients,
+        incarnation,
     })
 }

@@ -18,6 +18,13 @@
 //! others are served. Received frames go into whichever client's buffer the
 //! device takes next (the network server is meant to be the one client).
 //! When every client has detached the driver resets the device and ends.
+//!
+//! Restarts: init restarts the driver when it faults (`restart =
+//! "on-fault"`). The new instance re-initialises the device (which forgets
+//! every buffer the old one posted), attaches to each client's region
+//! again and, before taking anything, answers every tx frame and rx buffer
+//! the old instance took and never answered with `Restarted`
+//! (`Server::recover`), then serves as before.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -51,5 +58,24 @@ fn main() {
         if dev.link_up { "up" } else { "down" },
         config::device::CLIENTS.len()
     );
+    if dev.incarnation > 0 {
+        conflux_userlib::println!(
+            "restarted (incarnation {}): answering what the previous instance left in flight",
+            dev.incarnation
+        );
+    }
     serve::run(dev);
+}
+
+/// Test systems only: in the system named `net-restart`, the first
+/// incarnation faults on purpose the moment the device holds two tx
+/// frames at once and some rx buffers (the test client sends a burst only
+/// then; its other frames go one at a time), so the in-guest test can check
+/// what clients see across a driver restart. Every other system never
+/// takes this path.
+fn fault_injection_due(incarnation: u64, tx_in_flight: usize, rx_in_flight: usize) -> bool {
+    config::SYSTEM_NAME == "net-restart"
+        && incarnation == 0
+        && tx_in_flight >= 2
+        && rx_in_flight > 0
 }

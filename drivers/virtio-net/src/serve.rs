@@ -1,6 +1,7 @@
 //! The driver's loop: take frames to send and empty buffers from every
 //! client, keep the device's queues filled, hand back what the device
-//! finished, sleep only when nothing is left to do.
+//! finished, sleep only when nothing is left to do. After a restart, each
+//! client's first attach answers what the previous instance held.
 
 use crate::config::device as dev;
 use crate::device::{Dev, Net, QUEUE};
@@ -23,12 +24,16 @@ struct Client {
     server: Option<Server>,
     /// The client detached: never served again.
     detached: bool,
+    /// Its rings were damaged or overfilled: never attached again (they
+    /// would be just as damaged), but it does not count as detached.
+    broken: bool,
 }
 
 struct State {
     net: Net,
     mac: [u8; 6],
     link: Link,
+    incarnation: u64,
     clients: Vec<Client>,
     /// By virtqueue token (the chain's first descriptor, < QUEUE).
     tx: [Option<Flight>; QUEUE],
@@ -43,6 +48,7 @@ pub fn run(dev: Dev) -> ! {
         net: dev.net,
         mac: dev.mac,
         link: if dev.link_up { Link::Up } else { Link::Down },
+        incarnation: dev.incarnation,
         clients: dev
             .clients
             .into_iter()
@@ -50,6 +56,7 @@ pub fn run(dev: Dev) -> ! {
                 region,
                 server: None,
                 detached: false,
+                broken: false,
             })
             .collect(),
         tx: [None; QUEUE],
@@ -82,17 +89,27 @@ fn signal(i: usize) {
 }
 
 impl State {
-    /// Attaches to client `i` if it has formatted its region since.
+    /// Attaches to client `i` if it has formatted its region since, and
+    /// answers what a previous instance of the driver held of it.
     fn attach(&mut self, i: usize) {
         let c = &mut self.clients[i];
-        if c.server.is_some() || c.detached {
+        if c.server.is_some() || c.detached || c.broken {
             return;
         }
-        if let Ok(s) = shared::attach(&c.region) {
-            s.publish(self.mac, self.link);
-            c.server = Some(s);
-            signal(i);
+        let Ok(mut s) = shared::attach(&c.region) else {
+            return; // not formatted yet: its doorbell wakes us when it is
+        };
+        match s.recover() {
+            Ok((lost, _)) if lost.tx + lost.rx > 0 => println!(
+                "client {i}: answered {} tx frames and {} rx buffers lost in a restart with Restarted",
+                lost.tx, lost.rx
+            ),
+            Ok(_) => {}
+            Err(e) => return self.drop_client(i, e),
         }
+        s.publish(self.mac, self.link);
+        self.clients[i].server = Some(s);
+        signal(i);
     }
 
     /// Ends client `i`'s service if it asked to; true if it did just now.
@@ -112,8 +129,9 @@ impl State {
     }
 
     fn drop_client(&mut self, i: usize, e: LinkError) {
-        println!("client {i}: its shared rings are damaged ({e:?}); no longer serving it, other clients go on");
+        println!("client {i}: no longer served, other clients go on: {e}");
         self.clients[i].server = None;
+        self.clients[i].broken = true;
     }
 
     fn buf(&self, f: &Flight) -> &'static mut [u8] {
@@ -151,7 +169,8 @@ impl State {
             // hands it back (`complete_tx`).
             match unsafe { self.net.transmit_begin(buf) } {
                 Ok(token) if (token as usize) < QUEUE && self.tx[token as usize].is_none() => {
-                    self.tx[token as usize] = Some(f)
+                    self.tx[token as usize] = Some(f);
+                    self.maybe_fault();
                 }
                 Ok(token) => {
                     println!(
@@ -166,6 +185,19 @@ impl State {
             }
         }
         busy
+    }
+
+    /// Test systems only (see `crate::fault_injection_due`).
+    fn maybe_fault(&self) {
+        let count = |q: &[Option<Flight>]| q.iter().filter(|f| f.is_some()).count();
+        let (tx, rx) = (count(&self.tx), count(&self.rx));
+        if crate::fault_injection_due(self.incarnation, tx, rx) {
+            println!(
+                "test system '{}': faulting on purpose with {tx} tx frames and {rx} rx buffers on the device",
+                crate::config::SYSTEM_NAME
+            );
+            conflux_userlib::testing::fault_on_purpose();
+        }
     }
 
     /// Hands client `i`'s empty buffers to the receive queue while it has room.

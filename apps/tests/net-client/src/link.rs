@@ -73,6 +73,23 @@ impl Link {
         self.send_raw(id, off, frame.len() as u32);
     }
 
+    /// Sends `frame` from each tx slot in `ids`, all on the ring before one
+    /// doorbell, so an idle driver finds them together.
+    pub fn send_burst(&mut self, ids: core::ops::Range<u32>, frame: &[u8]) {
+        let mut ring = false;
+        for id in ids {
+            let off = Self::tx_offset(id);
+            self.bytes(off, frame.len()).copy_from_slice(frame);
+            ring |= self
+                .client
+                .send(id, off, frame.len() as u32)
+                .expect("the rings are intact");
+        }
+        if ring {
+            self.ring();
+        }
+    }
+
     pub fn send_raw(&mut self, id: u32, offset: u64, len: u32) {
         if self
             .client

@@ -6,12 +6,17 @@
 //! headroom, an id past the status table, an rx buffer too small) and
 //! checks each comes back with its error while the driver keeps serving
 //! (ARP again afterwards).
+//!
+//! In the system `net-restart` the driver faults on purpose partway, and
+//! the test checks instead what comes back across its restart
+//! (`restart.rs`).
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
 
 mod frames;
 mod link;
+mod restart;
 
 use conflux_net_protocol::{Link as LinkState, Status, HEADROOM, MAX_FRAME};
 use conflux_userlib::testing::Checks;
@@ -20,9 +25,9 @@ use link::{Link, RX};
 conflux_userlib::entry!(main);
 
 /// The MAC the manifest gives the device.
-const MAC: [u8; 6] = [0x52, 0x54, 0x00, 0x12, 0x34, 0x56];
+pub const MAC: [u8; 6] = [0x52, 0x54, 0x00, 0x12, 0x34, 0x56];
 /// How long one attempt waits for an answer (TSC ticks: ~1 s under tcg).
-const WAIT: u64 = 1_000_000_000;
+pub const WAIT: u64 = 1_000_000_000;
 const ATTEMPTS: u32 = 4;
 
 fn main() {
@@ -42,13 +47,22 @@ fn main() {
         &mut link,
         "an ARP request to 10.0.2.2 is answered with its MAC",
     );
-    dhcp(&mut c, &mut link);
-    hostile(&mut c, &mut link);
-    arp(
-        &mut c,
-        &mut link,
-        "ARP still answered after the hostile descriptors",
-    );
+    if config::SYSTEM_NAME == "net-restart" {
+        restart::run(&mut c, &mut link);
+    } else {
+        dhcp(
+            &mut c,
+            &mut link,
+            "DHCP DISCOVER is answered with an OFFER of 10.0.2.15",
+            0x0c0f_1e77,
+        );
+        hostile(&mut c, &mut link);
+        arp(
+            &mut c,
+            &mut link,
+            "ARP still answered after the hostile descriptors",
+        );
+    }
     c.that("detach", link.detach(10 * WAIT), "no confirmation");
     c.finish();
 }
@@ -80,7 +94,7 @@ fn exchange(
     Err("no answer")
 }
 
-fn arp(c: &mut Checks, link: &mut Link, what: &str) {
+pub fn arp(c: &mut Checks, link: &mut Link, what: &str) {
     let request = frames::arp_request(MAC);
     let got = exchange(link, &request, |f| {
         frames::is_arp_reply_from_gateway(f, MAC)
@@ -88,16 +102,13 @@ fn arp(c: &mut Checks, link: &mut Link, what: &str) {
     c.that(what, got.is_ok(), got);
 }
 
-fn dhcp(c: &mut Checks, link: &mut Link) {
-    let discover = frames::dhcp_discover(MAC, 0x0c0f_1e77);
+/// A DISCOVER with transaction id `xid` gets an OFFER of 10.0.2.15.
+pub fn dhcp(c: &mut Checks, link: &mut Link, what: &str, xid: u32) {
+    let discover = frames::dhcp_discover(MAC, xid);
     let got = exchange(link, &discover, |f| {
-        frames::dhcp_offer(f, 0x0c0f_1e77) == Some([10, 0, 2, 15])
+        frames::dhcp_offer(f, xid) == Some([10, 0, 2, 15])
     });
-    c.that(
-        "DHCP DISCOVER is answered with an OFFER of 10.0.2.15",
-        got.is_ok(),
-        got,
-    );
+    c.that(what, got.is_ok(), got);
 }
 
 /// Descriptors a hostile client would send: each comes back with its own
