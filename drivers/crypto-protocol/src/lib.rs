@@ -48,15 +48,18 @@
 
 extern crate alloc;
 
+use conflux_queue::link::{Layout, RingArea};
+
 mod request;
 mod sessions;
 mod shared;
 mod status;
 
+pub use conflux_queue::link::LinkError;
 pub use request::{Algorithm, Direction, Op, Refused, Request, Span};
 pub use sessions::{Open, Sessions};
 pub use shared::{Client, Completion, Server, Submission};
-pub use status::{LinkError, Status};
+pub use status::Status;
 
 /// Requests that can be outstanding at once (ring capacity, table size).
 pub const CAPACITY: u32 = 32;
@@ -71,6 +74,26 @@ pub const REQUEST_RING: usize = 0x0000;
 pub const RESPONSE_RING: usize = 0x0400;
 pub const TABLE: usize = 0x0800;
 pub const DATA: usize = 0x1000;
+/// Bytes of one ring's area.
+pub const RING_AREA: usize = 0x400;
+
+/// The rings (request, response) and the data area, of at least a page.
+pub const LAYOUT: Layout<2> = Layout::new(
+    [
+        RingArea {
+            offset: REQUEST_RING,
+            size: RING_AREA,
+            capacity: CAPACITY,
+        },
+        RingArea {
+            offset: RESPONSE_RING,
+            size: RING_AREA,
+            capacity: CAPACITY,
+        },
+    ],
+    DATA,
+    4096,
+);
 /// Bytes per request-table entry.
 pub const ENTRY: usize = 64;
 /// Sessions one client may have open at once.

@@ -4,10 +4,11 @@
 
 use crate::request::{check, Fields};
 use crate::{
-    LinkError, Refused, Request, Status, CAPACITY, DATA, ENTRY, IV_LEN, REQUEST_RING,
-    RESPONSE_RING, TABLE,
+    LinkError, Refused, Request, Status, CAPACITY, DATA, ENTRY, IV_LEN, LAYOUT, RESPONSE_RING,
+    RING_AREA, TABLE,
 };
-use conflux_queue::{Consumer, DataRegion, Descriptor, PopError, Producer, Ring};
+use conflux_queue::link::{self, Rings};
+use conflux_queue::{Consumer, DataRegion, Descriptor, Producer};
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// One request-table entry, as atomics: the other side may write it at any
@@ -26,49 +27,28 @@ struct Entry {
 }
 
 const _: () = assert!(core::mem::size_of::<Entry>() == ENTRY);
-const _: () = assert!(TABLE + CAPACITY as usize * ENTRY <= DATA);
+const _: () =
+    assert!(RESPONSE_RING + RING_AREA <= TABLE && TABLE + CAPACITY as usize * ENTRY <= DATA);
 
 /// The request table of a region.
 struct Table(*const Entry);
 
 impl Table {
+    /// # Safety
+    /// `base` is the start of a region that passed `LAYOUT`'s length check
+    /// and stays mapped, page aligned, for as long as the table is used.
+    unsafe fn at(base: *mut u8) -> Self {
+        // Safety: TABLE lies inside the checked region (asserted above).
+        Self(unsafe { base.add(TABLE) }.cast())
+    }
+
     fn entry(&self, id: u32) -> Option<&Entry> {
-        // Safety: the region was checked to hold the table (`check_len`),
-        // the table is 64-aligned (offset 0x800 in a page-aligned region),
-        // and `id < CAPACITY` keeps the entry inside it. The memory stays
+        // Safety: the region was checked to hold the table (`at`), the
+        // table is 64-aligned (offset 0x800 in a page-aligned region), and
+        // `id < CAPACITY` keeps the entry inside it. The memory stays
         // mapped for as long as the connection exists (the caller's promise
         // in `attach`/`format`).
         (id < CAPACITY).then(|| unsafe { &*self.0.add(id as usize) })
-    }
-}
-
-fn check_len(len: usize) -> Result<(), LinkError> {
-    if len < DATA + 4096 {
-        Err(LinkError::TooSmall)
-    } else {
-        Ok(())
-    }
-}
-
-fn corrupt(_: impl core::fmt::Debug) -> LinkError {
-    LinkError::Corrupt
-}
-
-/// The rings and the table of the region at `base`.
-///
-/// # Safety
-/// `base..base + len` is mapped, writable, page aligned and stays mapped
-/// for the life of what is made from it; `len` passed `check_len`.
-unsafe fn parts(
-    base: *mut u8,
-    ring: unsafe fn(*mut u8, usize, u32) -> Result<Ring<'static>, conflux_queue::LayoutError>,
-) -> Option<(Ring<'static>, Ring<'static>, Table)> {
-    // Safety: the caller's promise; the two ring areas and the table are
-    // disjoint parts of the region.
-    unsafe {
-        let requests = ring(base.add(REQUEST_RING), 0x400, CAPACITY).ok()?;
-        let responses = ring(base.add(RESPONSE_RING), 0x400, CAPACITY).ok()?;
-        Some((requests, responses, Table(base.add(TABLE).cast())))
     }
 }
 
@@ -95,15 +75,14 @@ impl Server {
     /// `base..base + len` must be mapped, writable, page aligned, and stay
     /// mapped for the life of the `Server`.
     pub unsafe fn attach(base: *mut u8, len: usize) -> Result<Self, LinkError> {
-        check_len(len)?;
-        let data = DataRegion::new(len - DATA);
-        // Safety: the caller's promise, and the length was checked.
-        let (requests, responses, table) =
-            unsafe { parts(base, Ring::attach_raw) }.ok_or(LinkError::NotFormatted)?;
+        // Safety: the caller's promise.
+        let Rings { rings, data } = unsafe { link::attach(base, len, &LAYOUT) }?;
+        let [requests, responses] = rings;
         Ok(Self {
             requests: requests.into_consumer(data),
             responses: responses.into_producer(),
-            table,
+            // Safety: the region passed the length check in `attach`.
+            table: unsafe { Table::at(base) },
             data,
         })
     }
@@ -111,17 +90,16 @@ impl Server {
     /// The next request, checked: `Ok(None)` when there is none,
     /// `Ok(Some(Err(refused)))` for one to answer with an error at once.
     pub fn next_request(&mut self) -> Result<Option<Result<Request, Refused>>, LinkError> {
-        let d = match self.requests.pop() {
-            Ok(None) => return Ok(None),
-            Ok(Some(v)) => Descriptor::from(v),
-            Err(PopError::OutOfBounds(d)) => {
+        let d = match link::take(self.requests.pop(), Status::BadDescriptor)? {
+            None => return Ok(None),
+            Some(Err(r)) => {
                 return Ok(Some(Err(Refused {
-                    descriptor: d,
-                    status: Status::BadDescriptor,
-                    detail: d.offset,
+                    descriptor: r.descriptor,
+                    status: r.status,
+                    detail: r.descriptor.offset,
                 })))
             }
-            Err(PopError::Corrupt(c)) => return Err(corrupt(c)),
+            Some(Ok(d)) => d,
         };
         let fields = match self.table.entry(d.id) {
             // Copy once; later writes by the client change nothing decided here.
@@ -165,7 +143,7 @@ impl Server {
             e.detail.store(detail, Ordering::Relaxed);
             e.status.store(status as u32, Ordering::Release);
         }
-        self.responses.push(descriptor).map_err(corrupt)?;
+        self.responses.push(descriptor)?;
         Ok(self.responses.needs_signal())
     }
 
@@ -177,7 +155,7 @@ impl Server {
     /// Before sleeping: asks the client to signal, and says whether it is
     /// safe to sleep (no request arrived meanwhile).
     pub fn prepare_to_wait(&mut self) -> Result<bool, LinkError> {
-        self.requests.prepare_to_wait().map_err(corrupt)
+        Ok(self.requests.prepare_to_wait()?)
     }
 
     /// After a driver restart: answers `Restarted` to every request a
@@ -242,15 +220,14 @@ impl Client {
     /// # Safety
     /// As for [`Server::attach`], and no driver may be attached yet.
     pub unsafe fn format(base: *mut u8, len: usize) -> Result<Self, LinkError> {
-        check_len(len)?;
-        let data = DataRegion::new(len - DATA);
-        // Safety: the caller's promise, and the length was checked.
-        let (requests, responses, table) =
-            unsafe { parts(base, Ring::format_raw) }.ok_or(LinkError::TooSmall)?;
+        // Safety: the caller's promise.
+        let Rings { rings, data } = unsafe { link::format(base, len, &LAYOUT) }?;
+        let [requests, responses] = rings;
         Ok(Self {
             requests: requests.into_producer(),
             responses: responses.into_consumer(data),
-            table,
+            // Safety: the region passed the length check in `format`.
+            table: unsafe { Table::at(base) },
             data_len: data.len(),
         })
     }
@@ -280,17 +257,16 @@ impl Client {
             len: s.len,
             id,
         };
-        self.requests.push(d).map_err(corrupt)?;
+        self.requests.push(d)?;
         Ok(self.requests.needs_signal())
     }
 
     /// A finished request, if one came back.
     pub fn complete(&mut self) -> Result<Option<Completion>, LinkError> {
-        let id = match self.responses.pop() {
-            Ok(None) => return Ok(None),
-            Ok(Some(v)) => Descriptor::from(v).id,
-            Err(PopError::OutOfBounds(d)) => d.id,
-            Err(PopError::Corrupt(c)) => return Err(corrupt(c)),
+        let id = match link::take(self.responses.pop(), ())? {
+            None => return Ok(None),
+            Some(Ok(d)) => d.id,
+            Some(Err(r)) => r.descriptor.id,
         };
         Ok(Some(match self.table.entry(id) {
             Some(e) => Completion {
@@ -310,7 +286,7 @@ impl Client {
 
     /// Before sleeping: asks the driver to signal; true if safe to sleep.
     pub fn prepare_to_wait(&mut self) -> Result<bool, LinkError> {
-        self.responses.prepare_to_wait().map_err(corrupt)
+        Ok(self.responses.prepare_to_wait()?)
     }
 }
 

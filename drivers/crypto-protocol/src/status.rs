@@ -1,4 +1,4 @@
-//! How a request ended, and how a connection can fail as a whole.
+//! How a request ended.
 
 /// How a request ended, in its table entry's `status`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,17 +66,4 @@ impl Status {
             _ => Self::Pending,
         }
     }
-}
-
-/// The shared region is not usable as a crypto connection at all.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LinkError {
-    /// The region is smaller than the header parts plus one page of data.
-    TooSmall,
-    /// A ring header is damaged (the other side wrote over it, or pushed
-    /// more than the ring holds): the driver stops serving this client;
-    /// other clients are not affected.
-    Corrupt,
-    /// The region's rings were not formatted by a client.
-    NotFormatted,
 }

@@ -92,7 +92,7 @@ fn attach(dev: &Blk, c: &mut Client, i: usize) {
 }
 
 fn drop_client(c: &mut Client, i: usize, e: LinkError) {
-    println!("client {i}: its shared rings are damaged or overfilled ({e:?}); no longer serving it, other clients go on");
+    println!("client {i}: no longer served, other clients go on: {e}");
     c.server = None;
     c.waiting.clear();
     // Never attached again: its rings would be just as damaged.

@@ -242,7 +242,7 @@ fn attach(c: &mut Crypto, cl: &mut Client, i: usize) {
 }
 
 fn drop_client(c: &mut Crypto, cl: &mut Client, i: usize, e: LinkError) {
-    println!("client {i}: its shared rings are damaged or overfilled ({e:?}); no longer serving it, other clients go on");
+    println!("client {i}: no longer served, other clients go on: {e}");
     if let Some(dev) = c.device.as_mut() {
         for id in cl.sessions.take_all() {
             let _ = dev.destroy_session(id);
