@@ -27,7 +27,7 @@
 
 mod shared;
 
-use conflux_queue::link::{Layout, RingArea};
+use conflux_queue::link::Layout;
 
 pub use shared::{Client, Server};
 
@@ -46,22 +46,7 @@ pub const DATA: usize = 0x1000;
 pub const RING_AREA: usize = 0x400;
 
 /// The rings (request, response) and the data area, of at least a page.
-pub const LAYOUT: Layout<2> = Layout::new(
-    [
-        RingArea {
-            offset: REQUEST_RING,
-            size: RING_AREA,
-            capacity: CAPACITY,
-        },
-        RingArea {
-            offset: RESPONSE_RING,
-            size: RING_AREA,
-            capacity: CAPACITY,
-        },
-    ],
-    DATA,
-    4096,
-);
+pub const LAYOUT: Layout<2> = Layout::request_response(CAPACITY, RING_AREA, DATA);
 
 /// What a request asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -48,7 +48,7 @@
 
 extern crate alloc;
 
-use conflux_queue::link::{Layout, RingArea};
+use conflux_queue::link::Layout;
 
 mod request;
 mod sessions;
@@ -78,22 +78,7 @@ pub const DATA: usize = 0x1000;
 pub const RING_AREA: usize = 0x400;
 
 /// The rings (request, response) and the data area, of at least a page.
-pub const LAYOUT: Layout<2> = Layout::new(
-    [
-        RingArea {
-            offset: REQUEST_RING,
-            size: RING_AREA,
-            capacity: CAPACITY,
-        },
-        RingArea {
-            offset: RESPONSE_RING,
-            size: RING_AREA,
-            capacity: CAPACITY,
-        },
-    ],
-    DATA,
-    4096,
-);
+pub const LAYOUT: Layout<2> = Layout::request_response(CAPACITY, RING_AREA, DATA);
 /// Bytes per request-table entry.
 pub const ENTRY: usize = 64;
 /// Sessions one client may have open at once.

@@ -104,6 +104,25 @@ pub struct Layout<const N: usize> {
     min_data: usize,
 }
 
+impl Layout<2> {
+    /// The request/response shape (blk, crypto): a request ring at 0 and
+    /// a response ring right after it, each `ring_area` bytes of
+    /// `capacity` slots, and a data area of at least a page from `data`
+    /// (the protocol's table goes between the rings and `data`).
+    pub const fn request_response(capacity: u32, ring_area: usize, data: usize) -> Self {
+        let request = RingArea {
+            offset: 0,
+            size: ring_area,
+            capacity,
+        };
+        let response = RingArea {
+            offset: ring_area,
+            ..request
+        };
+        Self::new([request, response], data, 4096)
+    }
+}
+
 impl<const N: usize> Layout<N> {
     /// A layout whose rings are aligned, fit their areas, do not overlap
     /// and lie before the data area. Anything else panics, which is a
