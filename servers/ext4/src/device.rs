@@ -3,6 +3,7 @@
 //! virtio-blk queue in the guest, a file in host tests), and their
 //! adapters to rsext4's `BlockIo` and `Clock`.
 
+use crate::padding::Padding;
 use rsext4::{
     BlockIo, DeviceCapabilities, DeviceGeometry, Ext4Error, Ext4Result, Ext4Timestamp, SectorId,
 };
@@ -49,31 +50,45 @@ impl Clock for FixedClock {
 
 /// A [`BlockDevice`] seen as rsext4's `BlockIo`. rsext4 may pass a buffer
 /// longer than the `count` sectors it asks for; only those are moved.
-pub(crate) struct Io<D>(pub D);
+pub(crate) struct Io<D> {
+    device: D,
+    padding: Option<Padding>,
+}
+
+impl<D: BlockDevice> Io<D> {
+    /// Wraps `device`, learning where its inode bitmaps are (see `padding`).
+    pub(crate) fn new(mut device: D) -> Result<Self, DeviceError> {
+        let padding = Padding::read(&mut device)?;
+        Ok(Io { device, padding })
+    }
+}
 
 impl<D: BlockDevice> BlockIo for Io<D> {
     fn read(&mut self, buffer: &mut [u8], sector: SectorId, count: u32) -> Ext4Result<()> {
-        let size = self.0.sector_size();
+        let size = self.device.sector_size();
         let buffer = buffer
             .get_mut(..count as usize * size as usize)
             .ok_or_else(Ext4Error::invalid_input)?;
-        self.0
+        self.device
             .read(sector.raw(), buffer)
             .map_err(|_| Ext4Error::io())
     }
 
     fn write(&mut self, buffer: &[u8], sector: SectorId, count: u32) -> Ext4Result<()> {
-        let size = self.0.sector_size();
+        let size = self.device.sector_size();
         let buffer = buffer
             .get(..count as usize * size as usize)
             .ok_or_else(Ext4Error::invalid_input)?;
-        self.0
-            .write(sector.raw(), buffer)
+        let at = sector.raw() * u64::from(size);
+        let fixed = self.padding.as_ref().and_then(|p| p.apply(at, buffer));
+        let data = fixed.as_deref().unwrap_or(buffer);
+        self.device
+            .write(sector.raw(), data)
             .map_err(|_| Ext4Error::io())
     }
 
     fn geometry(&self) -> DeviceGeometry {
-        DeviceGeometry::new(self.0.sector_size(), self.0.sector_count())
+        DeviceGeometry::new(self.device.sector_size(), self.device.sector_count())
     }
 
     fn capabilities(&self) -> DeviceCapabilities {
@@ -84,7 +99,7 @@ impl<D: BlockDevice> BlockIo for Io<D> {
     }
 
     fn flush(&mut self) -> Ext4Result<()> {
-        self.0.flush().map_err(|_| Ext4Error::io())
+        self.device.flush().map_err(|_| Ext4Error::io())
     }
 }
 

@@ -32,7 +32,8 @@ impl<D: BlockDevice> FileSystem<D> {
     /// mounts read-only (every change then fails with `ReadOnly`).
     pub fn mount<C: Clock + Send + 'static>(device: D, clock: C) -> Result<Self> {
         let services = MountServices::new(Time(clock), (), NoopObserver);
-        let inner = Ext4::mount_with_readonly_fallback(Io(device), services)?;
+        let io = Io::new(device).map_err(|_| Error::Io)?;
+        let inner = Ext4::mount_with_readonly_fallback(io, services)?;
         Ok(FileSystem { inner })
     }
 

@@ -26,6 +26,7 @@ mod device;
 mod error;
 mod fs;
 mod names;
+mod padding;
 mod path;
 mod types;
 

@@ -82,6 +82,10 @@ impl<D: BlockDevice> FileSystem<D> {
             return Err(Error::InvalidArgument);
         }
         if let Some(target) = self.child(&to_parent, to_name)? {
+            if target.ino == source.ino {
+                // Two names of one file: POSIX leaves both in place.
+                return Ok(());
+            }
             match (source.is_dir(), target.is_dir()) {
                 (true, false) => return Err(Error::NotADirectory),
                 (false, true) => return Err(Error::IsADirectory),
