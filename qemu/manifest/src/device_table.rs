@@ -40,6 +40,7 @@ pub(crate) const KEYS: &[&str] = &[
     "client_region",
     "image",
     "size_mib",
+    "folder",
     "forwards",
     "mac",
 ];
@@ -86,7 +87,7 @@ pub(crate) fn read(top: &Fields) -> Result<Vec<DeviceDecl>, Error> {
 /// The keys only some kinds take, with the kinds that take them.
 fn kind_keys(kind: DeviceKind) -> &'static [&'static str] {
     match kind {
-        DeviceKind::VirtioBlk => &["image", "size_mib"],
+        DeviceKind::VirtioBlk => &["image", "size_mib", "folder"],
         DeviceKind::VirtioNet => &["forwards", "mac"],
         DeviceKind::VirtioCrypto => &[],
     }
@@ -102,7 +103,7 @@ fn device(name: &str, fields: &Fields) -> Result<DeviceDecl, Error> {
         suggestion: Box::new(Suggestion::new(kind_name, DeviceKind::NAMES, Words::Values)),
     })?;
     let driver: &str = fields.required("driver")?;
-    for key in ["image", "size_mib", "forwards", "mac"] {
+    for key in ["image", "size_mib", "folder", "forwards", "mac"] {
         if fields.has(key) && !kind_keys(kind).contains(&key) {
             return Err(Error::KeyNotForKind {
                 origin: fields.origin().to_owned(),
@@ -152,9 +153,23 @@ fn clients(fields: &Fields) -> Result<Vec<String>, Error> {
 }
 
 /// Exactly one of `image` (relative to the manifest's directory) and
-/// `size_mib`.
+/// `size_mib`; `folder` (relative too) goes with `size_mib`.
 fn disk(fields: &Fields) -> Result<DiskImage, Error> {
     let image = fields.optional::<&str>("image")?;
+    let dir = Path::new(fields.origin()).parent().unwrap_or(Path::new(""));
+    if let Some(folder) = fields.optional::<&str>("folder")? {
+        if image.is_some() || !fields.has("size_mib") {
+            return Err(Error::FolderBacking {
+                origin: fields.origin().to_owned(),
+                table: fields.path().to_owned(),
+            });
+        }
+        let size_mib = rules::integer(fields, "size_mib", None, 1, MAX_DISK_MIB, Unit::Count)?;
+        return Ok(DiskImage::Folder {
+            folder: clean(&dir.join(folder)),
+            size_mib,
+        });
+    }
     let both = image.is_some() && fields.has("size_mib");
     if both || (image.is_none() && !fields.has("size_mib")) {
         return Err(Error::DiskBacking {
@@ -164,7 +179,6 @@ fn disk(fields: &Fields) -> Result<DiskImage, Error> {
         });
     }
     if let Some(image) = image {
-        let dir = Path::new(fields.origin()).parent().unwrap_or(Path::new(""));
         return Ok(DiskImage::File(clean(&dir.join(image))));
     }
     let size_mib = rules::integer(fields, "size_mib", None, 1, MAX_DISK_MIB, Unit::Count)?;
@@ -324,6 +338,18 @@ pub(crate) fn lower(
                 });
             }
         }
+        if matches!(decl.disk, Some(DiskImage::Folder { .. })) {
+            let first = devices
+                .iter()
+                .find(|d| matches!(d.disk, Some(DiskImage::Folder { .. })));
+            if let Some(first) = first {
+                return Err(Error::TwoFolderDisks {
+                    origin: origin(),
+                    first: first.name.clone(),
+                    second: decl.name.clone(),
+                });
+            }
+        }
         for (at, forward) in decl.forwards.iter().enumerate() {
             let earlier = devices
                 .iter()
@@ -431,11 +457,20 @@ pub(crate) fn owner_of(manifest: &Manifest, object: usize) -> Option<&Device> {
         .find(|device| device.all_objects().contains(&object))
 }
 
-/// Every disk image file the manifest names exists (checked when the
-/// manifest is loaded from a file, and again by the runner before QEMU
-/// starts).
+/// Every disk image file and disk folder the manifest names exists
+/// (checked when the manifest is loaded from a file, and again by the
+/// runner before QEMU starts).
 pub fn check_files(manifest: &Manifest) -> Result<(), Error> {
     for device in &manifest.devices {
+        if let Some(DiskImage::Folder { folder, .. }) = &device.disk {
+            if !folder.is_dir() {
+                return Err(Error::MissingDiskFolder {
+                    origin: manifest.origin.clone(),
+                    path: join(&join("devices", &device.name), "folder"),
+                    folder: folder.display().to_string(),
+                });
+            }
+        }
         if let Some(DiskImage::File(path)) = &device.disk {
             if !path.is_file() {
                 return Err(Error::MissingDiskImage {

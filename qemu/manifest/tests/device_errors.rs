@@ -331,3 +331,59 @@ fn caps_cannot_name_a_device_object() {
     );
     assert_eq!(message(&with(&text)), "systems/t.toml: `tasks.other.caps.bar.mmio` names `d.bar`, an object of device `d`; only its driver `drv` holds a device's objects, and it gets them without `caps` entries: remove this entry");
 }
+
+#[test]
+fn a_disk_folder_needs_a_size_and_no_image() {
+    let want = "systems/t.toml: `[devices.d]` has `folder`, which builds an ext4 image from that host folder: it needs `size_mib = N` (the image's size) and no `image`";
+    let no_size = device("d", "virtio-blk", "folder = \"disk\"\n");
+    assert_eq!(message(&with(&no_size)), want);
+    let image = device(
+        "d",
+        "virtio-blk",
+        "folder = \"disk\"\nsize_mib = 8\nimage = \"d.img\"\n",
+    );
+    assert_eq!(message(&with(&image)), want);
+}
+
+#[test]
+fn a_system_has_one_folder_disk() {
+    let a = device("a", "virtio-blk", "folder = \"one\"\nsize_mib = 8\n");
+    let b = device("b", "virtio-blk", "folder = \"two\"\nsize_mib = 8\n");
+    assert_eq!(message(&with(&format!("{a}{b}"))), "systems/t.toml: devices `a` and `b` are both built from a folder; a system has one such disk (`target/disks/SYSTEM.img`): give the other one `image` or a fresh `size_mib` disk");
+}
+
+#[test]
+fn a_disk_folder_is_relative_to_the_manifest() {
+    let m = ok(&with(&device(
+        "d",
+        "virtio-blk",
+        "folder = \"../disk\"\nsize_mib = 8\n",
+    )));
+    assert_eq!(
+        m.devices[0].disk,
+        Some(DiskImage::Folder {
+            folder: "disk".into(),
+            size_mib: 8
+        })
+    );
+}
+
+#[test]
+fn a_missing_disk_folder_is_refused_on_load() {
+    let dir = std::env::temp_dir().join(format!("conflux-manifest-folder-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.toml");
+    let body = "folder = \"files\"\nsize_mib = 8\n";
+    std::fs::write(&path, with(&device("d", "virtio-blk", body))).unwrap();
+    let error = conflux_manifest::load(&path).unwrap_err().to_string();
+    std::fs::write(dir.join("files"), b"a file, not a folder").unwrap();
+    let not_a_dir = conflux_manifest::load(&path).unwrap_err().to_string();
+    std::fs::remove_file(dir.join("files")).unwrap();
+    std::fs::create_dir(dir.join("files")).unwrap();
+    let loaded = conflux_manifest::load(&path);
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.display();
+    assert_eq!(error, format!("{d}/t.toml: `devices.d.folder`: the disk folder `{d}/files` does not exist or is not a directory; create it with the files the disk should start with, or correct the path (it is relative to the manifest's directory)"));
+    assert_eq!(not_a_dir, error);
+    assert!(loaded.is_ok());
+}

@@ -6,11 +6,14 @@
 //! kernel routes. Networks are QEMU user networking with `restrict=on`:
 //! the guest reaches nothing outside this machine, and forwarded host
 //! ports listen on 127.0.0.1 only. A `size_mib` disk is a fresh
-//! zero-filled raw file, made again before every run so tests start clean.
+//! zero-filled raw file, made again before every run so tests start clean;
+//! a `folder` disk is the system's ext4 image (`disks`), kept across runs.
 
 use std::path::{Path, PathBuf};
 
 use conflux_manifest::{Device, DeviceKind, DiskImage, Manifest};
+
+use crate::disks;
 
 /// Where the fresh disk of `device` lives, in the system's image directory.
 pub fn fresh_disk(dir: &Path, device: &Device) -> PathBuf {
@@ -18,17 +21,20 @@ pub fn fresh_disk(dir: &Path, device: &Device) -> PathBuf {
 }
 
 /// The disk file QEMU opens for `device` (absolute), if it is a disk.
-fn disk_path(dir: &Path, device: &Device) -> Option<PathBuf> {
+fn disk_path(manifest: &Manifest, dir: &Path, device: &Device) -> Option<PathBuf> {
     let path = match device.disk.as_ref()? {
         DiskImage::File(path) => path.clone(),
         DiskImage::Fresh { .. } => fresh_disk(dir, device),
+        DiskImage::Folder { .. } => disks::image_path(manifest),
     };
     Some(std::path::absolute(&path).unwrap_or(path))
 }
 
-/// Checks that image files exist and (re)creates the fresh disks in `dir`.
-pub fn prepare(manifest: &Manifest, dir: &Path) -> Result<(), String> {
+/// Checks that image files and folders exist, (re)creates the fresh disks
+/// in `dir`, and builds the folder disk if it is missing or `rebuild`.
+pub fn prepare(manifest: &Manifest, dir: &Path, rebuild: bool) -> Result<(), String> {
     conflux_manifest::check_files(manifest).map_err(|e| e.to_string())?;
+    disks::prepare(manifest, &disks::image_path(manifest), rebuild)?;
     for device in &manifest.devices {
         let Some(DiskImage::Fresh { size_mib }) = device.disk else {
             continue;
@@ -54,7 +60,8 @@ pub fn args(manifest: &Manifest, dir: &Path) -> Vec<String> {
         );
         match device.kind {
             DeviceKind::VirtioBlk => {
-                let path = disk_path(dir, device).expect("a virtio-blk device has a disk");
+                let path =
+                    disk_path(manifest, dir, device).expect("a virtio-blk device has a disk");
                 args.extend([
                     "-drive".to_owned(),
                     format!("if=none,id={name},file={},format=raw", path.display()),
@@ -158,6 +165,20 @@ mod tests {
     }
 
     #[test]
+    fn a_folder_disk_is_the_systems_image_in_target_disks() {
+        let text =
+            "[system]\nname = \"t\"\n[tasks.a]\ncrate = \"a\"\npriority = 1\nstart_order = 1\n\
+            [devices.d]\nkind = \"virtio-blk\"\ndriver = \"a\"\nfolder = \"disk\"\nsize_mib = 8\n";
+        let manifest = conflux_manifest::parse(text, "/w/qemu/tests/t.toml").unwrap();
+        let args = args(&manifest, Path::new("/img"));
+        let image = crate::workspace::root().join("target/disks/t.img");
+        assert_eq!(
+            args[1],
+            format!("if=none,id=d,file={},format=raw", image.display())
+        );
+    }
+
+    #[test]
     fn a_network_without_forwards_is_still_restricted() {
         let text =
             "[system]\nname = \"t\"\n[tasks.a]\ncrate = \"a\"\npriority = 1\nstart_order = 1\n\
@@ -178,10 +199,10 @@ mod tests {
     fn fresh_disks_are_made_zeroed_each_time() {
         let dir = std::env::temp_dir().join(format!("conflux-devices-{}", std::process::id()));
         let manifest = conflux_manifest::parse(MANIFEST, "devs.toml").unwrap();
-        prepare(&manifest, &dir).unwrap();
+        prepare(&manifest, &dir, false).unwrap();
         let path = fresh_disk(&dir, &manifest.devices[0]);
         std::fs::write(&path, b"dirty").unwrap();
-        prepare(&manifest, &dir).unwrap();
+        prepare(&manifest, &dir, false).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(bytes.len(), 2 << 20);
         assert!(bytes.iter().all(|&b| b == 0));

@@ -4,7 +4,7 @@
 //! per listed mode.
 
 use crate::accel::{self, Accel};
-use crate::{host_test, image, oracle, qemu, symbolize, workspace};
+use crate::{disks, host_test, image, oracle, qemu, symbolize, workspace};
 use std::time::Duration;
 
 /// Pass/fail/skip counts for the whole run.
@@ -21,7 +21,9 @@ fn run_system(path: &std::path::Path, tally: &mut Tally) -> Result<(), String> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let built = image::build(path)?;
+    let mut built = image::build(path)?;
+    // Every run starts from the folder alone (see `disks`).
+    built.fresh_disk = true;
     let spec = built
         .manifest
         .test
@@ -57,6 +59,9 @@ fn run_system(path: &std::path::Path, tally: &mut Tally) -> Result<(), String> {
             .map(|t| t.name.as_str())
             .collect();
         let mut problems = oracle::judge(&spec, &tasks, &run.output, run.status);
+        if let Err(e) = disks::check(&built.manifest, &disks::image_path(&built.manifest)) {
+            problems.push(e);
+        }
         if run.nmis_injected < spec.nmi_after_ms.len() {
             problems.push(format!(
                 "the runner injected {} of the {} NMIs in `nmi_after_ms` (see the [runner] lines of the log)",

@@ -13,6 +13,8 @@ pub struct Built {
     pub manifest: Manifest,
     pub kernel: PathBuf,
     pub image: PathBuf,
+    /// Rebuild a disk made from a folder before booting (see `disks`).
+    pub fresh_disk: bool,
 }
 
 /// Builds the system named `system` (see [`workspace::resolve_system`]).
@@ -84,5 +86,6 @@ pub fn build(path: &Path) -> Result<Built, String> {
         manifest,
         kernel: bins.join("conflux-kernel"),
         image,
+        fresh_disk: false,
     })
 }

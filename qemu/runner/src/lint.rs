@@ -48,6 +48,10 @@ pub fn run() -> Result<(), String> {
         "conflux-kernel",
         "-p",
         "conflux-userlib",
+        // The file system's crate is a library the file server will link:
+        // no manifest names it, so it is checked for the guest here.
+        "-p",
+        "conflux-ext4",
         "--",
         "-D",
         "warnings",

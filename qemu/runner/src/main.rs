@@ -8,6 +8,7 @@
 mod accel;
 mod bench;
 mod devices;
+mod disks;
 mod guest_test;
 mod host_test;
 mod image;
@@ -38,6 +39,9 @@ enum Command {
         /// Accelerator: tcg, icount or kvm (default: kvm only where hardware-backed, else tcg).
         #[arg(long)]
         accel: Option<accel::Accel>,
+        /// Rebuild the disk made from a host folder (target/disks/SYSTEM.img), dropping what earlier runs wrote.
+        #[arg(long)]
+        fresh_disk: bool,
     },
     /// Run every host test, then every in-guest test system.
     Test {
@@ -63,7 +67,11 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run { system, accel } => qemu::run_interactive(&system, accel),
+        Command::Run {
+            system,
+            accel,
+            fresh_disk,
+        } => qemu::run_interactive(&system, accel, fresh_disk),
         Command::Test { filter } => guest_test::run_all(filter.as_deref()),
         Command::Gdb { system } => qemu::run_gdb(&system),
         Command::Build { system } => image::build_named(&system).map(|b| {

@@ -63,7 +63,7 @@ fn command(built: &Built, accel: Accel) -> Result<Command, String> {
     .arg(&built.image)
     .args(accel.qemu_args());
     let dir = built.image.parent().unwrap_or(std::path::Path::new("."));
-    devices::prepare(&built.manifest, dir)?;
+    devices::prepare(&built.manifest, dir, built.fresh_disk)?;
     cmd.args(devices::args(&built.manifest, dir));
     Ok(cmd)
 }
@@ -79,10 +79,11 @@ fn describe(built: &Built, accel: Accel) -> String {
 }
 
 /// Builds `system` and boots it with the console on this terminal.
-pub fn run_interactive(system: &str, accel: Option<Accel>) -> Result<(), String> {
+pub fn run_interactive(system: &str, accel: Option<Accel>, fresh_disk: bool) -> Result<(), String> {
     let accel = accel.unwrap_or_else(accel::default_accel);
     accel::check(accel)?;
-    let built = image::build_named(system)?;
+    let mut built = image::build_named(system)?;
+    built.fresh_disk = fresh_disk;
     eprintln!(
         "conflux: booting {}; quit with Ctrl-A X",
         describe(&built, accel)

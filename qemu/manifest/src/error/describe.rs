@@ -289,6 +289,18 @@ impl Error {
                 f,
                 "`{path}`: the disk image `{image}` does not exist; create it (for example `truncate -s 64M {image}`, or `mke2fs -t ext4 -b 4096 -d DIR {image} 64M`), correct the path (it is relative to the manifest's directory), or use `size_mib` for a fresh empty disk"
             ),
+            Error::FolderBacking { table, .. } => write!(
+                f,
+                "`[{table}]` has `folder`, which builds an ext4 image from that host folder: it needs `size_mib = N` (the image's size) and no `image`"
+            ),
+            Error::TwoFolderDisks { first, second, .. } => write!(
+                f,
+                "devices `{first}` and `{second}` are both built from a folder; a system has one such disk (`target/disks/SYSTEM.img`): give the other one `image` or a fresh `size_mib` disk"
+            ),
+            Error::MissingDiskFolder { path, folder, .. } => write!(
+                f,
+                "`{path}`: the disk folder `{folder}` does not exist or is not a directory; create it with the files the disk should start with, or correct the path (it is relative to the manifest's directory)"
+            ),
             Error::DeviceObject { path, object, device, driver, .. } => write!(
                 f,
                 "`{path}` names `{object}`, an object of device `{device}`; only its driver `{driver}` holds a device's objects, and it gets them without `caps` entries: remove this entry"

@@ -349,6 +349,15 @@ pub enum Error {
         table: String,
         both: bool,
     },
+    /// A virtio-blk `folder` with `image`, or without `size_mib`.
+    FolderBacking { origin: String, table: String },
+    /// Two virtio-blk devices built from folders (a system has one disk
+    /// image, `target/disks/SYSTEM.img`).
+    TwoFolderDisks {
+        origin: String,
+        first: String,
+        second: String,
+    },
     /// `devices.*.dma_pool` is not a size.
     BadSize {
         origin: String,
@@ -413,6 +422,12 @@ pub enum Error {
         origin: String,
         path: String,
         image: String,
+    },
+    /// A disk folder that does not exist.
+    MissingDiskFolder {
+        origin: String,
+        path: String,
+        folder: String,
     },
     /// A `caps` entry names one of a device's objects, which only its
     /// driver holds.
@@ -499,6 +514,9 @@ impl Error {
             | Error::SharedDiskImage { origin, .. }
             | Error::DuplicateForward { origin, .. }
             | Error::MissingDiskImage { origin, .. }
+            | Error::FolderBacking { origin, .. }
+            | Error::TwoFolderDisks { origin, .. }
+            | Error::MissingDiskFolder { origin, .. }
             | Error::DeviceObject { origin, .. } => origin,
         }
     }

@@ -60,6 +60,10 @@ pub enum DiskImage {
     File(PathBuf),
     /// A fresh zero-filled raw image of this many MiB, made for each run.
     Fresh { size_mib: u32 },
+    /// An ext4 image of `size_mib` MiB that the runner builds from the
+    /// host folder `folder` (joined with the manifest's directory) with
+    /// `mke2fs -t ext4 -b 4096 -d`, and keeps across runs.
+    Folder { folder: PathBuf, size_mib: u32 },
 }
 
 /// `hostfwd=tcp:127.0.0.1:HOST-:GUEST`.

@@ -1,0 +1,210 @@
+//! Disks built from host folders: `[devices.NAME] folder = "...",
+//! size_mib = N` becomes the ext4 image `target/disks/SYSTEM.img`, made
+//! by the host's own `mke2fs -t ext4 -b 4096 -d FOLDER` (4 KiB blocks
+//! and extents are what the guest's file system library handles; see
+//! `servers/ext4`) and checked with `e2fsck -fn` after each guest test.
+//!
+//! The image is built once and then kept, so what the guest writes
+//! persists from run to run, until `cargo make clean` or `--fresh-disk`
+//! rebuilds it. Guest tests always rebuild it: a test then starts from
+//! the folder's contents alone and its result cannot depend on an
+//! earlier run.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use conflux_manifest::{DiskImage, Manifest};
+
+use crate::workspace;
+
+/// The folder-built disk of `manifest`'s system (there is at most one).
+pub fn image_path(manifest: &Manifest) -> PathBuf {
+    workspace::root()
+        .join("target/disks")
+        .join(format!("{}.img", manifest.system.name))
+}
+
+/// The folder and size of the system's folder-built disk, if it has one.
+fn folder_disk(manifest: &Manifest) -> Option<(&Path, u32)> {
+    manifest.devices.iter().find_map(|d| match &d.disk {
+        Some(DiskImage::Folder { folder, size_mib }) => Some((folder.as_path(), *size_mib)),
+        _ => None,
+    })
+}
+
+/// Builds the system's folder disk at `image` unless it exists and
+/// `fresh` is false.
+pub fn prepare(manifest: &Manifest, image: &Path, fresh: bool) -> Result<(), String> {
+    let Some((folder, size_mib)) = folder_disk(manifest) else {
+        return Ok(());
+    };
+    if image.is_file() && !fresh {
+        return Ok(());
+    }
+    build(folder, size_mib, image)
+}
+
+/// Makes `image`, `size_mib` MiB of ext4 holding a copy of `folder`.
+pub fn build(folder: &Path, size_mib: u32, image: &Path) -> Result<(), String> {
+    if let Some(dir) = image.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let _ = std::fs::remove_file(image);
+    let out = run(Command::new(tool("mke2fs")?)
+        .args([
+            "-q", "-F", "-t", "ext4", "-b", "4096", "-L", "conflux", "-d",
+        ])
+        .arg(folder)
+        .arg(image)
+        .arg(format!("{size_mib}M")))?;
+    if !out.status.success() {
+        let _ = std::fs::remove_file(image);
+        return Err(format!(
+            "mke2fs could not build the disk {} from {} ({size_mib} MiB; is the folder larger?):\n{}",
+            image.display(),
+            folder.display(),
+            text(&out)
+        ));
+    }
+    Ok(())
+}
+
+/// `e2fsck -fn` on the system's folder disk, if it has one: `Err` with
+/// e2fsck's report unless the image is clean.
+pub fn check(manifest: &Manifest, image: &Path) -> Result<(), String> {
+    if folder_disk(manifest).is_none() {
+        return Ok(());
+    }
+    let out = run(Command::new(tool("e2fsck")?).arg("-fn").arg(image))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    Err(format!(
+        "e2fsck -fn {} found the disk not clean (exit {:?}):\n{}",
+        image.display(),
+        out.status.code(),
+        text(&out)
+    ))
+}
+
+/// An e2fsprogs tool: on `PATH`, or in `/usr/sbin` or `/sbin` (not on an
+/// ordinary user's `PATH` on Debian).
+fn tool(name: &str) -> Result<PathBuf, String> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/sbin")])
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+        .ok_or_else(|| {
+            format!("`{name}` (e2fsprogs) is not installed; disks built from folders need it: run `bash qemu/setup.sh`")
+        })
+}
+
+fn run(cmd: &mut Command) -> Result<Output, String> {
+    cmd.output()
+        .map_err(|e| format!("cannot run {:?}: {e}", cmd.get_program()))
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("conflux-disks-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn manifest(folder: &Path) -> Manifest {
+        let text = format!(
+            "[system]\nname = \"t\"\n[tasks.a]\ncrate = \"a\"\npriority = 1\nstart_order = 1\n\
+             [devices.disk0]\nkind = \"virtio-blk\"\ndriver = \"a\"\nfolder = \"{}\"\nsize_mib = 16\n",
+            folder.display()
+        );
+        conflux_manifest::parse(&text, "/t.toml").unwrap()
+    }
+
+    fn debugfs_cat(image: &Path, file: &str) -> Vec<u8> {
+        let out = run(Command::new(tool("debugfs").unwrap())
+            .arg("-R")
+            .arg(format!("cat {file}"))
+            .arg(image))
+        .unwrap();
+        out.stdout
+    }
+
+    #[test]
+    fn a_folder_becomes_a_clean_ext4_image_that_persists() {
+        let dir = scratch("persist");
+        let folder = dir.join("files");
+        std::fs::create_dir_all(folder.join("etc")).unwrap();
+        std::fs::write(folder.join("README"), b"hello from the host\n").unwrap();
+        std::fs::write(folder.join("etc/motd"), b"motd\n").unwrap();
+        let image = dir.join("t.img");
+        let m = manifest(&folder);
+        prepare(&m, &image, false).unwrap();
+        check(&m, &image).unwrap();
+        assert_eq!(debugfs_cat(&image, "/README"), b"hello from the host\n");
+        assert_eq!(debugfs_cat(&image, "/etc/motd"), b"motd\n");
+        let out = run(Command::new(tool("dumpe2fs").unwrap())
+            .arg("-h")
+            .arg(&image))
+        .unwrap();
+        let header = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            header.contains("Block size:               4096"),
+            "{header}"
+        );
+        assert!(header.contains("extent"), "{header}");
+
+        // Kept unless fresh: a change to the folder shows only after a rebuild.
+        std::fs::write(folder.join("README"), b"changed\n").unwrap();
+        prepare(&m, &image, false).unwrap();
+        assert_eq!(debugfs_cat(&image, "/README"), b"hello from the host\n");
+        prepare(&m, &image, true).unwrap();
+        assert_eq!(debugfs_cat(&image, "/README"), b"changed\n");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_damaged_image_fails_the_check_with_e2fscks_report() {
+        let dir = scratch("damaged");
+        let folder = dir.join("files");
+        std::fs::create_dir_all(&folder).unwrap();
+        let image = dir.join("t.img");
+        let m = manifest(&folder);
+        prepare(&m, &image, true).unwrap();
+        // Zero the root directory's inode: e2fsck must notice.
+        let out = run(Command::new(tool("debugfs").unwrap())
+            .args(["-w", "-R", "clri <2>"])
+            .arg(&image))
+        .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        let error = check(&m, &image).unwrap_err();
+        assert!(error.contains("found the disk not clean"), "{error}");
+        assert!(error.contains("Root inode"), "{error}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_folder_too_big_for_the_disk_says_so() {
+        let dir = scratch("too-big");
+        let folder = dir.join("files");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("big"), vec![1u8; 20 << 20]).unwrap();
+        let error = build(&folder, 16, &dir.join("t.img")).unwrap_err();
+        assert!(error.contains("is the folder larger?"), "{error}");
+        assert!(!dir.join("t.img").exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,192 @@
+//! The mounted file system: mounting and unmounting, path lookup, `stat`,
+//! file data and directory listing. Operations that change names are in
+//! `names`.
+//!
+//! Everything goes through rsext4's owned `Ext4` handle, which holds the
+//! device, its caches and the journal: mounting replays the journal if
+//! the last user did not unmount, and every metadata change is journaled.
+
+use alloc::vec::Vec;
+
+use rsext4::{
+    DirectoryCursor, Ext4, FileName, InodeNumber, MountServices, MountedServices, NoopObserver,
+};
+
+use crate::device::{BlockDevice, Clock, Io, Time};
+use crate::error::{Error, Result};
+use crate::path;
+use crate::types::{DirCursor, DirEntry, FileType, FsStats, Ino, Stat};
+
+/// rsext4's mount: no entropy source and no MMP delay (multi-mount
+/// protection is for shared disks; this disk has one user).
+pub(crate) type Inner<D> = Ext4<Io<D>, MountedServices<(), NoopObserver, ()>>;
+
+/// An ext4 file system (4 KiB blocks) mounted read-write on `D`.
+pub struct FileSystem<D: BlockDevice> {
+    pub(crate) inner: Inner<D>,
+}
+
+impl<D: BlockDevice> FileSystem<D> {
+    /// Mounts the file system on `device`, replaying its journal first if
+    /// the last mount did not end cleanly. An image that recorded errors
+    /// mounts read-only (every change then fails with `ReadOnly`).
+    pub fn mount<C: Clock + Send + 'static>(device: D, clock: C) -> Result<Self> {
+        let services = MountServices::new(Time(clock), (), NoopObserver);
+        let io = Io::new(device).map_err(|_| Error::Io)?;
+        let inner = Ext4::mount_with_readonly_fallback(io, services)?;
+        Ok(FileSystem { inner })
+    }
+
+    /// True if the mount fell back to read-only.
+    pub fn is_read_only(&self) -> bool {
+        self.inner.options().readonly
+    }
+
+    /// Writes everything back, marks the file system clean and gives the
+    /// device up. Until this returns `Ok`, the image needs journal replay.
+    pub fn unmount(mut self) -> Result<()> {
+        self.inner.unmount()?;
+        Ok(())
+    }
+
+    /// Commits the journal and writes every cached block back, then
+    /// flushes the device.
+    pub fn sync(&mut self) -> Result<()> {
+        self.inner.sync()?;
+        Ok(())
+    }
+
+    /// Block and inode counts.
+    pub fn stats(&self) -> FsStats {
+        let s = self.inner.statfs();
+        FsStats {
+            block_size: s.block_size,
+            total_blocks: s.total_blocks,
+            free_blocks: s.free_blocks,
+            total_inodes: s.total_inodes,
+            free_inodes: s.free_inodes,
+        }
+    }
+
+    /// The root directory's inode.
+    pub fn root(&self) -> Ino {
+        Ino(self.inner.root_inode().raw())
+    }
+
+    /// The inode `path` (absolute) names.
+    pub fn lookup(&mut self, path: &str) -> Result<Stat> {
+        let names = path::components(path)?;
+        self.walk(&names)
+    }
+
+    /// The attributes of inode `ino`.
+    pub fn stat(&mut self, ino: Ino) -> Result<Stat> {
+        let info = self.inner.inode(number(ino)?)?;
+        Ok(Stat::from_info(&info))
+    }
+
+    /// Reads from byte `offset` of file `ino` into `buf`; returns how many
+    /// bytes were read (fewer than asked only at the end of the file).
+    pub fn read_at(&mut self, ino: Ino, offset: u64, buf: &mut [u8]) -> Result<usize> {
+        self.file(ino)?;
+        Ok(self.inner.read_inode(number(ino)?, offset, buf)?)
+    }
+
+    /// Writes `data` at byte `offset` of file `ino`, growing it if the
+    /// write ends past its end (a gap reads as zeros).
+    pub fn write_at(&mut self, ino: Ino, offset: u64, data: &[u8]) -> Result<()> {
+        self.file(ino)?;
+        if data.is_empty() {
+            return Ok(());
+        }
+        self.inner.write_inode(number(ino)?, offset, data)?;
+        Ok(())
+    }
+
+    /// Makes file `ino` exactly `len` bytes long: truncating frees the
+    /// blocks past the end, growing adds a hole that reads as zeros.
+    pub fn set_len(&mut self, ino: Ino, len: u64) -> Result<()> {
+        self.file(ino)?;
+        self.inner.truncate_inode(number(ino)?, len)?;
+        Ok(())
+    }
+
+    /// Up to `max` entries of directory `dir` from `cursor` on, and the
+    /// cursor to continue from (`is_end()` once all were read).
+    pub fn read_dir(
+        &mut self,
+        dir: Ino,
+        cursor: DirCursor,
+        max: usize,
+    ) -> Result<(Vec<DirEntry>, DirCursor)> {
+        let records = self.inner.read_directory(number(dir)?, cursor.0, max)?;
+        let next = match records.last() {
+            Some(last) if records.len() == max => last.next_cursor,
+            _ => DirectoryCursor::End,
+        };
+        let entries = records
+            .into_iter()
+            .filter(|r| r.name != b"." && r.name != b"..")
+            .map(|r| DirEntry {
+                ino: Ino(r.inode.raw()),
+                kind: r.file_type.into(),
+                name: r.name,
+            })
+            .collect();
+        Ok((entries, DirCursor(next)))
+    }
+
+    /// Every entry of directory `dir`.
+    pub fn read_dir_all(&mut self, dir: Ino) -> Result<Vec<DirEntry>> {
+        const PAGE: usize = 256;
+        let mut all = Vec::new();
+        let mut cursor = DirCursor::START;
+        while !cursor.is_end() {
+            let (entries, next) = self.read_dir(dir, cursor, PAGE)?;
+            all.extend(entries);
+            cursor = next;
+        }
+        Ok(all)
+    }
+
+    /// Follows `names` from the root; every name but the last must be a
+    /// directory.
+    pub(crate) fn walk(&mut self, names: &[&[u8]]) -> Result<Stat> {
+        let mut at = self.stat(self.root())?;
+        for name in names {
+            at = self.child(&at, name)?.ok_or(Error::NotFound)?;
+        }
+        Ok(at)
+    }
+
+    /// The entry `name` of directory `dir`, if there is one.
+    pub(crate) fn child(&mut self, dir: &Stat, name: &[u8]) -> Result<Option<Stat>> {
+        if !dir.is_dir() {
+            return Err(Error::NotADirectory);
+        }
+        let found = self
+            .inner
+            .lookup_child(number(dir.ino)?, file_name(name)?)?;
+        Ok(found.as_ref().map(Stat::from_info))
+    }
+
+    /// `ino` is a regular file (data operations refuse anything else).
+    fn file(&mut self, ino: Ino) -> Result<()> {
+        match self.stat(ino)?.kind {
+            FileType::File => Ok(()),
+            FileType::Directory => Err(Error::IsADirectory),
+            _ => Err(Error::InvalidArgument),
+        }
+    }
+}
+
+/// `ino` as rsext4's inode number (0 is not one).
+pub(crate) fn number(ino: Ino) -> Result<InodeNumber> {
+    InodeNumber::new(ino.0).map_err(|_| Error::NotFound)
+}
+
+/// A checked name as rsext4's `FileName`.
+pub(crate) fn file_name(name: &[u8]) -> Result<FileName<'_>> {
+    path::check_name(name)?;
+    FileName::new(name).map_err(|_| Error::InvalidPath)
+}

@@ -1,0 +1,151 @@
+//! Operations that add, remove or move names: create, mkdir, unlink,
+//! rmdir, rename and hard links.
+//!
+//! rsext4 leaves an inode whose last name is removed allocated (an orphan
+//! for a VFS that may still hold it open) and its unmount fails while
+//! one remains. This layer reaps such an inode in the same call, so no
+//! caller can forget: once its last name is gone, a file's data is gone,
+//! and an inode number still held by a caller then reads `NotFound`.
+
+use rsext4::{FilePermissions, MutationContext, RenameOptions, UnlinkOutcome};
+
+use crate::device::BlockDevice;
+use crate::error::{Error, Result};
+use crate::fs::{file_name, number, FileSystem};
+use crate::path;
+use crate::types::{FileType, Stat};
+
+/// Owner and umask of everything made here: one user, root, and the
+/// permissions exactly as asked.
+const CONTEXT: MutationContext = MutationContext::new(0, 0, 0, 0);
+
+impl<D: BlockDevice> FileSystem<D> {
+    /// Makes the empty file `path` with permissions `perm` (`0o644`);
+    /// `Exists` if the name is taken.
+    pub fn create(&mut self, path: &str, perm: u16) -> Result<Stat> {
+        let (parent, name) = self.free_name(path)?;
+        let info = self.inner.create_regular_file(
+            CONTEXT,
+            number(parent.ino)?,
+            file_name(name)?,
+            permissions(perm)?,
+        )?;
+        Ok(Stat::from_info(&info))
+    }
+
+    /// Makes the empty directory `path`.
+    pub fn mkdir(&mut self, path: &str, perm: u16) -> Result<Stat> {
+        let (parent, name) = self.free_name(path)?;
+        let info = self.inner.create_directory(
+            CONTEXT,
+            number(parent.ino)?,
+            file_name(name)?,
+            permissions(perm)?,
+        )?;
+        Ok(Stat::from_info(&info))
+    }
+
+    /// Removes the name `path` of a file (not a directory: `IsADirectory`).
+    pub fn unlink(&mut self, path: &str) -> Result<()> {
+        let (parent, name, target) = self.existing(path)?;
+        if target.is_dir() {
+            return Err(Error::IsADirectory);
+        }
+        let outcome = self.inner.unlink(number(parent.ino)?, file_name(name)?)?;
+        self.reap(outcome)
+    }
+
+    /// Removes the empty directory `path`.
+    pub fn rmdir(&mut self, path: &str) -> Result<()> {
+        let (parent, name, target) = self.existing(path)?;
+        if !target.is_dir() {
+            return Err(Error::NotADirectory);
+        }
+        let outcome = self
+            .inner
+            .remove_empty_directory(number(parent.ino)?, file_name(name)?)?;
+        self.reap(outcome)
+    }
+
+    /// Moves `from` to `to`, replacing what `to` names as POSIX `rename`
+    /// does: a file replaces a file, a directory an empty directory.
+    pub fn rename(&mut self, from: &str, to: &str) -> Result<()> {
+        let (from_parent, from_name, source) = self.existing(from)?;
+        let (to_names, to_name) = path::split_last(to)?;
+        let to_parent = self.walk(&to_names)?;
+        let (from_names, _) = path::split_last(from)?;
+        if from_names == to_names && from_name == to_name {
+            return Ok(());
+        }
+        if source.is_dir() && to_names.starts_with(&path::components(from)?) {
+            // Moving a directory below itself would cut it off the tree.
+            return Err(Error::InvalidArgument);
+        }
+        if let Some(target) = self.child(&to_parent, to_name)? {
+            if target.ino == source.ino {
+                // Two names of one file: POSIX leaves both in place.
+                return Ok(());
+            }
+            match (source.is_dir(), target.is_dir()) {
+                (true, false) => return Err(Error::NotADirectory),
+                (false, true) => return Err(Error::IsADirectory),
+                _ => {}
+            }
+        }
+        let outcome = self.inner.rename(
+            number(from_parent.ino)?,
+            file_name(from_name)?,
+            number(to_parent.ino)?,
+            file_name(to_name)?,
+            RenameOptions::REPLACE,
+        )?;
+        match outcome.replaced {
+            Some(replaced) => self.reap(replaced),
+            None => Ok(()),
+        }
+    }
+
+    /// Gives the file `existing` the further name `new`.
+    pub fn link(&mut self, existing: &str, new: &str) -> Result<Stat> {
+        let target = self.lookup(existing)?;
+        if target.kind == FileType::Directory {
+            return Err(Error::IsADirectory);
+        }
+        let (parent, name) = self.free_name(new)?;
+        let info =
+            self.inner
+                .hard_link(number(target.ino)?, number(parent.ino)?, file_name(name)?)?;
+        Ok(Stat::from_info(&info))
+    }
+
+    /// The parent directory and last name of `path`, which must not exist.
+    fn free_name<'p>(&mut self, path: &'p str) -> Result<(Stat, &'p [u8])> {
+        let (names, name) = path::split_last(path)?;
+        let parent = self.walk(&names)?;
+        match self.child(&parent, name)? {
+            Some(_) => Err(Error::Exists),
+            None => Ok((parent, name)),
+        }
+    }
+
+    /// The parent directory, last name and inode of `path`, which must
+    /// exist.
+    fn existing<'p>(&mut self, path: &'p str) -> Result<(Stat, &'p [u8], Stat)> {
+        let (names, name) = path::split_last(path)?;
+        let parent = self.walk(&names)?;
+        let target = self.child(&parent, name)?.ok_or(Error::NotFound)?;
+        Ok((parent, name, target))
+    }
+
+    /// Frees the inode a removal left without names.
+    fn reap(&mut self, outcome: UnlinkOutcome) -> Result<()> {
+        if outcome.requires_reap() {
+            self.inner.reap_unlinked_inode(outcome.inode)?;
+        }
+        Ok(())
+    }
+}
+
+fn permissions(perm: u16) -> Result<FilePermissions> {
+    FilePermissions::new(perm).map_err(|_| Error::InvalidArgument)
+}
