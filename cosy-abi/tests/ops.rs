@@ -613,6 +613,47 @@ fn a_prepared_compound_refuses_a_shrunk_region() {
     );
 }
 
+/// A run that stops before its first op must not leave the previous
+/// run's per-op results behind: the server reuses its result array for a
+/// prepared compound and writes it back whole.
+#[test]
+fn a_run_that_stops_before_its_first_op_reads_as_never_run() {
+    let mut b = Builder::new();
+    let buf = b.buf(0, 0, 8);
+    b.call_void(STAMP, (buf, 1)).exit(2);
+    let mut bytes = b.build().unwrap();
+    let program = verify(&bytes, &[8]).unwrap();
+    let mut results = vec![OpResult::EMPTY; program.len()];
+    let run = |region_len: usize, results: &mut [OpResult]| {
+        let mut region = vec![0; region_len];
+        program.run(
+            &mut TestService::default(),
+            &mut [&mut region[..]],
+            &mut Registers::new(),
+            results,
+        )
+    };
+    assert!(run(8, &mut results).is_clean());
+    assert_eq!(results[0].runs, 1);
+    let report = run(4, &mut results);
+    assert_eq!(report.stop.map(|f| f.code), Some(code::REGION_TOO_SMALL));
+    assert_eq!(results, [OpResult::EMPTY; 2]);
+    let mut c = Compound::new_checked(&mut bytes[..]).unwrap();
+    c.write_results(&report, &results);
+    assert_eq!(c.op_result(0), Some(OpResult::EMPTY));
+    assert_eq!(c.op_result(1), Some(OpResult::EMPTY));
+
+    // Too few slots: the ones given are reset all the same.
+    let mut short = [OpResult {
+        value: 9,
+        status: code::OK,
+        runs: 3,
+    }];
+    let report = run(8, &mut short);
+    assert_eq!(report.stop.map(|f| f.code), Some(code::RESULTS_TOO_SMALL));
+    assert_eq!(short, [OpResult::EMPTY]);
+}
+
 #[test]
 fn too_few_result_slots_is_reported_not_a_panic() {
     let mut b = Builder::new();
