@@ -94,6 +94,32 @@ fn call_error_stops_a_fail_fast_compound() {
     assert_eq!(run.results[1].runs, 0);
 }
 
+/// `SERVICE | code` holds codes 1..=0x7FFF only. Error 0 must not read as
+/// success (or as "service error 0"), and 0x8001 must not read as error 1.
+#[test]
+fn service_error_codes_outside_the_range_fail_with_their_own_status() {
+    for (given, status) in [
+        (0, code::SERVICE_BAD_ERROR),
+        (0x8000, code::SERVICE_BAD_ERROR),
+        (0x8001, code::SERVICE_BAD_ERROR),
+        (0xFFFF, code::SERVICE_BAD_ERROR),
+        (0x7FFF, code::SERVICE | 0x7FFF),
+    ] {
+        let mut b = Builder::new();
+        let r = b.reg();
+        b.call(r, FAIL, (given,)).exit(r);
+        let run = run(&b);
+        let negated = 0u64.wrapping_sub(u64::from(status));
+        assert_eq!(run.report.first_failure, fault(0, status), "{given:#x}");
+        assert_eq!(run.report.failures, 1);
+        assert_eq!(
+            (run.results[0].status, run.results[0].value),
+            (status, negated)
+        );
+        assert_eq!(run.reg(r), negated);
+    }
+}
+
 #[test]
 fn service_asking_for_a_buffer_at_a_value_fails_the_op() {
     let mut b = Builder::new();
