@@ -4,7 +4,9 @@
 mod common;
 
 use common::*;
-use cosy_abi::{code, Builder, Cmp, Compound, Fault, Insn, OpResult, Outcome, Program, Registers};
+use cosy_abi::{
+    code, Builder, Cmp, Compound, Fault, Insn, OpResult, Outcome, Program, Registers, Report,
+};
 
 fn fault(op: u16, code: u16) -> Option<Fault> {
     Some(Fault { op: Some(op), code })
@@ -614,29 +616,63 @@ fn prepared_compound_runs_again_with_new_parameters() {
     }
 }
 
+/// What a run that cannot start reports (spec §9.3): stopped, at no op,
+/// nothing run, no op failed.
+fn cannot_start(code: u16) -> Report {
+    Report {
+        outcome: Outcome::Stopped,
+        stop: Some(Fault { op: None, code }),
+        first_failure: None,
+        failures: 0,
+        steps: 0,
+        exit_value: 0,
+    }
+}
+
 #[test]
 fn a_prepared_compound_refuses_a_shrunk_region() {
     let mut b = Builder::new();
-    let buf = b.buf(0, 0, 8);
-    b.call_void(STAMP, (buf, 1));
-    let program = verify(&b.build().unwrap(), &[8]).unwrap();
-    let run = run_program(&program, vec![vec![0; 4]], &[]);
-    assert_eq!(
-        run.report.stop,
-        Some(Fault {
-            op: None,
-            code: code::REGION_TOO_SMALL
-        })
+    let (p, buf) = (b.reg(), b.buf(0, 0, 8));
+    b.call_void(STAMP, (buf, 1)).mov(p, 0);
+    let mut bytes = b.build().unwrap();
+    let program = verify(&bytes, &[8]).unwrap();
+    let run = run_program(&program, vec![vec![0; 4]], &[5]);
+    assert_eq!(run.report, cannot_start(code::REGION_TOO_SMALL));
+    assert_eq!((run.regions[0].as_slice(), run.reg(p)), (&[0; 4][..], 5));
+    let missing = run_program(&program, vec![], &[]);
+    assert_eq!(missing.report, cannot_start(code::REGION_TOO_SMALL));
+    // Both wrong: result slots are checked first.
+    let report = program.run(
+        &mut TestService::default(),
+        &mut [],
+        &mut Registers::new(),
+        &mut [],
     );
-    assert_eq!(run.regions[0], [0; 4]);
-    let run = run_program(&program, vec![], &[]);
-    assert_eq!(
-        run.report.stop,
-        Some(Fault {
-            op: None,
-            code: code::REGION_TOO_SMALL
-        })
+    assert_eq!(report, cannot_start(code::RESULTS_TOO_SMALL));
+
+    // On the wire: STOPPED, stop_code, stop_op 0xFFFF, no failure, 0 steps.
+    let results_at = bytes.len() - 32 - 16 * program.len();
+    Compound::new_checked(&mut bytes[..])
+        .unwrap()
+        .write_results(&run.report, &run.results);
+    let header = &bytes[results_at..results_at + 20];
+    let mut expected = [0u8; 20];
+    expected[..10].copy_from_slice(&[2, 0, 0x15, 0, 0xFF, 0xFF, 0, 0, 0xFF, 0xFF]);
+    assert_eq!(header, expected);
+}
+
+#[test]
+fn too_few_result_slots_is_reported_not_a_panic() {
+    let mut b = Builder::new();
+    b.exit(1).exit(2);
+    let program = verify(&b.build().unwrap(), &[]).unwrap();
+    let report = program.run(
+        &mut TestService::default(),
+        &mut [],
+        &mut Registers::new(),
+        &mut [OpResult::EMPTY],
     );
+    assert_eq!(report, cannot_start(code::RESULTS_TOO_SMALL));
 }
 
 /// A run that stops before its first op must not leave the previous
@@ -678,26 +714,6 @@ fn a_run_that_stops_before_its_first_op_reads_as_never_run() {
     let report = run(8, &mut short);
     assert_eq!(report.stop.map(|f| f.code), Some(code::RESULTS_TOO_SMALL));
     assert_eq!(short, [OpResult::EMPTY]);
-}
-
-#[test]
-fn too_few_result_slots_is_reported_not_a_panic() {
-    let mut b = Builder::new();
-    b.exit(1).exit(2);
-    let program = verify(&b.build().unwrap(), &[]).unwrap();
-    let report = program.run(
-        &mut TestService::default(),
-        &mut [],
-        &mut Registers::new(),
-        &mut [OpResult::EMPTY],
-    );
-    assert_eq!(
-        report.stop,
-        Some(Fault {
-            op: None,
-            code: code::RESULTS_TOO_SMALL
-        })
-    );
 }
 
 #[test]
