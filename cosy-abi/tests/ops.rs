@@ -143,6 +143,26 @@ fn register_relative_buffer_is_checked_at_run_time() {
     assert_eq!(run.results[0].status, code::REF_OUT_OF_BOUNDS);
 }
 
+/// `register + offset` (and `+ len`) never wraps (spec §5): a sum past
+/// 2^64 - 1 is out of bounds, not a small offset near the region's start.
+#[test]
+fn register_plus_offset_does_not_wrap() {
+    let mut b = Builder::new();
+    let (base, r) = (b.reg(), b.reg());
+    // Wrapping, u64::MAX - 1 + 3 would be byte 1.
+    let byte = b.buf_at(0, base, 3, 1);
+    let word = b.buf_at(0, base, 0, 4);
+    b.call(r, PEEK, (byte, 0))
+        .fill(r, byte, 0xAA, 1)
+        .crc32c(r, word, 4, 0);
+    let region = vec![10, 11, 12, 13];
+    let run = run_with(&b, vec![region.clone()], &[u64::MAX - 1]);
+    let statuses: Vec<u16> = run.results.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [code::REF_OUT_OF_BOUNDS; 3]);
+    assert_eq!(run.regions[0], region);
+    assert_eq!(run.service.calls, vec![]);
+}
+
 #[test]
 fn exit_stops_with_its_value() {
     let mut b = Builder::new();
