@@ -4,22 +4,10 @@
 mod common;
 
 use common::*;
-use cosy_abi::wire::{CompoundRepr, Kind, OpRepr, Opcode, OperandRepr as O, RefRepr, NO_REG};
+use cosy_abi::wire::{Kind, OpRepr, Opcode, OperandRepr as O, RefRepr, NO_REG};
 use cosy_abi::{
     code, Cmp, Expect, Field, Insn, OpError, OpName, Program, RefError, Target, VerifyError,
 };
-
-fn bytes(ops: &[OpRepr], refs: &[RefRepr]) -> Vec<u8> {
-    let repr = CompoundRepr {
-        flags: 0,
-        step_budget: 100,
-        ops,
-        refs,
-    };
-    let mut out = vec![0; repr.buffer_len()];
-    repr.emit(&mut out).unwrap();
-    out
-}
 
 /// The error for a compound of these ops and refs, with one 64-byte region.
 fn reject(ops: &[OpRepr], refs: &[RefRepr]) -> VerifyError {
