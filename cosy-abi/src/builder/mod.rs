@@ -5,10 +5,9 @@
 //! before they are bound (forward jumps) and are resolved by
 //! [`Builder::build`], which reports the first mistake (an unbound label,
 //! too many ops, a label or buffer another builder made, ...) instead of
-//! emitting a malformed compound. Ops are
-//! collected in a `Vec` until then, hence the `alloc` feature; the output
-//! can go straight into the shared compound buffer with
-//! [`Builder::build_into`].
+//! emitting a malformed compound. Ops are collected in a `Vec` until then,
+//! hence the `alloc` feature; the output can go straight into the shared
+//! compound buffer with [`Builder::build_into`].
 
 mod error;
 mod operand;
