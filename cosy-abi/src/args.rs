@@ -215,5 +215,11 @@ mod tests {
             Args::new(&mut regions).with_buf(1, 0, 0).err(),
             Some(CallError::OutOfBounds)
         );
+        // offset + len past usize::MAX does not wrap to the start.
+        let mut regions = [&mut region[..]];
+        assert_eq!(
+            Args::new(&mut regions).with_buf(0, usize::MAX, 2).err(),
+            Some(CallError::OutOfBounds)
+        );
     }
 }

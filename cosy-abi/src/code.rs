@@ -25,6 +25,9 @@ pub const REGION_TOO_SMALL: u16 = 0x0015;
 pub const RESULTS_TOO_SMALL: u16 = 0x0016;
 /// The service does not implement the opcode it was called with.
 pub const UNKNOWN_SERVICE_OP_AT_RUN: u16 = 0x0017;
+/// The service failed with error 0 or a code above `0x7FFF`, which
+/// `SERVICE | code` cannot carry (a service bug; the op still failed).
+pub const SERVICE_BAD_ERROR: u16 = 0x0018;
 
 /// Buffer shorter than the header.
 pub const TRUNCATED: u16 = 0x0100;
@@ -95,6 +98,7 @@ pub fn describe(code: u16) -> &'static str {
         REGION_TOO_SMALL => "a region is smaller than when the compound was verified",
         RESULTS_TOO_SMALL => "fewer result slots than ops (server bug)",
         UNKNOWN_SERVICE_OP_AT_RUN => "service does not implement this opcode",
+        SERVICE_BAD_ERROR => "service failed with error 0 or a code above 0x7FFF",
         TRUNCATED => "buffer shorter than the header",
         BAD_MAGIC => "bad magic",
         UNSUPPORTED_VERSION => "unsupported version",

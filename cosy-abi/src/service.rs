@@ -78,7 +78,9 @@ pub enum CallError {
         /// The opcode.
         opcode: u16,
     },
-    /// A service-defined error, 1..=0x7FFF (e.g. an errno).
+    /// A service-defined error, 1..=0x7FFF (e.g. an errno). Any other
+    /// value is a service bug and is reported as
+    /// [`code::SERVICE_BAD_ERROR`].
     Service(u16),
 }
 
@@ -89,7 +91,10 @@ impl CallError {
             CallError::NotABuffer { .. } => code::NOT_A_BUFFER,
             CallError::OutOfBounds => code::REF_OUT_OF_BOUNDS,
             CallError::UnknownOp { .. } => code::UNKNOWN_SERVICE_OP_AT_RUN,
-            CallError::Service(c) => code::SERVICE | (c & 0x7FFF),
+            // Masking would turn 0x8001 into error 1 and 0 into a code
+            // outside the range; both must still read as a failure.
+            CallError::Service(c @ 1..=0x7FFF) => code::SERVICE | c,
+            CallError::Service(_) => code::SERVICE_BAD_ERROR,
         }
     }
 }
@@ -105,7 +110,11 @@ impl fmt::Display for CallError {
             }
             CallError::OutOfBounds => f.write_str("buffer outside its region"),
             CallError::UnknownOp { opcode } => write!(f, "the service has no opcode {opcode}"),
-            CallError::Service(c) => write!(f, "service error {c}"),
+            CallError::Service(c @ 1..=0x7FFF) => write!(f, "service error {c}"),
+            CallError::Service(c) => write!(
+                f,
+                "service error {c}, outside the service range 1..=32767 (service bug)"
+            ),
         }
     }
 }
@@ -120,4 +129,23 @@ pub trait Service {
     /// handle a mismatch without panicking: the accessors of `Args` return
     /// errors rather than trusting it.
     fn call(&mut self, opcode: u16, args: &mut Args<'_, '_>) -> Result<u64, CallError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn service_codes_outside_the_range_are_their_own_status() {
+        assert_eq!(CallError::Service(1).code(), 0x8001);
+        assert_eq!(CallError::Service(0x7FFF).code(), 0xFFFF);
+        for bad in [0, 0x8000, 0x8001, 0xFFFF] {
+            let e = CallError::Service(bad);
+            assert_eq!(e.code(), code::SERVICE_BAD_ERROR, "{bad:#x}");
+        }
+        assert_eq!(
+            CallError::Service(0).to_string(),
+            "service error 0, outside the service range 1..=32767 (service bug)"
+        );
+    }
 }

@@ -25,6 +25,79 @@ fn label_bound_twice() {
     assert_eq!(build_err(&b), BuildError::LabelBoundTwice { label: 0 });
 }
 
+/// Labels and buffers are numbered per builder; another builder's number
+/// would silently name one of this builder's (or none), so it is refused.
+#[test]
+fn a_label_from_another_builder_is_refused() {
+    let mut other = Builder::new();
+    let foreign = other.label();
+    let mut b = Builder::new();
+    let own = b.label();
+    b.bind(own).jump(foreign);
+    let e = build_err(&b);
+    assert_eq!(
+        e,
+        BuildError::ForeignLabel {
+            label: 0,
+            op: 0,
+            bound: false
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "op 0 jumps to label 0, but another Builder made it"
+    );
+}
+
+#[test]
+fn binding_a_label_from_another_builder_is_refused() {
+    let mut other = Builder::new();
+    let foreign = (0..3).map(|_| other.label()).last().unwrap();
+    let mut b = Builder::new();
+    b.exit(0).bind(foreign);
+    // Not `LabelBoundTwice`: the number means nothing to this builder.
+    assert_eq!(
+        build_err(&b),
+        BuildError::ForeignLabel {
+            label: 2,
+            op: 1,
+            bound: true
+        }
+    );
+}
+
+#[test]
+fn a_buffer_from_another_builder_is_refused() {
+    let mut other = Builder::new();
+    let foreign = other.buf(0, 8, 8);
+    let mut b = Builder::new();
+    let (own, r) = (b.buf(0, 0, 8), b.reg());
+    b.copy(r, own, foreign, 8);
+    let e = build_err(&b);
+    assert_eq!(
+        e,
+        BuildError::ForeignBuf {
+            buf: 0,
+            op: 0,
+            operand: 1
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "op 0 operand 1 is buffer 0, but another Builder made it"
+    );
+    let mut b = Builder::new();
+    b.exit(0).call_void(PEEK, (foreign, 0));
+    assert_eq!(
+        build_err(&b),
+        BuildError::ForeignBuf {
+            buf: 0,
+            op: 1,
+            operand: 0
+        }
+    );
+}
+
 #[test]
 fn too_many_registers() {
     let mut b = Builder::new();

@@ -4,7 +4,9 @@
 mod common;
 
 use common::*;
-use cosy_abi::{code, Builder, Cmp, Compound, Fault, Insn, OpResult, Outcome, Program, Registers};
+use cosy_abi::{
+    code, Builder, Cmp, Compound, Fault, Insn, OpResult, Outcome, Program, Registers, Report,
+};
 
 fn fault(op: u16, code: u16) -> Option<Fault> {
     Some(Fault { op: Some(op), code })
@@ -94,6 +96,32 @@ fn call_error_stops_a_fail_fast_compound() {
     assert_eq!(run.results[1].runs, 0);
 }
 
+/// `SERVICE | code` holds codes 1..=0x7FFF only. Error 0 must not read as
+/// success (or as "service error 0"), and 0x8001 must not read as error 1.
+#[test]
+fn service_error_codes_outside_the_range_fail_with_their_own_status() {
+    for (given, status) in [
+        (0, code::SERVICE_BAD_ERROR),
+        (0x8000, code::SERVICE_BAD_ERROR),
+        (0x8001, code::SERVICE_BAD_ERROR),
+        (0xFFFF, code::SERVICE_BAD_ERROR),
+        (0x7FFF, code::SERVICE | 0x7FFF),
+    ] {
+        let mut b = Builder::new();
+        let r = b.reg();
+        b.call(r, FAIL, (given,)).exit(r);
+        let run = run(&b);
+        let negated = 0u64.wrapping_sub(u64::from(status));
+        assert_eq!(run.report.first_failure, fault(0, status), "{given:#x}");
+        assert_eq!(run.report.failures, 1);
+        assert_eq!(
+            (run.results[0].status, run.results[0].value),
+            (status, negated)
+        );
+        assert_eq!(run.reg(r), negated);
+    }
+}
+
 #[test]
 fn service_asking_for_a_buffer_at_a_value_fails_the_op() {
     let mut b = Builder::new();
@@ -113,6 +141,26 @@ fn register_relative_buffer_is_checked_at_run_time() {
     assert_eq!(run.results[0].status, code::REF_OUT_OF_BOUNDS);
     let run = run_with(&b, vec![region], &[u64::MAX]);
     assert_eq!(run.results[0].status, code::REF_OUT_OF_BOUNDS);
+}
+
+/// `register + offset` (and `+ len`) never wraps (spec §5): a sum past
+/// 2^64 - 1 is out of bounds, not a small offset near the region's start.
+#[test]
+fn register_plus_offset_does_not_wrap() {
+    let mut b = Builder::new();
+    let (base, r) = (b.reg(), b.reg());
+    // Wrapping, u64::MAX - 1 + 3 would be byte 1.
+    let byte = b.buf_at(0, base, 3, 1);
+    let word = b.buf_at(0, base, 0, 4);
+    b.call(r, PEEK, (byte, 0))
+        .fill(r, byte, 0xAA, 1)
+        .crc32c(r, word, 4, 0);
+    let region = vec![10, 11, 12, 13];
+    let run = run_with(&b, vec![region.clone()], &[u64::MAX - 1]);
+    let statuses: Vec<u16> = run.results.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [code::REF_OUT_OF_BOUNDS; 3]);
+    assert_eq!(run.regions[0], region);
+    assert_eq!(run.service.calls, vec![]);
 }
 
 #[test]
@@ -588,29 +636,49 @@ fn prepared_compound_runs_again_with_new_parameters() {
     }
 }
 
+/// What a run that cannot start reports (spec §9.3): stopped, at no op,
+/// nothing run, no op failed.
+fn cannot_start(code: u16) -> Report {
+    Report {
+        outcome: Outcome::Stopped,
+        stop: Some(Fault { op: None, code }),
+        first_failure: None,
+        failures: 0,
+        steps: 0,
+        exit_value: 0,
+    }
+}
+
 #[test]
 fn a_prepared_compound_refuses_a_shrunk_region() {
     let mut b = Builder::new();
-    let buf = b.buf(0, 0, 8);
-    b.call_void(STAMP, (buf, 1));
-    let program = verify(&b.build().unwrap(), &[8]).unwrap();
-    let run = run_program(&program, vec![vec![0; 4]], &[]);
-    assert_eq!(
-        run.report.stop,
-        Some(Fault {
-            op: None,
-            code: code::REGION_TOO_SMALL
-        })
+    let (p, buf) = (b.reg(), b.buf(0, 0, 8));
+    b.call_void(STAMP, (buf, 1)).mov(p, 0);
+    let mut bytes = b.build().unwrap();
+    let program = verify(&bytes, &[8]).unwrap();
+    let run = run_program(&program, vec![vec![0; 4]], &[5]);
+    assert_eq!(run.report, cannot_start(code::REGION_TOO_SMALL));
+    assert_eq!((run.regions[0].as_slice(), run.reg(p)), (&[0; 4][..], 5));
+    let missing = run_program(&program, vec![], &[]);
+    assert_eq!(missing.report, cannot_start(code::REGION_TOO_SMALL));
+    // Both wrong: result slots are checked first.
+    let report = program.run(
+        &mut TestService::default(),
+        &mut [],
+        &mut Registers::new(),
+        &mut [],
     );
-    assert_eq!(run.regions[0], [0; 4]);
-    let run = run_program(&program, vec![], &[]);
-    assert_eq!(
-        run.report.stop,
-        Some(Fault {
-            op: None,
-            code: code::REGION_TOO_SMALL
-        })
-    );
+    assert_eq!(report, cannot_start(code::RESULTS_TOO_SMALL));
+
+    // On the wire: STOPPED, stop_code, stop_op 0xFFFF, no failure, 0 steps.
+    let results_at = bytes.len() - 32 - 16 * program.len();
+    Compound::new_checked(&mut bytes[..])
+        .unwrap()
+        .write_results(&run.report, &run.results);
+    let header = &bytes[results_at..results_at + 20];
+    let mut expected = [0u8; 20];
+    expected[..10].copy_from_slice(&[2, 0, 0x15, 0, 0xFF, 0xFF, 0, 0, 0xFF, 0xFF]);
+    assert_eq!(header, expected);
 }
 
 #[test]
@@ -624,13 +692,48 @@ fn too_few_result_slots_is_reported_not_a_panic() {
         &mut Registers::new(),
         &mut [OpResult::EMPTY],
     );
-    assert_eq!(
-        report.stop,
-        Some(Fault {
-            op: None,
-            code: code::RESULTS_TOO_SMALL
-        })
-    );
+    assert_eq!(report, cannot_start(code::RESULTS_TOO_SMALL));
+}
+
+/// A run that stops before its first op must not leave the previous
+/// run's per-op results behind: the server reuses its result array for a
+/// prepared compound and writes it back whole.
+#[test]
+fn a_run_that_stops_before_its_first_op_reads_as_never_run() {
+    let mut b = Builder::new();
+    let buf = b.buf(0, 0, 8);
+    b.call_void(STAMP, (buf, 1)).exit(2);
+    let mut bytes = b.build().unwrap();
+    let program = verify(&bytes, &[8]).unwrap();
+    let mut results = vec![OpResult::EMPTY; program.len()];
+    let run = |region_len: usize, results: &mut [OpResult]| {
+        let mut region = vec![0; region_len];
+        program.run(
+            &mut TestService::default(),
+            &mut [&mut region[..]],
+            &mut Registers::new(),
+            results,
+        )
+    };
+    assert!(run(8, &mut results).is_clean());
+    assert_eq!(results[0].runs, 1);
+    let report = run(4, &mut results);
+    assert_eq!(report.stop.map(|f| f.code), Some(code::REGION_TOO_SMALL));
+    assert_eq!(results, [OpResult::EMPTY; 2]);
+    let mut c = Compound::new_checked(&mut bytes[..]).unwrap();
+    c.write_results(&report, &results);
+    assert_eq!(c.op_result(0), Some(OpResult::EMPTY));
+    assert_eq!(c.op_result(1), Some(OpResult::EMPTY));
+
+    // Too few slots: the ones given are reset all the same.
+    let mut short = [OpResult {
+        value: 9,
+        status: code::OK,
+        runs: 3,
+    }];
+    let report = run(8, &mut short);
+    assert_eq!(report.stop.map(|f| f.code), Some(code::RESULTS_TOO_SMALL));
+    assert_eq!(short, [OpResult::EMPTY]);
 }
 
 #[test]

@@ -4,22 +4,10 @@
 mod common;
 
 use common::*;
-use cosy_abi::wire::{CompoundRepr, Kind, OpRepr, Opcode, OperandRepr as O, RefRepr, NO_REG};
+use cosy_abi::wire::{Kind, OpRepr, Opcode, OperandRepr as O, RefRepr, NO_REG};
 use cosy_abi::{
     code, Cmp, Expect, Field, Insn, OpError, OpName, Program, RefError, Target, VerifyError,
 };
-
-fn bytes(ops: &[OpRepr], refs: &[RefRepr]) -> Vec<u8> {
-    let repr = CompoundRepr {
-        flags: 0,
-        step_budget: 100,
-        ops,
-        refs,
-    };
-    let mut out = vec![0; repr.buffer_len()];
-    repr.emit(&mut out).unwrap();
-    out
-}
 
 /// The error for a compound of these ops and refs, with one 64-byte region.
 fn reject(ops: &[OpRepr], refs: &[RefRepr]) -> VerifyError {
@@ -663,6 +651,62 @@ fn rejection_is_written_into_the_results_area() {
         report.to_string(),
         "rejected at op 1: register number out of range"
     );
+}
+
+/// A way to break a compound's bytes.
+type Break = fn(&mut Vec<u8>);
+
+/// One `EXIT` op with a results area full of a previous run's junk,
+/// broken by `f`; returns the bytes and the rejection.
+fn broken(f: impl FnOnce(&mut Vec<u8>), max_ops: usize, regions: usize) -> (Vec<u8>, VerifyError) {
+    let mut b = bytes(&[exit0()], &[]);
+    b[96..144].fill(0xEE);
+    f(&mut b);
+    let lens = vec![8; regions];
+    let target = target(&lens);
+    let e = Program::verify(&b, &target, vec![Insn::EMPTY; max_ops]).unwrap_err();
+    (b, e)
+}
+
+#[test]
+fn a_rejection_is_written_whenever_the_results_area_can_be_located() {
+    let cases: [(&str, Break, usize, usize); 6] = [
+        ("unknown flags", |b| b[6] = 0b10, 8, 1),
+        ("reserved header byte", |b| b[25] = 1, 8, 1),
+        ("newer minor version", |b| b[5] = 1, 8, 1),
+        ("zero budget", |b| b[16] = 0, 8, 1),
+        ("more ops than the server takes", |_| {}, 0, 1),
+        ("more regions than can be named", |_| {}, 8, 17),
+    ];
+    for (what, f, max_ops, regions) in cases {
+        let (mut b, e) = broken(f, max_ops, regions);
+        let mut c = cosy_abi::Compound::new_unchecked(&mut b[..]);
+        assert!(c.write_rejection(&e), "{what}");
+        let report = c.report();
+        assert_eq!(report.outcome, cosy_abi::Outcome::Rejected, "{what}");
+        assert_eq!(report.stop.map(|s| (s.op, s.code)), Some((None, e.code())));
+        assert_eq!(c.op_result(0), Some(cosy_abi::OpResult::EMPTY), "{what}");
+    }
+}
+
+#[test]
+fn a_rejection_is_not_written_where_the_results_area_is_unknown() {
+    let cases: [(&str, Break); 5] = [
+        ("shorter than a header", |b| b.truncate(31)),
+        ("bad magic", |b| b[0] = b'X'),
+        ("another major version", |b| b[4] = 2),
+        ("total_len disagrees with the counts", |b| b[12] = 2),
+        ("total_len past the buffer", |b| b.truncate(143)),
+    ];
+    for (what, f) in cases {
+        let (mut b, e) = broken(f, 8, 1);
+        let before = b.clone();
+        assert!(
+            !cosy_abi::Compound::new_unchecked(&mut b[..]).write_rejection(&e),
+            "{what}"
+        );
+        assert_eq!(b, before, "{what}: bytes changed");
+    }
 }
 
 #[test]

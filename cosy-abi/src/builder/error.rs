@@ -43,6 +43,24 @@ pub enum BuildError {
         /// The label's number.
         label: u32,
     },
+    /// A label made by another builder, jumped to or bound here.
+    ForeignLabel {
+        /// The label's number in the builder that made it.
+        label: u32,
+        /// The op that jumps to it, or the op it was to be bound to.
+        op: usize,
+        /// Whether the mistake is binding it (else jumping to it).
+        bound: bool,
+    },
+    /// A buffer made by another builder, used as an operand here.
+    ForeignBuf {
+        /// The buffer's index in the builder that made it.
+        buf: u16,
+        /// The op that uses it.
+        op: usize,
+        /// Which operand.
+        operand: usize,
+    },
     /// A `switch` with an empty table.
     EmptySwitch {
         /// The op's index.
@@ -96,6 +114,26 @@ impl fmt::Display for BuildError {
                 write!(f, "op {op} jumps to label {label}, which is never bound")
             }
             BuildError::LabelBoundTwice { label } => write!(f, "label {label} is bound twice"),
+            BuildError::ForeignLabel {
+                label,
+                op,
+                bound: true,
+            } => write!(
+                f,
+                "label {label} is bound at op {op}, but another Builder made it"
+            ),
+            BuildError::ForeignLabel {
+                label,
+                op,
+                bound: false,
+            } => write!(
+                f,
+                "op {op} jumps to label {label}, but another Builder made it"
+            ),
+            BuildError::ForeignBuf { buf, op, operand } => write!(
+                f,
+                "op {op} operand {operand} is buffer {buf}, but another Builder made it"
+            ),
             BuildError::EmptySwitch { op } => write!(f, "switch at op {op} has no cases"),
             BuildError::ByteOutOfRange { op, value } => {
                 write!(f, "fill at op {op} uses byte value {value}, above 255")

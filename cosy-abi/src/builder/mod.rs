@@ -4,16 +4,18 @@
 //! Registers, buffers and labels are typed handles; labels may be used
 //! before they are bound (forward jumps) and are resolved by
 //! [`Builder::build`], which reports the first mistake (an unbound label,
-//! too many ops, ...) instead of emitting a malformed compound. Ops are
-//! collected in a `Vec` until then, hence the `alloc` feature; the output
-//! can go straight into the shared compound buffer with
-//! [`Builder::build_into`].
+//! too many ops, a label or buffer another builder made, ...) instead of
+//! emitting a malformed compound. Ops are collected in a `Vec` until then,
+//! hence the `alloc` feature; the output can go straight into the shared
+//! compound buffer with [`Builder::build_into`].
 
 mod error;
 mod operand;
 
 pub use error::BuildError;
 pub use operand::{Buf, Label, Operand, Operands, Reg};
+
+use operand::Owner;
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -24,8 +26,14 @@ use crate::wire::{
 };
 
 /// Builds one compound; see the module docs.
-#[derive(Clone, Debug)]
+///
+/// Not `Clone`: a clone would share this builder's identity, so a label or
+/// buffer made in one copy after the split would pass as the other's.
+#[derive(Debug)]
 pub struct Builder {
+    /// Stamped on every label and buffer made here, checked where they
+    /// are used.
+    owner: Owner,
     ops: Vec<OpRepr>,
     /// `(op index, label)`: ops whose target is a label.
     fixups: Vec<(usize, Label)>,
@@ -48,6 +56,7 @@ impl Builder {
     /// An empty compound in continue mode with a budget of 65,536 steps.
     pub fn new() -> Self {
         Builder {
+            owner: Owner::fresh(),
             ops: Vec::new(),
             fixups: Vec::new(),
             labels: Vec::new(),
@@ -125,27 +134,43 @@ impl Builder {
     fn add_ref(&mut self, r: RefRepr) -> Buf {
         self.refs.push(r);
         let count = self.refs.len();
-        match u16::try_from(count - 1) {
-            Ok(index) => Buf(index),
-            Err(_) => {
-                self.fail(BuildError::TooManyRefs { count });
-                Buf(u16::MAX)
-            }
+        let index = u16::try_from(count - 1).unwrap_or_else(|_| {
+            self.fail(BuildError::TooManyRefs { count });
+            u16::MAX
+        });
+        Buf {
+            owner: self.owner,
+            index,
         }
     }
 
     /// A new, unbound label.
     pub fn label(&mut self) -> Label {
         self.labels.push(None);
-        Label((self.labels.len() - 1) as u32)
+        Label {
+            owner: self.owner,
+            index: (self.labels.len() - 1) as u32,
+        }
     }
 
     /// Binds `label` to the next op to be added.
     pub fn bind(&mut self, label: Label) -> &mut Self {
         let here = u16::try_from(self.ops.len()).unwrap_or(u16::MAX);
-        match self.labels.get_mut(label.0 as usize) {
+        let foreign = BuildError::ForeignLabel {
+            label: label.index,
+            op: self.ops.len(),
+            bound: true,
+        };
+        if label.owner != self.owner {
+            self.fail(foreign);
+            return self;
+        }
+        match self.labels.get_mut(label.index as usize) {
             Some(slot @ None) => *slot = Some(here),
-            _ => self.fail(BuildError::LabelBoundTwice { label: label.0 }),
+            Some(Some(_)) => self.fail(BuildError::LabelBoundTwice { label: label.index }),
+            // Only this builder's `label()` stamps its owner, so this is
+            // unreachable; a wrong error beats a panic if it ever is not.
+            None => self.fail(foreign),
         }
         self
     }
@@ -157,19 +182,35 @@ impl Builder {
 
     fn push_to(&mut self, op: OpRepr, label: Label) {
         let index = self.push(op);
+        if label.owner != self.owner {
+            self.fail(BuildError::ForeignLabel {
+                label: label.index,
+                op: index,
+                bound: false,
+            });
+        }
         self.fixups.push((index, label));
     }
 
-    fn with_operands(op: OpRepr, operands: &[Operand]) -> OpRepr {
+    /// `op` with these operands, for the op about to be pushed; a buffer
+    /// from another builder is recorded as the build error.
+    fn with_operands(&mut self, op: OpRepr, operands: &[Operand]) -> OpRepr {
         let mut reprs = [OperandRepr::NONE; MAX_OPERANDS];
-        for (slot, o) in reprs.iter_mut().zip(operands) {
+        for (operand, (slot, o)) in reprs.iter_mut().zip(operands).enumerate() {
+            if let Operand::Buf(buf) = o {
+                if buf.owner != self.owner {
+                    let op = self.ops.len();
+                    let buf = buf.index;
+                    self.fail(BuildError::ForeignBuf { buf, op, operand });
+                }
+            }
             *slot = o.repr();
         }
         op.operands(&reprs)
     }
 
     fn simple(&mut self, code: Opcode, dst: u8, operands: &[Operand]) -> &mut Self {
-        let op = Self::with_operands(OpRepr::new(code).dst(dst), operands);
+        let op = self.with_operands(OpRepr::new(code).dst(dst), operands);
         self.push(op);
         self
     }
@@ -191,7 +232,7 @@ impl Builder {
             let op = self.ops.len();
             self.fail(BuildError::TooManyOperands { op, count });
         }
-        let op = Self::with_operands(
+        let op = self.with_operands(
             OpRepr::new(Opcode::Call).dst(dst).sub(opcode),
             &operands[..count.min(MAX_OPERANDS)],
         );
@@ -278,7 +319,7 @@ impl Builder {
         b: impl Into<Operand>,
         to: Label,
     ) -> &mut Self {
-        let op = Self::with_operands(
+        let op = self.with_operands(
             OpRepr::new(Opcode::Br).sub(cmp as u16),
             &[a.into(), b.into()],
         );
@@ -302,7 +343,7 @@ impl Builder {
         to: Label,
     ) -> &mut Self {
         let op = OpRepr::new(Opcode::Loop).dst(counter.0).sub(cmp as u16);
-        let op = Self::with_operands(op, &[step.into(), limit.into()]);
+        let op = self.with_operands(op, &[step.into(), limit.into()]);
         self.push_to(op, to);
         self
     }
@@ -344,7 +385,7 @@ impl Builder {
             self.fail(BuildError::TooManyOps { count: cases.len() });
             0
         });
-        let op = Self::with_operands(OpRepr::new(Opcode::Switch).sub(size), &[value.into()]);
+        let op = self.with_operands(OpRepr::new(Opcode::Switch).sub(size), &[value.into()]);
         self.push_to(op, default);
         for case in cases {
             self.jump(*case);
@@ -412,12 +453,15 @@ impl Builder {
         }
         let mut ops = self.ops.clone();
         for &(index, label) in &self.fixups {
-            let target = self.labels.get(label.0 as usize).copied().flatten().ok_or(
-                BuildError::UnresolvedLabel {
-                    label: label.0,
+            let target = self
+                .labels
+                .get(label.index as usize)
+                .copied()
+                .flatten()
+                .ok_or(BuildError::UnresolvedLabel {
+                    label: label.index,
                     op: index,
-                },
-            )?;
+                })?;
             if let Some(op) = ops.get_mut(index) {
                 op.target = target;
             }

@@ -4,8 +4,31 @@
 //! Keeping registers (`Reg`), buffers (`Buf`) and numbers apart in the
 //! type system is what makes "a buffer where a value belongs" a compile
 //! error for the app instead of a verifier rejection at run time.
+//!
+//! Buffers and labels are numbered per builder, so each also carries the
+//! identity of the builder that made it ([`Owner`]): used in another
+//! builder, the same number would silently name that builder's buffer or
+//! label, so the builder refuses it instead. Registers carry none: `r0`
+//! is `r0` in every compound (a prepared compound's parameters are
+//! positional), so a `Reg` is only a number.
+
+use core::sync::atomic::{AtomicU64, Ordering};
 
 use crate::wire::{OperandRepr, MAX_OPERANDS};
+
+/// Which [`crate::Builder`] made a handle. Drawn from a process-wide
+/// counter, so no two builders share one; 64 bits never wrap in practice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct Owner(u64);
+
+impl Owner {
+    /// A new identity, for a new builder.
+    pub(super) fn fresh() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        // Only uniqueness matters, not ordering with other memory.
+        Owner(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
 
 /// A register, handed out by [`crate::Builder::reg`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -18,13 +41,23 @@ impl Reg {
     }
 }
 
-/// A buffer ref, handed out by [`crate::Builder::buf`].
+/// A buffer ref, handed out by [`crate::Builder::buf`]; valid only in the
+/// builder that made it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Buf(pub(super) u16);
+pub struct Buf {
+    pub(super) owner: Owner,
+    /// Index in the owner's ref table.
+    pub(super) index: u16,
+}
 
-/// A jump target, handed out by [`crate::Builder::label`].
+/// A jump target, handed out by [`crate::Builder::label`]; valid only in
+/// the builder that made it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Label(pub(super) u32);
+pub struct Label {
+    pub(super) owner: Owner,
+    /// The owner's label number, in creation order.
+    pub(super) index: u32,
+}
 
 /// One operand: a number, a register or a buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,7 +75,7 @@ impl Operand {
         match self {
             Operand::Imm(v) => OperandRepr::imm(v),
             Operand::Reg(r) => OperandRepr::reg(r.0),
-            Operand::Buf(b) => OperandRepr::buf(b.0),
+            Operand::Buf(b) => OperandRepr::buf(b.index),
         }
     }
 }

@@ -52,7 +52,9 @@ impl<S: AsRef<[Insn]>> Program<S> {
     /// - `regs` holds the parameters going in (see
     ///   [`Registers::with_params`]) and the final registers coming out;
     /// - `results` receives one [`OpResult`] per op and must have room for
-    ///   them all.
+    ///   them all. Every slot is reset to never-ran first, so after any run,
+    ///   even one that stops before its first op, the slots describe that
+    ///   run alone.
     ///
     /// The run is bounded by [`Program::budget`] steps. Write the results
     /// back to the client with [`crate::Compound::write_results`].
@@ -64,13 +66,17 @@ impl<S: AsRef<[Insn]>> Program<S> {
         results: &mut [OpResult],
     ) -> Report {
         let insns = self.insns();
+        // Slots are reset before anything can stop the run, so a run that
+        // ends before its first op never leaves a previous run's values,
+        // statuses and counts behind (spec §9.2).
         let Some(results) = results.get_mut(..insns.len()) else {
+            results.fill(OpResult::EMPTY);
             return setup_failure(code::RESULTS_TOO_SMALL);
         };
+        results.fill(OpResult::EMPTY);
         if !self.regions_still_fit(regions) {
             return setup_failure(code::REGION_TOO_SMALL);
         }
-        results.fill(OpResult::EMPTY);
         let mut file = Regfile::load(regs);
         let report = self.exec(insns, service, regions, &mut file, results);
         file.store(regs);

@@ -5,7 +5,9 @@
 //! operand kinds, register numbers, jump targets, switch tables and every
 //! buffer ref against the client's regions, and finally caps the budget.
 //! It stops at the first problem and reports where and why
-//! ([`VerifyError`]). It allocates nothing.
+//! ([`VerifyError`]); which problem is first when there are several is
+//! part of the spec (§10.1), so the order of the checks here and in
+//! `decode` is deliberate (`tests/verify_order.rs`). It allocates nothing.
 
 mod decode;
 mod error;

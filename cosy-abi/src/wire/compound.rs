@@ -234,11 +234,35 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Compound<T> {
     }
 
     /// Records that the verifier rejected the compound (outcome
-    /// `REJECTED`). Only meaningful on a view whose header passed
-    /// [`Compound::new_checked`]; op-level rejections name the op.
-    pub fn write_rejection(&mut self, error: &VerifyError) {
+    /// `REJECTED`, every op never ran) if the results area can be located
+    /// (spec §9.1), and returns whether it wrote. Call it on any view,
+    /// checked or not, after any rejection: a header that breaks only rules
+    /// that do not move the results area (flags, reserved bytes, minor
+    /// version, budget, the server's limits) still gets `REJECTED` rather
+    /// than leaving the client reading `NOT_RUN`; bytes that may not be a
+    /// compound at all are left alone, and the IPC reply is the only report.
+    pub fn write_rejection(&mut self, error: &VerifyError) -> bool {
+        if !self.results_locatable() {
+            return false;
+        }
         let report = Report::rejected(error.code(), error.op().unwrap_or(NO_OP));
         self.write_results(&report, &[]);
+        true
+    }
+}
+
+impl<T: AsRef<[u8]>> Compound<T> {
+    /// Whether the bytes say where the results area is: they open with the
+    /// magic and a major version whose layout this crate knows, and
+    /// `total_len` matches the counts and fits in the buffer.
+    fn results_locatable(&self) -> bool {
+        let b = self.buffer.as_ref();
+        let len = self.expected_len();
+        b.len() >= HEADER_LEN
+            && rd::<4>(b, hdr::MAGIC) == MAGIC
+            && self.version().0 == VERSION_MAJOR
+            && self.total_len() as usize == len
+            && len <= b.len()
     }
 }
 

@@ -2,6 +2,7 @@
 //! kind of operand, and a helper that builds, verifies and runs.
 #![allow(dead_code)]
 
+use cosy_abi::wire::{CompoundRepr, OpRepr, RefRepr};
 use cosy_abi::{
     ArgKind, Args, BuildError, Builder, CallError, Insn, OpResult, OpSpec, OpTable, Program,
     Registers, Report, Service, Target, VerifyError,
@@ -96,6 +97,20 @@ pub fn target<'a>(regions: &'a [usize]) -> Target<'a> {
 /// Verifies compound bytes against the test service and these region sizes.
 pub fn verify(bytes: &[u8], region_lens: &[usize]) -> Result<Program<Vec<Insn>>, VerifyError> {
     Program::verify(bytes, &target(region_lens), vec![Insn::EMPTY; 256])
+}
+
+/// The bytes of a compound of these raw ops and refs, in continue mode
+/// with a budget of 100; for crafting compounds the builder would refuse.
+pub fn bytes(ops: &[OpRepr], refs: &[RefRepr]) -> Vec<u8> {
+    let repr = CompoundRepr {
+        flags: 0,
+        step_budget: 100,
+        ops,
+        refs,
+    };
+    let mut out = vec![0; repr.buffer_len()];
+    repr.emit(&mut out).unwrap();
+    out
 }
 
 /// Builds, verifies and runs with the given regions and parameters.
