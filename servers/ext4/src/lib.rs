@@ -23,8 +23,10 @@
 extern crate alloc;
 
 mod device;
+mod dirblocks;
 mod error;
 mod fs;
+mod layout;
 mod names;
 mod padding;
 mod path;
