@@ -3,6 +3,8 @@
 //! virtio-blk queue in the guest, a file in host tests), and their
 //! adapters to rsext4's `BlockIo` and `Clock`.
 
+use crate::dirblocks::DirBlocks;
+use crate::layout::Layout;
 use crate::padding::Padding;
 use rsext4::{
     BlockIo, DeviceCapabilities, DeviceGeometry, Ext4Error, Ext4Result, Ext4Timestamp, SectorId,
@@ -50,16 +52,24 @@ impl Clock for FixedClock {
 
 /// A [`BlockDevice`] seen as rsext4's `BlockIo`. rsext4 may pass a buffer
 /// longer than the `count` sectors it asks for; only those are moved.
+/// On the way, two rsext4 bugs are repaired (`padding`, `dirblocks`).
 pub(crate) struct Io<D> {
     device: D,
     padding: Option<Padding>,
+    dirblocks: Option<DirBlocks>,
 }
 
 impl<D: BlockDevice> Io<D> {
-    /// Wraps `device`, learning where its inode bitmaps are (see `padding`).
+    /// Wraps `device`, learning where its inode bitmaps and tables are.
     pub(crate) fn new(mut device: D) -> Result<Self, DeviceError> {
-        let padding = Padding::read(&mut device)?;
-        Ok(Io { device, padding })
+        let layout = Layout::read(&mut device)?;
+        let padding = layout.as_ref().and_then(Padding::new);
+        let dirblocks = layout.map(DirBlocks::new);
+        Ok(Io {
+            device,
+            padding,
+            dirblocks,
+        })
     }
 }
 
@@ -84,7 +94,11 @@ impl<D: BlockDevice> BlockIo for Io<D> {
         let data = fixed.as_deref().unwrap_or(buffer);
         self.device
             .write(sector.raw(), data)
-            .map_err(|_| Ext4Error::io())
+            .map_err(|_| Ext4Error::io())?;
+        if let Some(dirblocks) = &mut self.dirblocks {
+            dirblocks.note_write(at, data.len());
+        }
+        Ok(())
     }
 
     fn geometry(&self) -> DeviceGeometry {
@@ -99,6 +113,11 @@ impl<D: BlockDevice> BlockIo for Io<D> {
     }
 
     fn flush(&mut self) -> Ext4Result<()> {
+        if let Some(dirblocks) = &mut self.dirblocks {
+            dirblocks
+                .repair(&mut self.device)
+                .map_err(|_| Ext4Error::io())?;
+        }
         self.device.flush().map_err(|_| Ext4Error::io())
     }
 }

@@ -12,6 +12,9 @@
 //! - **No orphans.** An inode whose last name is removed is freed in the
 //!   same call (rsext4 leaves that to the caller and refuses to unmount
 //!   while one is left).
+//! - **Repairs of rsext4 bugs** on the way to the disk, in the device
+//!   adapter: inode-bitmap padding (`padding`) and the block count of
+//!   directories with an extent tree (`dirblocks`).
 //!
 //! Limits of rsext4 0.9.2 that images must respect (see
 //! `docs/ARCHITECTURE.md`): 4 KiB blocks only (`mke2fs -b 4096`), and
@@ -23,8 +26,10 @@
 extern crate alloc;
 
 mod device;
+mod dirblocks;
 mod error;
 mod fs;
+mod layout;
 mod names;
 mod padding;
 mod path;

@@ -12,13 +12,7 @@
 
 use alloc::vec::Vec;
 
-use crate::device::{BlockDevice, DeviceError};
-
-/// ext4's superblock is 1024 bytes at byte 1024.
-const SUPERBLOCK_AT: u64 = 1024;
-const MAGIC: u16 = 0xEF53;
-/// `INCOMPAT_64BIT`: group descriptors have high halves.
-const INCOMPAT_64BIT: u32 = 0x80;
+use crate::layout::Layout;
 
 /// Where the inode bitmaps are and how many of their bytes hold inodes.
 pub(crate) struct Padding {
@@ -29,68 +23,20 @@ pub(crate) struct Padding {
     bitmaps: Vec<u64>,
 }
 
-fn u16_at(bytes: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes([bytes[at], bytes[at + 1]])
-}
-
-fn u32_at(bytes: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
-}
-
-/// `len` bytes from byte `at` of the device (whole sectors are read).
-fn read_bytes<D: BlockDevice>(dev: &mut D, at: u64, len: usize) -> Result<Vec<u8>, DeviceError> {
-    let sector = u64::from(dev.sector_size());
-    let first = at / sector;
-    let end = (at + len as u64).div_ceil(sector);
-    let mut buf = alloc::vec![0; ((end - first) * sector) as usize];
-    dev.read(first, &mut buf)?;
-    let skip = (at - first * sector) as usize;
-    Ok(buf[skip..skip + len].to_vec())
-}
-
 impl Padding {
-    /// Reads the layout from the superblock and group descriptors; `None`
-    /// if this is not ext4 or its bitmaps have no padding (mount then
-    /// reports the real problem, if any).
-    pub(crate) fn read<D: BlockDevice>(dev: &mut D) -> Result<Option<Padding>, DeviceError> {
-        let sb = read_bytes(dev, SUPERBLOCK_AT, 1024)?;
-        if u16_at(&sb, 0x38) != MAGIC || u32_at(&sb, 0x18) > 6 {
-            return Ok(None);
+    /// The bitmaps of `layout`; `None` if they have no padding.
+    pub(crate) fn new(layout: &Layout) -> Option<Padding> {
+        let used_bytes = layout.inodes_per_group as usize / 8;
+        if used_bytes as u64 >= layout.block_size {
+            return None;
         }
-        let block_size = 1024u64 << u32_at(&sb, 0x18);
-        let per_group = u64::from(u32_at(&sb, 0x20));
-        let used_bytes = u32_at(&sb, 0x28) as usize / 8;
-        if per_group == 0 || used_bytes as u64 >= block_size {
-            return Ok(None);
-        }
-        let first_data = u64::from(u32_at(&sb, 0x14));
-        let wide = u32_at(&sb, 0x60) & INCOMPAT_64BIT != 0;
-        let blocks = u64::from(u32_at(&sb, 0x4))
-            | if wide {
-                u64::from(u32_at(&sb, 0x150)) << 32
-            } else {
-                0
-            };
-        let desc_size = if wide {
-            usize::from(u16_at(&sb, 0xFE)).max(32)
-        } else {
-            32
-        };
-        let groups = (blocks - first_data).div_ceil(per_group) as usize;
-        let table = read_bytes(dev, (first_data + 1) * block_size, groups * desc_size)?;
-        let mut bitmaps: Vec<u64> = table
-            .chunks_exact(desc_size)
-            .map(|d| {
-                let high = if desc_size >= 64 { u32_at(d, 0x24) } else { 0 };
-                u64::from(u32_at(d, 0x4)) | u64::from(high) << 32
-            })
-            .collect();
+        let mut bitmaps: Vec<u64> = layout.groups.iter().map(|g| g.inode_bitmap).collect();
         bitmaps.sort_unstable();
-        Ok(Some(Padding {
-            block_size,
+        Some(Padding {
+            block_size: layout.block_size,
             used_bytes,
             bitmaps,
-        }))
+        })
     }
 
     /// `data`, about to be written at byte `at`, with the padding of every

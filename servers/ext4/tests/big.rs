@@ -5,8 +5,8 @@
 //! prints its time.
 //!
 //! The entries are empty files, so the directory's blocks stay
-//! contiguous: rsext4 0.9.2 miscounts a directory whose extents no
-//! longer fit in its inode (see `fragmented_directory` in `dirs.rs`).
+//! contiguous; directories interleaved with file data are tested in
+//! `dirs.rs` (`fragmented_directory`, `directories_grown_among_file_data`).
 
 mod common;
 

@@ -121,3 +121,49 @@ fn four_kib_sectors_work_too() {
     want.extend(pattern(9, 70_000));
     assert_eq!(img.debugfs_cat("/f"), want);
 }
+
+/// Two files appended alternately, one block at a time, so neither has
+/// two neighbouring blocks: each needs one extent per block, far more
+/// than the four its inode holds, so both grow extent trees (index and
+/// leaf blocks) while the other allocates in between. Their block counts
+/// must include those tree blocks (e2fsck: "i_blocks is X, should be Y").
+#[test]
+fn interleaved_files_grow_extent_trees() {
+    const BLOCKS: u32 = 900;
+    let img = Image::new(
+        "interleaved_files_grow_extent_trees",
+        Mkfs {
+            size_mib: 64,
+            ..Mkfs::default()
+        },
+    );
+    let mut fs = img.mount();
+    let a = fs.create("/a", 0o644).unwrap();
+    let b = fs.create("/b", 0o644).unwrap();
+    for i in 0..BLOCKS {
+        let at = u64::from(i) * 4096;
+        fs.write_at(a.ino, at, &pattern(i, 4096)).unwrap();
+        fs.write_at(b.ino, at, &pattern(i + BLOCKS, 4096)).unwrap();
+    }
+    let want =
+        |seed: u32| -> Vec<u8> { (0..BLOCKS).flat_map(|i| pattern(i + seed, 4096)).collect() };
+    // More than the data: the tree's blocks are counted too.
+    let data_sectors = u64::from(BLOCKS) * 8;
+    assert!(fs.stat(a.ino).unwrap().blocks > data_sectors);
+    fs.unmount().unwrap();
+    img.fsck();
+    let extents = img.debugfs("ex /a");
+    let levels = String::from_utf8_lossy(&extents.stdout);
+    assert!(
+        levels.contains(" 1/ 1 ") || levels.contains(" 1/ 2 "),
+        "/a has no extent tree below its inode:\n{levels}"
+    );
+    assert_eq!(img.debugfs_cat("/a"), want(0));
+    assert_eq!(img.debugfs_cat("/b"), want(BLOCKS));
+
+    let mut fs = img.mount();
+    assert_eq!(read_all(&mut fs, "/a"), want(0));
+    assert_eq!(read_all(&mut fs, "/b"), want(BLOCKS));
+    fs.unmount().unwrap();
+    img.fsck();
+}
