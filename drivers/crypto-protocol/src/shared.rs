@@ -7,7 +7,7 @@ use crate::{
     LinkError, Refused, Request, Status, CAPACITY, DATA, ENTRY, IV_LEN, LAYOUT, RESPONSE_RING,
     RING_AREA, TABLE,
 };
-use conflux_queue::link::{self, Rings};
+use conflux_queue::link::{self, Rings, TableEntry};
 use conflux_queue::{Consumer, DataRegion, Descriptor, Producer};
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -30,26 +30,26 @@ const _: () = assert!(core::mem::size_of::<Entry>() == ENTRY);
 const _: () =
     assert!(RESPONSE_RING + RING_AREA <= TABLE && TABLE + CAPACITY as usize * ENTRY <= DATA);
 
+// Safety: `Entry` is `#[repr(C)]` and all atomics, aligned to 8.
+unsafe impl TableEntry for Entry {
+    fn status(&self) -> &AtomicU32 {
+        &self.status
+    }
+}
+
 /// The request table of a region.
-struct Table(*const Entry);
+type Table = link::Table<Entry>;
 
-impl Table {
-    /// # Safety
-    /// `base` is the start of a region that passed `LAYOUT`'s length check
-    /// and stays mapped, page aligned, for as long as the table is used.
-    unsafe fn at(base: *mut u8) -> Self {
-        // Safety: TABLE lies inside the checked region (asserted above).
-        Self(unsafe { base.add(TABLE) }.cast())
-    }
-
-    fn entry(&self, id: u32) -> Option<&Entry> {
-        // Safety: the region was checked to hold the table (`at`), the
-        // table is 64-aligned (offset 0x800 in a page-aligned region), and
-        // `id < CAPACITY` keeps the entry inside it. The memory stays
-        // mapped for as long as the connection exists (the caller's promise
-        // in `attach`/`format`).
-        (id < CAPACITY).then(|| unsafe { &*self.0.add(id as usize) })
-    }
+/// The table of a region at `base`.
+///
+/// # Safety
+/// `base` is the start of a page-aligned region that passed `LAYOUT`'s
+/// length check (in `attach`/`format`) and stays mapped for as long as the
+/// table is used.
+unsafe fn table(base: *mut u8) -> Table {
+    // Safety: TABLE + CAPACITY entries lie before DATA (asserted above),
+    // so inside the checked region; the offset keeps entries aligned.
+    unsafe { link::Table::at(base, TABLE, CAPACITY) }
 }
 
 fn iv_words(iv: &[u8; IV_LEN]) -> [u64; 2] {
@@ -82,7 +82,7 @@ impl Server {
             requests: requests.into_consumer(data),
             responses: responses.into_producer(),
             // Safety: the region passed the length check in `attach`.
-            table: unsafe { Table::at(base) },
+            table: unsafe { table(base) },
             data,
         })
     }
@@ -163,11 +163,7 @@ impl Server {
     pub fn recover(&mut self) -> Result<u32, LinkError> {
         let mut n = 0;
         for id in 0..CAPACITY {
-            let inflight = self
-                .table
-                .entry(id)
-                .is_some_and(|e| e.status.load(Ordering::Acquire) == Status::InFlight as u32);
-            if inflight {
+            if self.table.has_status(id, Status::InFlight as u32) {
                 let d = Descriptor {
                     offset: 0,
                     len: 0,
@@ -227,7 +223,7 @@ impl Client {
             requests: requests.into_producer(),
             responses: responses.into_consumer(data),
             // Safety: the region passed the length check in `format`.
-            table: unsafe { Table::at(base) },
+            table: unsafe { table(base) },
             data_len: data.len(),
         })
     }

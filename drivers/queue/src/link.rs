@@ -23,7 +23,7 @@ use core::fmt;
 #[allow(unsafe_code)]
 mod raw;
 
-pub use raw::{attach, format};
+pub use raw::{attach, format, Table, TableEntry};
 
 /// Why a shared region cannot be used (or no longer be used) as a
 /// connection. A protocol's operations return it; the driver drops the one

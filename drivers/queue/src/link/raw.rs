@@ -1,5 +1,6 @@
 //! The link module's only `unsafe`: formatting and attaching a layout's
-//! rings in a region the caller has mapped.
+//! rings in a region the caller has mapped, and a protocol's table of
+//! per-request entries in it ([`Table`]).
 //!
 //! What makes it sound: the caller promises that `base..base + len` is
 //! mapped, readable and writable for `'a`, and touched by everyone only
@@ -66,4 +67,58 @@ pub unsafe fn format<'a, const N: usize>(
 ) -> Result<Rings<'a, N>, LinkError> {
     // Safety: the caller's promise.
     unsafe { rings(base, len, layout, Ring::format_raw) }
+}
+
+/// An entry of a protocol's per-request table in the shared region
+/// (blk's `{op, status, block}`, crypto's 64-byte entry).
+///
+/// # Safety
+///
+/// The implementor is `#[repr(C)]`, made of atomics only (so any bytes the
+/// peer writes are a valid value and every access is atomic), and aligned
+/// to at most 64 bytes.
+pub unsafe trait TableEntry {
+    /// The entry's status word, which the driver sets to the protocol's
+    /// "in flight" value when it takes a request (see [`Table::has_status`]).
+    fn status(&self) -> &core::sync::atomic::AtomicU32;
+}
+
+/// A protocol's table of `capacity` entries in a shared region, indexed
+/// by request id. An id from the peer is checked against the capacity
+/// before it names an entry.
+pub struct Table<E: 'static> {
+    first: *const E,
+    capacity: u32,
+}
+
+impl<E: TableEntry> Table<E> {
+    /// The table at byte `offset` of the region at `base`.
+    ///
+    /// # Safety
+    ///
+    /// `base + offset .. + capacity * size_of::<E>()` lies inside a region
+    /// that is mapped, aligned for `E` and stays mapped for as long as the
+    /// table is used, and every task or device touches it only atomically.
+    pub unsafe fn at(base: *mut u8, offset: usize, capacity: u32) -> Self {
+        Self {
+            // Safety: inside the region (the caller's promise).
+            first: unsafe { base.add(offset) }.cast(),
+            capacity,
+        }
+    }
+
+    /// Entry `id`, if the table has one.
+    pub fn entry(&self, id: u32) -> Option<&E> {
+        // Safety: `id < capacity` keeps the entry inside the table, which
+        // `at`'s caller promised is mapped, aligned and atomic-only for as
+        // long as `self` lives; `TableEntry` makes every byte pattern valid.
+        (id < self.capacity).then(|| unsafe { &*self.first.add(id as usize) })
+    }
+
+    /// Whether entry `id` exists and its status word reads `status` (how a
+    /// restarted driver finds what its previous instance took).
+    pub fn has_status(&self, id: u32, status: u32) -> bool {
+        self.entry(id)
+            .is_some_and(|e| e.status().load(core::sync::atomic::Ordering::Acquire) == status)
+    }
 }
