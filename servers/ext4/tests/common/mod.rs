@@ -224,7 +224,7 @@ pub fn pattern(seed: u32, len: usize) -> Vec<u8> {
 }
 
 /// All of file `path`, read through the crate.
-pub fn read_all(fs: &mut FileSystem<FileDisk>, path: &str) -> Vec<u8> {
+pub fn read_all<D: BlockDevice>(fs: &mut FileSystem<D>, path: &str) -> Vec<u8> {
     let stat = fs.lookup(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut data = vec![0; stat.size as usize];
     let mut done = 0;
