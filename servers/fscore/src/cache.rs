@@ -217,6 +217,7 @@ mod tests {
         writes: Vec<Vec<u64>>,
         flushes: u32,
         fail_writes: bool,
+        fail_reads: bool,
     }
 
     impl MemDisk {
@@ -233,6 +234,9 @@ mod tests {
             self.data.len() as u64
         }
         fn read(&mut self, block: u64, buf: &mut Block) -> Result<(), DiskError> {
+            if self.fail_reads {
+                return Err(DiskError::Io { block });
+            }
             self.reads.push(block);
             buf.copy_from_slice(&self.data[block as usize]);
             Ok(())
@@ -331,6 +335,25 @@ mod tests {
         c.disk.fail_writes = false;
         c.sync().unwrap();
         assert_eq!(c.disk().data[1], block(7));
+    }
+
+    #[test]
+    fn a_failed_read_caches_nothing_and_the_slot_is_used_again() {
+        let mut disk = MemDisk::new(8);
+        disk.data[3] = block(3);
+        let mut c = BlockCache::new(disk, 2);
+        let mut out = [0u8; BLOCK];
+        c.read(0, &mut out).unwrap();
+        c.read(1, &mut out).unwrap();
+        c.disk.fail_reads = true;
+        assert_eq!(c.read(3, &mut out), Err(DiskError::Io { block: 3 }));
+        c.disk.fail_reads = false;
+        c.read(3, &mut out).unwrap();
+        assert_eq!(out, block(3), "read from the disk, not a stale slot");
+        assert_eq!(c.stats().evictions, 1, "the failed read's slot was reused");
+        c.read(1, &mut out).unwrap();
+        c.read(3, &mut out).unwrap();
+        assert!(c.slots.len() <= 2, "capacity kept");
     }
 
     #[test]
