@@ -79,6 +79,13 @@ impl<D: BlockDevice> FileSystem<D> {
         self.walk(&names)
     }
 
+    /// The entry `name` of directory `dir`, without walking a path: what
+    /// a listing needs for each name it read (`ls -l`).
+    pub fn lookup_at(&mut self, dir: Ino, name: &[u8]) -> Result<Stat> {
+        let dir = self.stat(dir)?;
+        self.child(&dir, name)?.ok_or(Error::NotFound)
+    }
+
     /// The attributes of inode `ino`.
     pub fn stat(&mut self, ino: Ino) -> Result<Stat> {
         let info = self.inner.inode(number(ino)?)?;

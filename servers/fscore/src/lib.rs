@@ -1,7 +1,13 @@
 //! The file server's logic that needs neither IPC nor a device, so that
-//! the host can test it: for now the write-back block cache
-//! ([`cache::BlockCache`]) over any [`Disk`], which is the block device
-//! the ext4 file system (`conflux-ext4`) runs on.
+//! the host can test it:
+//!
+//! - the write-back block cache ([`cache::BlockCache`]) over any [`Disk`],
+//!   which is the block device the ext4 file system (`conflux-ext4`)
+//!   runs on;
+//! - per-client sessions ([`Session`]: open handles, current directory)
+//!   and the server-wide table of open inodes ([`Inodes`]);
+//! - the file operations as a `cosy_abi::Service` ([`FileService`]), the
+//!   one implementation behind compounds and per-call requests.
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 
@@ -10,6 +16,14 @@ extern crate alloc;
 pub mod cache;
 mod device;
 mod disk;
+mod errors;
+mod path;
+mod service;
+mod session;
 
 pub use cache::{BlockCache, CacheStats};
 pub use disk::{Block, Disk, DiskError, BLOCK};
+pub use errors::fs_error;
+pub use path::resolve;
+pub use service::{stat_record, FileService};
+pub use session::{Inodes, OpenFile, Session, MAX_OPEN};

@@ -1,0 +1,235 @@
+//! One client's file-system state — its open handles and current
+//! directory — and the server-wide table of inodes that are open, which
+//! makes a handle to a deleted file fail as `Stale` instead of reaching
+//! whatever file later gets the same inode number.
+//!
+//! A session is reached only through its own client's requests (the
+//! server keys sessions by the caller's badge), and a handle is an index
+//! into that session's table alone: no client can name another's files.
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+
+use conflux_ext4::{DirCursor, Ino};
+use conflux_fs_protocol::FsError;
+
+/// Handles one session may have open at once.
+pub const MAX_OPEN: usize = 64;
+
+/// An open handle.
+#[derive(Clone, Copy, Debug)]
+pub struct OpenFile {
+    pub ino: Ino,
+    pub dir: bool,
+    pub read: bool,
+    pub write: bool,
+    pub append: bool,
+    /// Byte position (files) — `read`, `write` and `seek` move it.
+    pub pos: u64,
+    /// Where `readdir` goes on (directories).
+    pub cursor: DirCursor,
+    /// [`Inodes`]' clock when it was opened.
+    opened_at: u64,
+}
+
+impl OpenFile {
+    /// A handle opened now.
+    pub fn new(ino: Ino, dir: bool, read: bool, write: bool, append: bool) -> Self {
+        OpenFile {
+            ino,
+            dir,
+            read,
+            write,
+            append,
+            pos: 0,
+            cursor: DirCursor::START,
+            opened_at: 0,
+        }
+    }
+}
+
+/// Which inodes are open, by how many handles, and when each was last
+/// deleted while open.
+#[derive(Debug, Default)]
+pub struct Inodes {
+    clock: u64,
+    open: BTreeMap<u32, Use>,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Use {
+    handles: u32,
+    deleted_at: Option<u64>,
+}
+
+impl Inodes {
+    fn opened(&mut self, ino: Ino) -> u64 {
+        self.clock += 1;
+        self.open.entry(ino.0).or_default().handles += 1;
+        self.clock
+    }
+
+    fn closed(&mut self, ino: Ino) {
+        if let Some(u) = self.open.get_mut(&ino.0) {
+            u.handles = u.handles.saturating_sub(1);
+            if u.handles == 0 {
+                self.open.remove(&ino.0);
+            }
+        }
+    }
+
+    /// Inode `ino` lost its last name: every handle open on it now goes
+    /// stale, while handles opened later (on a new file that reuses the
+    /// number) do not.
+    pub fn deleted(&mut self, ino: Ino) {
+        self.clock += 1;
+        if let Some(u) = self.open.get_mut(&ino.0) {
+            u.deleted_at = Some(self.clock);
+        }
+    }
+
+    fn is_stale(&self, file: &OpenFile) -> bool {
+        self.open
+            .get(&file.ino.0)
+            .and_then(|u| u.deleted_at)
+            .is_some_and(|at| at > file.opened_at)
+    }
+
+    /// Handles open on all sessions (for tests and statistics).
+    pub fn open_handles(&self) -> u32 {
+        self.open.values().map(|u| u.handles).sum()
+    }
+}
+
+/// One client's state.
+#[derive(Debug)]
+pub struct Session {
+    cwd: String,
+    files: [Option<OpenFile>; MAX_OPEN],
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Session {
+            cwd: String::from("/"),
+            files: [None; MAX_OPEN],
+        }
+    }
+}
+
+impl Session {
+    /// The current directory (absolute).
+    pub fn cwd(&self) -> &str {
+        &self.cwd
+    }
+
+    /// Sets the current directory (already checked to be one).
+    pub fn set_cwd(&mut self, path: String) {
+        self.cwd = path;
+    }
+
+    /// Takes the lowest free handle for `file`.
+    pub fn open(&mut self, inodes: &mut Inodes, mut file: OpenFile) -> Result<u64, FsError> {
+        let (fd, slot) = self
+            .files
+            .iter_mut()
+            .enumerate()
+            .find(|(_, f)| f.is_none())
+            .ok_or(FsError::TooManyOpen)?;
+        file.opened_at = inodes.opened(file.ino);
+        *slot = Some(file);
+        Ok(fd as u64)
+    }
+
+    /// The open file behind handle `fd`: `BadHandle` if none, `Stale` if
+    /// its file was deleted since.
+    pub fn get(&mut self, inodes: &Inodes, fd: u64) -> Result<&mut OpenFile, FsError> {
+        let file = usize::try_from(fd)
+            .ok()
+            .and_then(|i| self.files.get_mut(i))
+            .and_then(Option::as_mut)
+            .ok_or(FsError::BadHandle)?;
+        if inodes.is_stale(file) {
+            return Err(FsError::Stale);
+        }
+        Ok(file)
+    }
+
+    /// Closes handle `fd` (a stale one too).
+    pub fn close(&mut self, inodes: &mut Inodes, fd: u64) -> Result<(), FsError> {
+        let slot = usize::try_from(fd)
+            .ok()
+            .and_then(|i| self.files.get_mut(i))
+            .ok_or(FsError::BadHandle)?;
+        let file = slot.take().ok_or(FsError::BadHandle)?;
+        inodes.closed(file.ino);
+        Ok(())
+    }
+
+    /// Closes every handle: the client left, died or reconnected.
+    pub fn close_all(&mut self, inodes: &mut Inodes) {
+        for slot in &mut self.files {
+            if let Some(file) = slot.take() {
+                inodes.closed(file.ino);
+            }
+        }
+    }
+
+    /// Handles open in this session.
+    pub fn open_count(&self) -> usize {
+        self.files.iter().flatten().count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(ino: u32) -> OpenFile {
+        OpenFile::new(Ino(ino), false, true, false, false)
+    }
+
+    #[test]
+    fn handles_are_per_session_and_reused_lowest_first() {
+        let mut inodes = Inodes::default();
+        let (mut a, mut b) = (Session::default(), Session::default());
+        assert_eq!(a.open(&mut inodes, file(12)).unwrap(), 0);
+        assert_eq!(a.open(&mut inodes, file(13)).unwrap(), 1);
+        assert_eq!(b.get(&inodes, 0).unwrap_err(), FsError::BadHandle);
+        a.close(&mut inodes, 0).unwrap();
+        assert_eq!(a.close(&mut inodes, 0).unwrap_err(), FsError::BadHandle);
+        assert_eq!(a.open(&mut inodes, file(14)).unwrap(), 0);
+        assert_eq!(a.get(&inodes, u64::MAX).unwrap_err(), FsError::BadHandle);
+        assert_eq!(inodes.open_handles(), 2);
+        a.close_all(&mut inodes);
+        assert_eq!(inodes.open_handles(), 0);
+    }
+
+    #[test]
+    fn the_table_fills_up() {
+        let mut inodes = Inodes::default();
+        let mut s = Session::default();
+        for _ in 0..MAX_OPEN {
+            s.open(&mut inodes, file(12)).unwrap();
+        }
+        assert_eq!(
+            s.open(&mut inodes, file(12)).unwrap_err(),
+            FsError::TooManyOpen
+        );
+    }
+
+    #[test]
+    fn a_deleted_inode_stales_old_handles_only() {
+        let mut inodes = Inodes::default();
+        let (mut a, mut b) = (Session::default(), Session::default());
+        let old = a.open(&mut inodes, file(20)).unwrap();
+        inodes.deleted(Ino(20));
+        // The number is reused by a new file that b opens.
+        let new = b.open(&mut inodes, file(20)).unwrap();
+        assert_eq!(a.get(&inodes, old).unwrap_err(), FsError::Stale);
+        assert!(b.get(&inodes, new).is_ok());
+        a.close(&mut inodes, old).unwrap();
+        b.close(&mut inodes, new).unwrap();
+        assert_eq!(inodes.open_handles(), 0);
+    }
+}
