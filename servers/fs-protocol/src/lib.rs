@@ -11,15 +11,23 @@
 //! - [`ipc`]: connection labels, how a buffer operand travels in a
 //!   message word, and the reply words of a compound run.
 //!
+//! - [`recipes`] (feature `builder`): compounds for common jobs, such as
+//!   `ls -l` of a directory as one compound.
+//!
 //! Everything here is plain data with checked conversions: the server
 //! treats every client word as untrusted and decodes it through these
 //! types once.
 #![no_std]
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "builder")]
+extern crate alloc;
+
 pub mod error;
 pub mod ipc;
 pub mod ops;
+#[cfg(feature = "builder")]
+pub mod recipes;
 pub mod record;
 
 pub use error::FsError;
