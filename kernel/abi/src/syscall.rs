@@ -73,7 +73,8 @@ sysnos! {
     CapRevoke = 15,
     /// `cap_info(slot)`: kind | rights << 8 in the value, badge in `rsi`.
     CapInfo = 16,
-    /// `region_map(slot, vaddr, rights)`: map a region or MMIO range at `vaddr`.
+    /// `region_map(slot, vaddr, rights) -> size`: map a region or MMIO range
+    /// at `vaddr`; returns its size in bytes.
     RegionMap = 17,
     /// `region_unmap(slot)`: remove that mapping.
     RegionUnmap = 18,

@@ -54,7 +54,9 @@ impl<M: Machine> Kernel<M> {
         }
     }
 
-    /// `region_map(slot, vaddr, rights)`.
+    /// `region_map(slot, vaddr, rights) -> bytes mapped`: the size comes
+    /// back so a task that received the capability from another (a server
+    /// given a client's region) learns it from the kernel, not the sender.
     pub fn sys_map(
         &mut self,
         me: usize,
@@ -64,14 +66,14 @@ impl<M: Machine> Kernel<M> {
     ) -> Result<u64, SysError> {
         let node = NodeId::slot(me, slot)?;
         let cap = *self.caps.get(node)?;
-        memory_of(&self.objects, &cap).ok_or(SysError::WrongKind)?;
         if cap.mapped_at != 0 {
             return Err(SysError::AlreadyMapped);
         }
+        let (_, size, _) = memory_of(&self.objects, &cap).ok_or(SysError::WrongKind)?;
         let want = u8::try_from(want).map_err(|_| SysError::InvalidArgument)?;
         self.map_cap(me, &cap, vaddr, want)?;
         self.caps.get_mut(node)?.mapped_at = vaddr;
-        Ok(0)
+        Ok(size)
     }
 
     /// `region_unmap(slot)`.

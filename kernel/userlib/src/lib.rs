@@ -30,6 +30,7 @@ pub mod region;
 pub mod rt;
 pub mod sys;
 pub mod testing;
+pub mod window;
 
 pub use conflux_abi::SysError;
 

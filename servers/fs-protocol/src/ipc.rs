@@ -18,11 +18,14 @@
 //! | [`PREPARE`] | offset, length | handle | verify once, keep it |
 //! | [`RUN_PREPARED`] | handle, params… | [`RunReply`] | run a prepared compound with new parameters |
 //! | [`RELEASE`] | handle | — | forget a prepared compound |
+//! | [`SHUTDOWN`] | — | — | sync, unmount and stop the server (clients whose badge has [`ADMIN`]) |
 //! | [`VAN_BASE`] + op | the op's operands | value | one operation ([`crate::ops`]) |
 //!
-//! A reply's label is its status: [`OK`], an [`crate::FsError`] code, or
-//! [`REJECTED`] `| verify code` for a compound the verifier refused (word 0:
-//! the op index, or `0xFFFF`).
+//! A reply's label is its status: [`OK`]; the code a compound op would
+//! report for the same failure (`0x8000 | FsError` for a file error, a
+//! `cosy_abi::code` such as `REF_OUT_OF_BOUNDS` for a malformed operand);
+//! or [`REJECTED`] `| verify code` for a compound the verifier refused
+//! (word 0: the op index, or `0xFFFF`).
 
 /// The protocol version a client names when it connects.
 pub const VERSION: u64 = 1;
@@ -41,8 +44,15 @@ pub const PREPARE: u32 = 5;
 pub const RUN_PREPARED: u32 = 6;
 /// Forget a prepared compound.
 pub const RELEASE: u32 = 7;
+/// Write everything back, unmount cleanly and stop (for power-off and
+/// the end of a test). Only a client whose badge has [`ADMIN`] may ask.
+pub const SHUTDOWN: u32 = 8;
 /// Per-call operations: label `VAN_BASE + op`.
 pub const VAN_BASE: u32 = 0x100;
+
+/// The badge bit that marks a client as the system's administrator (the
+/// shell), allowed to ask for [`SHUTDOWN`]. The manifest hands out badges.
+pub const ADMIN: u64 = 1 << 32;
 
 /// Reply status: done.
 pub const OK: u32 = 0;

@@ -1,0 +1,61 @@
+//! File-server client test: every operation through the per-call path
+//! (VAN), the same work as compounds (COSY) and with zero-copy buffers in
+//! a data region (COSY-FAST); the data is checked by CRC each time, and
+//! each bad request must get its own specific error. The runner checks
+//! the disk with e2fsck afterwards.
+#![no_std]
+#![no_main]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+mod compounds;
+mod errors;
+mod van;
+
+use conflux_fs_client::{Caps, Fs};
+use conflux_userlib::println;
+use conflux_userlib::testing::Checks;
+
+conflux_userlib::entry!(main);
+
+const CRC: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISCSI);
+
+/// `len` bytes that depend on `seed`.
+pub fn pattern(seed: u32, len: usize) -> alloc::vec::Vec<u8> {
+    let mut x = seed.wrapping_mul(2_654_435_761) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect()
+}
+
+pub fn crc(bytes: &[u8]) -> u32 {
+    CRC.checksum(bytes)
+}
+
+fn main() {
+    let mut c = Checks::new();
+    let caps = Caps {
+        endpoint: config::caps::FS,
+        control: config::caps::FS_CONTROL,
+        control_addr: config::caps::FS_CONTROL_ADDR,
+    };
+    let mut fs = match Fs::connect(caps) {
+        Ok(fs) => fs,
+        Err(e) => {
+            println!("CHECK FAILED: connect to the file server: {e}");
+            conflux_userlib::sys::exit(1);
+        }
+    };
+    c.that("connected", true, ());
+    van::run(&mut c, &mut fs);
+    compounds::run(&mut c, &mut fs);
+    errors::run(&mut c, &mut fs);
+    c.eq("shut the file server down", fs.shutdown(), Ok(()));
+    c.finish()
+}

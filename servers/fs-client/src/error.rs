@@ -1,0 +1,84 @@
+//! Why a request to the file server failed, as a client sees it.
+
+use core::fmt;
+
+use conflux_abi::SysError;
+use conflux_fs_protocol::{ipc, ops, FsError};
+use cosy_abi::code;
+
+/// A failed request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// The file operation failed (not found, exists, ...).
+    Fs(FsError),
+    /// The request itself was malformed (a buffer operand outside its
+    /// region, ...): a cosy-abi code.
+    Request(u16),
+    /// The verifier refused a compound: its code and the op it names.
+    Rejected { code: u16, op: Option<u16> },
+    /// The file server died or restarted: the session is gone (handles
+    /// too). Call [`crate::Fs::reconnect`] and open files again.
+    ServerRestarted,
+    /// The IPC itself failed.
+    Ipc(SysError),
+    /// A path or buffer does not fit the control region's staging area.
+    TooLarge,
+}
+
+impl Error {
+    /// The error a reply's status label stands for (`None` for OK).
+    pub fn from_status(label: u32, word0: u64) -> Option<Error> {
+        if label == ipc::OK {
+            return None;
+        }
+        if label & ipc::REJECTED != 0 {
+            let op = u16::try_from(word0).ok().filter(|op| *op != 0xFFFF);
+            return Some(Error::Rejected {
+                code: label as u16,
+                op,
+            });
+        }
+        let status = label as u16;
+        Some(match FsError::from_code(status & !code::SERVICE) {
+            Some(e) if status & code::SERVICE != 0 => Error::Fs(e),
+            _ => Error::Request(status),
+        })
+    }
+}
+
+impl From<SysError> for Error {
+    fn from(e: SysError) -> Self {
+        match e {
+            SysError::DeadPeer => Error::ServerRestarted,
+            e => Error::Ipc(e),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Fs(e) => write!(f, "{e}"),
+            Error::Request(c) => write!(f, "malformed request (cosy-abi code {c:#06x})"),
+            Error::Rejected { code, op: Some(op) } => {
+                write!(
+                    f,
+                    "compound refused by the verifier at op {op} (code {code:#06x})"
+                )
+            }
+            Error::Rejected { code, op: None } => {
+                write!(f, "compound refused by the verifier (code {code:#06x})")
+            }
+            Error::ServerRestarted => {
+                f.write_str("the file server restarted: reconnect and open the files again")
+            }
+            Error::Ipc(e) => write!(f, "IPC to the file server failed: {e}"),
+            Error::TooLarge => f.write_str("too large for the control region's staging area"),
+        }
+    }
+}
+
+/// The name of operation `op`, for messages.
+pub fn op_name(op: u16) -> &'static str {
+    ops::name(op).unwrap_or("unknown op")
+}

@@ -1,0 +1,173 @@
+//! The server's clients, keyed by the badge on their endpoint capability:
+//! each has a file-system session (handles, current directory), the
+//! regions it shared (the control region 0, data regions 1..), and the
+//! compounds it prepared.
+//!
+//! Regions arrive by capability transfer. Each client slot has fixed
+//! capability slots and a fixed stretch of the region window for them, so
+//! one client's regions can never land on another's; the kernel reports
+//! each region's size when mapping it, so a client cannot claim a larger
+//! one. Reconnecting (a restarted client) drops the old session first.
+
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+
+use conflux_abi::layout::REGION_BASE;
+use conflux_fs_core::{Inodes, Session};
+use conflux_fs_protocol::ipc::MAX_REGIONS;
+use conflux_fs_protocol::FsError;
+use conflux_userlib::ipc::Slot;
+use conflux_userlib::window::Window;
+use cosy_abi::{Insn, Program};
+
+/// Clients served at once.
+pub const MAX_CLIENTS: usize = 8;
+/// Prepared compounds one client may keep.
+pub const MAX_PREPARED: usize = 4;
+/// Where client regions are mapped: far above the manifest's own
+/// mappings, 128 MiB apart (the largest region is 64 MiB).
+const WINDOW_BASE: u64 = REGION_BASE + 0x100_0000_0000;
+const WINDOW_STRIDE: u64 = 128 << 20;
+
+/// A compound verified once, run many times.
+pub struct Prepared {
+    pub program: Program<Vec<Insn>>,
+    /// Where its bytes (and results area) are in the control region.
+    pub offset: usize,
+    pub len: usize,
+}
+
+/// One connected client.
+pub struct Client {
+    pub badge: u64,
+    pub session: Session,
+    pub regions: [Option<Window>; MAX_REGIONS],
+    pub prepared: [Option<Box<Prepared>>; MAX_PREPARED],
+}
+
+impl Client {
+    /// The mapped regions as the slices the executor takes, numbered as
+    /// the client numbers them (a gap ends the list).
+    pub fn slices(&mut self) -> Vec<&mut [u8]> {
+        self.parts().0
+    }
+
+    /// The region slices and the session, borrowed together (the file
+    /// service needs both).
+    pub fn parts(&mut self) -> (Vec<&mut [u8]>, &mut Session) {
+        let slices = self
+            .regions
+            .iter_mut()
+            .map_while(|r| r.as_mut().map(Window::bytes))
+            .collect();
+        (slices, &mut self.session)
+    }
+}
+
+/// Every client slot, and the capability slots they use.
+pub struct Clients {
+    slots: [Option<Client>; MAX_CLIENTS],
+    /// First capability slot for client regions: client `i`'s region `j`
+    /// lives in `cap_base + i * MAX_REGIONS + j`.
+    cap_base: usize,
+}
+
+impl Clients {
+    /// No clients yet; region capabilities go from `cap_base` on.
+    pub fn new(cap_base: usize) -> Self {
+        Clients {
+            slots: Default::default(),
+            cap_base,
+        }
+    }
+
+    /// The client with this badge.
+    pub fn get(&mut self, badge: u64) -> Result<&mut Client, FsError> {
+        self.slots
+            .iter_mut()
+            .flatten()
+            .find(|c| c.badge == badge)
+            .ok_or(FsError::NotConnected)
+    }
+
+    /// Starts a session for `badge` with the control region whose
+    /// capability is in `received`; drops any session it had.
+    pub fn connect(
+        &mut self,
+        inodes: &mut Inodes,
+        badge: u64,
+        received: usize,
+    ) -> Result<&mut Client, FsError> {
+        self.disconnect(inodes, badge);
+        let index = self
+            .slots
+            .iter()
+            .position(Option::is_none)
+            .ok_or(FsError::TooManyOpen)?;
+        self.slots[index] = Some(Client {
+            badge,
+            session: Session::default(),
+            regions: Default::default(),
+            prepared: Default::default(),
+        });
+        if let Err(e) = self.attach_at(index, 0, received) {
+            self.slots[index] = None;
+            return Err(e);
+        }
+        self.slots[index].as_mut().ok_or(FsError::NotConnected)
+    }
+
+    /// Maps the region in `received` as the client's next data region;
+    /// returns its number.
+    pub fn attach(&mut self, badge: u64, received: usize) -> Result<usize, FsError> {
+        let index = self.index(badge)?;
+        let client = self.slots[index].as_ref().ok_or(FsError::NotConnected)?;
+        let number = client
+            .regions
+            .iter()
+            .position(Option::is_none)
+            .ok_or(FsError::TooManyOpen)?;
+        self.attach_at(index, number, received)?;
+        Ok(number)
+    }
+
+    fn attach_at(&mut self, index: usize, number: usize, received: usize) -> Result<(), FsError> {
+        let slot = self.cap_base + index * MAX_REGIONS + number;
+        let _ = Slot(slot).delete();
+        Slot(received).copy(slot).map_err(|_| FsError::Invalid)?;
+        let _ = Slot(received).delete();
+        let vaddr = WINDOW_BASE + (index * MAX_REGIONS + number) as u64 * WINDOW_STRIDE;
+        let window = Window::map(slot, vaddr, true).map_err(|_| {
+            // Not a region, or not writable, or not mappable: refuse it.
+            let _ = Slot(slot).delete();
+            FsError::Invalid
+        })?;
+        if let Some(c) = self.slots[index].as_mut() {
+            c.regions[number] = Some(window);
+        }
+        Ok(())
+    }
+
+    fn index(&self, badge: u64) -> Result<usize, FsError> {
+        self.slots
+            .iter()
+            .position(|c| c.as_ref().is_some_and(|c| c.badge == badge))
+            .ok_or(FsError::NotConnected)
+    }
+
+    /// Ends `badge`'s session if it has one: closes its handles, unmaps
+    /// and deletes its regions.
+    pub fn disconnect(&mut self, inodes: &mut Inodes, badge: u64) {
+        let Ok(index) = self.index(badge) else {
+            return;
+        };
+        if let Some(mut client) = self.slots[index].take() {
+            client.session.close_all(inodes);
+            for window in client.regions.iter_mut().filter_map(Option::take) {
+                let slot = window.slot();
+                let _ = window.unmap();
+                let _ = Slot(slot).delete();
+            }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! The file server. It mounts the ext4 file system on the virtio-blk
+//! driver (through `conflux-fs-core`'s write-back block cache), then
+//! serves its endpoint: each client, known by the badge on its endpoint
+//! capability, connects by sharing its control region, and then sends
+//! file operations one per IPC (VAN) or compounds that the server
+//! verifies with `cosy-abi` and runs with the file operations as the
+//! service (COSY; COSY-FAST when the buffers are the client's data
+//! regions). See `docs/ARCHITECTURE.md`, "The file server".
+#![no_std]
+#![no_main]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+mod clients;
+mod disk;
+mod request;
+mod serve;
+
+use conflux_blk_client::{Caps, Connection};
+use conflux_ext4::{blocks_in_image, FileSystem, FixedClock};
+use conflux_fs_core::BlockCache;
+use conflux_fs_core::Disk;
+use conflux_fs_protocol::{ipc, FsError};
+use conflux_userlib::ipc::{reply, Endpoint, Message};
+use conflux_userlib::println;
+
+use clients::Clients;
+use disk::BlkDisk;
+use serve::Server;
+
+conflux_userlib::entry!(main);
+
+/// Cache slots (4 KiB each): 8 MiB.
+const CACHE_BLOCKS: usize = 2048;
+/// Where replies are received and where a transferred capability lands.
+const REPLY: usize = config::caps::FIRST_FREE;
+const RECEIVED: usize = config::caps::FIRST_FREE + 1;
+/// Client regions' capability slots follow.
+const CLIENT_CAPS: usize = config::caps::FIRST_FREE + 2;
+/// Inode times: the system has no real-time clock task yet, so files get
+/// the time the image was built with (2026-11-24T00:00:00Z).
+const NOW: i64 = 1_795_478_400;
+
+fn main() {
+    let link = Connection::open(Caps {
+        region: config::caps::DISK0,
+        addr: config::caps::DISK0_ADDR,
+        size: config::caps::DISK0_SIZE,
+        done: config::caps::DISK0_DONE,
+        doorbell: config::caps::DISK0_DOORBELL,
+    });
+    let link = match link {
+        Ok(l) => l,
+        Err(e) => {
+            println!("cannot reach the block driver: {e}; the file server stops");
+            return;
+        }
+    };
+    let mut disk = BlkDisk::new(link, u64::MAX);
+    let mut first = [0u8; conflux_fs_core::BLOCK];
+    let blocks = disk
+        .read(0, &mut first)
+        .ok()
+        .and_then(|_| blocks_in_image(&first));
+    let Some(blocks) = blocks else {
+        println!(
+            "disk0 holds no ext4 file system with 4 KiB blocks (make it with \
+             mke2fs -t ext4 -b 4096); the file server stops"
+        );
+        return;
+    };
+    disk.set_blocks(blocks);
+    let cache = BlockCache::new(disk, CACHE_BLOCKS);
+    let fs = match FileSystem::mount(cache, FixedClock(NOW)) {
+        Ok(fs) => fs,
+        Err(e) => {
+            println!(
+                "cannot mount the ext4 file system on disk0: {e}; \
+                 check the image with e2fsck -fn (the file server stops)"
+            );
+            return;
+        }
+    };
+    let totals = fs.stats();
+    println!(
+        "ext4 mounted{}: {} of {} blocks free, {} of {} inodes free",
+        if fs.is_read_only() { " read-only" } else { "" },
+        totals.free_blocks,
+        totals.total_blocks,
+        totals.free_inodes,
+        totals.total_inodes
+    );
+    let mut server = Server::new(fs, Clients::new(CLIENT_CAPS));
+    let ep = Endpoint(config::caps::FS);
+    let mut answer = Message::default();
+    loop {
+        let got = match ep.reply_recv(REPLY, RECEIVED, &answer) {
+            Ok(g) => g,
+            Err(e) => {
+                println!("receive on the fs endpoint failed: {e}; waiting again");
+                answer = Message::default();
+                continue;
+            }
+        };
+        if got.msg.label == ipc::SHUTDOWN && got.badge & ipc::ADMIN != 0 {
+            break;
+        }
+        answer = server.handle(got.badge, &got.msg, got.msg.cap);
+    }
+    println!("shutting down: writing everything back and unmounting");
+    let answer = match server.fs.unmount() {
+        Ok(()) => {
+            println!("unmounted cleanly; the file server stops");
+            Message::new(ipc::OK, &[])
+        }
+        Err(e) => {
+            println!("unmount failed: {e}; the journal will be replayed at the next mount");
+            Message::new(u32::from(cosy_abi::code::SERVICE | FsError::Io.code()), &[])
+        }
+    };
+    let _ = reply(REPLY, &answer);
+}

@@ -1,0 +1,330 @@
+//! The server's answers: for each decoded request, what it does to the
+//! file system and the client table, and the reply it sends. Every reply
+//! label is a status: 0, or the code a compound op would have reported
+//! for the same failure (`0x8000 | FsError` for file errors), or
+//! `REJECTED | code` for a compound the verifier refused.
+
+use alloc::boxed::Box;
+use alloc::vec;
+use alloc::vec::Vec;
+
+use conflux_ext4::FileSystem;
+use conflux_fs_core::{BlockCache, FileService, Inodes};
+use conflux_fs_protocol::ipc::{self, RunReply};
+use conflux_fs_protocol::{ops, FsError};
+use conflux_userlib::ipc::Message;
+use cosy_abi::{
+    ArgKind, Args, CallError, Compound, Insn, OpResult, Program, Registers, Report, Service,
+    Target, VerifyError,
+};
+
+use crate::clients::{Client, Clients, Prepared, MAX_PREPARED};
+use crate::disk::BlkDisk;
+use crate::request::{buf_operand, Request, Words};
+
+/// The file system as the server runs it.
+pub type Fs = FileSystem<BlockCache<BlkDisk>>;
+
+/// The most ops one compound may have.
+pub const MAX_OPS: usize = 1024;
+/// The most steps one run may take (a compound asking for more gets this).
+pub const MAX_STEPS: u32 = 1_000_000;
+
+/// Everything the server keeps.
+pub struct Server {
+    pub fs: Fs,
+    pub inodes: Inodes,
+    pub clients: Clients,
+    insns: Vec<Insn>,
+    results: Vec<OpResult>,
+}
+
+/// A failure reply.
+fn fail(code: u16) -> Message {
+    Message::new(u32::from(code), &[])
+}
+
+fn fs_fail(e: FsError) -> Message {
+    fail(CallError::from(e).code())
+}
+
+fn rejected(e: &VerifyError) -> Message {
+    let op = e.op().map_or(0xFFFF, u64::from);
+    Message::new(ipc::REJECTED | u32::from(e.code()), &[op])
+}
+
+impl Server {
+    pub fn new(fs: Fs, clients: Clients) -> Self {
+        Server {
+            fs,
+            inodes: Inodes::default(),
+            clients,
+            insns: vec![Insn::EMPTY; MAX_OPS],
+            results: vec![OpResult::EMPTY; MAX_OPS],
+        }
+    }
+
+    /// The reply to `msg` from the client with `badge`; `received` is the
+    /// slot where a transferred capability landed, if one did.
+    pub fn handle(&mut self, badge: u64, msg: &Message, received: Option<usize>) -> Message {
+        let words = Words::of(msg);
+        match Request::of(msg.label, &words) {
+            Request::Connect { version } => self.connect(badge, version, received),
+            Request::Attach => match received {
+                None => fs_fail(FsError::Invalid),
+                Some(slot) => match self.clients.attach(badge, slot) {
+                    Ok(n) => Message::new(ipc::OK, &[n as u64]),
+                    Err(e) => fs_fail(e),
+                },
+            },
+            Request::Detach => {
+                self.clients.disconnect(&mut self.inodes, badge);
+                Message::new(ipc::OK, &[])
+            }
+            Request::Op(op) => self.one_op(badge, op, &words),
+            Request::Run { offset, len } => self.run(badge, offset, len, words.from(2)),
+            Request::Prepare { offset, len } => self.prepare(badge, offset, len),
+            Request::RunPrepared { handle } => self.run_prepared(badge, handle, words.from(1)),
+            Request::Release { handle } => self.release(badge, handle),
+            Request::Shutdown => {
+                // Only the main loop can end the server; it checks the
+                // badge and never gets here for an administrator.
+                fs_fail(FsError::Invalid)
+            }
+            Request::Unknown => fs_fail(FsError::NoSuchOp),
+        }
+    }
+
+    fn release(&mut self, badge: u64, handle: u64) -> Message {
+        let Ok(client) = self.clients.get(badge) else {
+            return fs_fail(FsError::NotConnected);
+        };
+        let slot = usize::try_from(handle)
+            .ok()
+            .and_then(|h| client.prepared.get_mut(h));
+        match slot.and_then(Option::take) {
+            Some(_) => Message::new(ipc::OK, &[]),
+            None => fs_fail(FsError::BadHandle),
+        }
+    }
+
+    fn connect(&mut self, badge: u64, version: u64, received: Option<usize>) -> Message {
+        if version != ipc::VERSION {
+            return fs_fail(FsError::Invalid);
+        }
+        let Some(slot) = received else {
+            return fs_fail(FsError::Invalid);
+        };
+        match self.clients.connect(&mut self.inodes, badge, slot) {
+            Ok(c) => {
+                let len = c.regions[0].as_ref().map_or(0, |w| w.len());
+                Message::new(ipc::OK, &[len as u64, u64::from(MAX_STEPS), MAX_OPS as u64])
+            }
+            Err(e) => fs_fail(e),
+        }
+    }
+
+    /// One file operation, its operands in `words` (the per-call path).
+    fn one_op(&mut self, badge: u64, op: u16, words: &Words) -> Message {
+        let Some(spec) = ops::TABLE.get(op) else {
+            return fs_fail(FsError::NoSuchOp);
+        };
+        if words.len() < spec.args.len() {
+            return fs_fail(FsError::Invalid);
+        }
+        let Ok(client) = self.clients.get(badge) else {
+            return fs_fail(FsError::NotConnected);
+        };
+        let (mut slices, session) = client.parts();
+        let mut args = Args::new(&mut slices);
+        for (i, kind) in spec.args.iter().enumerate() {
+            args = match kind {
+                ArgKind::Value => args.with_value(words.get(i)),
+                ArgKind::Buf => {
+                    let (region, offset, len) = buf_operand(words.get(i));
+                    match args.with_buf(region, offset, len) {
+                        Ok(a) => a,
+                        Err(e) => return fail(e.code()),
+                    }
+                }
+            };
+        }
+        let mut service = FileService {
+            fs: &mut self.fs,
+            inodes: &mut self.inodes,
+            session,
+        };
+        match service.call(op, &mut args) {
+            Ok(value) => Message::new(ipc::OK, &[value]),
+            Err(e) => fail(e.code()),
+        }
+    }
+
+    /// Verifies the compound at `offset..offset + len` of region 0 and runs it.
+    fn run(&mut self, badge: u64, offset: u64, len: u64, params: &[u64]) -> Message {
+        let Some(regs) = Registers::with_params(params) else {
+            return fs_fail(FsError::Invalid);
+        };
+        let Ok(client) = self.clients.get(badge) else {
+            return fs_fail(FsError::NotConnected);
+        };
+        let (offset, len) = match span(client, offset, len) {
+            Ok(s) => s,
+            Err(e) => return fs_fail(e),
+        };
+        let program = match verify(client, offset, len, &mut self.insns[..]) {
+            Ok(p) => p,
+            Err(reply) => return reply,
+        };
+        let report = execute(
+            &program,
+            &mut self.fs,
+            &mut self.inodes,
+            client,
+            regs,
+            &mut self.results,
+        );
+        write_back(client, offset, len, &report, &self.results);
+        reply_of(&report)
+    }
+
+    fn prepare(&mut self, badge: u64, offset: u64, len: u64) -> Message {
+        let Ok(client) = self.clients.get(badge) else {
+            return fs_fail(FsError::NotConnected);
+        };
+        let (offset, len) = match span(client, offset, len) {
+            Ok(s) => s,
+            Err(e) => return fs_fail(e),
+        };
+        let Some(free) = client.prepared.iter().position(Option::is_none) else {
+            return fs_fail(FsError::TooManyOpen);
+        };
+        let program = match verify(client, offset, len, vec![Insn::EMPTY; MAX_OPS]) {
+            Ok(p) => p,
+            Err(reply) => return reply,
+        };
+        client.prepared[free] = Some(Box::new(Prepared {
+            program,
+            offset,
+            len,
+        }));
+        Message::new(ipc::OK, &[free as u64])
+    }
+
+    fn run_prepared(&mut self, badge: u64, handle: u64, params: &[u64]) -> Message {
+        let Some(regs) = Registers::with_params(params) else {
+            return fs_fail(FsError::Invalid);
+        };
+        let Ok(client) = self.clients.get(badge) else {
+            return fs_fail(FsError::NotConnected);
+        };
+        let index = usize::try_from(handle).ok().filter(|h| *h < MAX_PREPARED);
+        let Some(prepared) = index.and_then(|h| client.prepared[h].take()) else {
+            return fs_fail(FsError::BadHandle);
+        };
+        let report = execute(
+            &prepared.program,
+            &mut self.fs,
+            &mut self.inodes,
+            client,
+            regs,
+            &mut self.results,
+        );
+        write_back(
+            client,
+            prepared.offset,
+            prepared.len,
+            &report,
+            &self.results,
+        );
+        if let Some(h) = index {
+            client.prepared[h] = Some(prepared);
+        }
+        reply_of(&report)
+    }
+}
+
+/// `offset..offset + len` as a range of the client's control region.
+fn span(client: &mut Client, offset: u64, len: u64) -> Result<(usize, usize), FsError> {
+    let region = client.regions[0].as_ref().ok_or(FsError::NotConnected)?;
+    let end = offset.checked_add(len).ok_or(FsError::BadBuffer)?;
+    if end > region.len() as u64 {
+        return Err(FsError::BadBuffer);
+    }
+    Ok((offset as usize, len as usize))
+}
+
+/// Verifies the compound bytes at `offset..offset + len` of region 0 into
+/// `storage`; on refusal, marks the results area `REJECTED` where it can
+/// and returns the reply.
+fn verify<S: AsRef<[Insn]> + AsMut<[Insn]>>(
+    client: &mut Client,
+    offset: usize,
+    len: usize,
+    storage: S,
+) -> Result<Program<S>, Message> {
+    let mut slices = client.slices();
+    let lens: Vec<usize> = slices.iter().map(|s| s.len()).collect();
+    let target = Target {
+        ops: ops::TABLE,
+        regions: &lens,
+        max_steps: MAX_STEPS,
+    };
+    let bytes = slices
+        .first_mut()
+        .and_then(|r| r.get_mut(offset..offset + len))
+        .ok_or_else(|| fs_fail(FsError::BadBuffer))?;
+    Program::verify(bytes, &target, storage).map_err(|e| {
+        Compound::new_unchecked(&mut *bytes).write_rejection(&e);
+        rejected(&e)
+    })
+}
+
+/// Runs a verified program for `client`.
+fn execute<S: AsRef<[Insn]>>(
+    program: &Program<S>,
+    fs: &mut Fs,
+    inodes: &mut Inodes,
+    client: &mut Client,
+    mut regs: Registers,
+    results: &mut [OpResult],
+) -> Report {
+    let (mut slices, session) = client.parts();
+    let mut service = FileService {
+        fs,
+        inodes,
+        session,
+    };
+    program.run(&mut service, &mut slices, &mut regs, results)
+}
+
+/// Writes the run's results into the compound's results area, if its
+/// bytes still describe one (the client may have overwritten them).
+fn write_back(
+    client: &mut Client,
+    offset: usize,
+    len: usize,
+    report: &Report,
+    results: &[OpResult],
+) {
+    let Some(bytes) = client.regions[0]
+        .as_mut()
+        .and_then(|w| w.bytes().get_mut(offset..offset + len))
+    else {
+        return;
+    };
+    if let Ok(mut view) = Compound::new_checked(bytes) {
+        view.write_results(report, results);
+    }
+}
+
+fn reply_of(report: &Report) -> Message {
+    let reply = RunReply {
+        outcome: report.outcome as u16,
+        stop_code: report.stop.map_or(0, |f| f.code),
+        failures: report.failures,
+        steps: report.steps,
+        exit_value: report.exit_value,
+    };
+    Message::new(ipc::OK, &reply.to_words())
+}
