@@ -91,6 +91,7 @@ pub use args::Args;
 #[cfg(feature = "alloc")]
 pub use builder::{Buf, BuildError, Builder, Label, Operand, Operands, Reg};
 pub use crc32c::crc32c;
+pub use exec::{Execution, Progress};
 pub use program::{Insn, Program, Target, MAX_REGIONS};
 pub use region_alloc::{Block, FreeError, RegionAlloc};
 pub use registers::Registers;

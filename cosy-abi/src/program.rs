@@ -206,6 +206,27 @@ impl<S: AsRef<[Insn]>> Program<S> {
         all.get(..self.len()).unwrap_or(all)
     }
 
+    /// The same program in other storage (a paused run's program kept
+    /// past the request that verified it into scratch storage); `None` if
+    /// `storage` is shorter than [`Program::len`].
+    pub fn copy_into<T: AsRef<[Insn]> + AsMut<[Insn]>>(
+        &self,
+        mut storage: T,
+    ) -> Option<Program<T>> {
+        storage
+            .as_mut()
+            .get_mut(..self.len())?
+            .copy_from_slice(self.insns());
+        Some(Program {
+            storage,
+            len: self.len,
+            budget: self.budget,
+            fail_fast: self.fail_fast,
+            region_lens: self.region_lens,
+            region_count: self.region_count,
+        })
+    }
+
     /// Gives the storage back.
     pub fn into_storage(self) -> S {
         self.storage

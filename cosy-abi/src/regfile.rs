@@ -10,6 +10,7 @@ use crate::registers::Registers;
 use crate::wire::{NO_REG, NREGS};
 
 /// See the module docs.
+#[derive(Clone, Debug)]
 pub(crate) struct Regfile([u64; 64]);
 
 impl Regfile {

@@ -761,3 +761,28 @@ fn results_are_written_back_into_the_compound() {
     bytes[32] = 0xFF;
     assert_eq!(run_program(&program, vec![], &[]).report, run.report);
 }
+
+#[test]
+fn a_run_in_slices_pauses_at_each_slice_and_ends_at_the_budget() {
+    let mut b = Builder::new();
+    b.step_budget(1000);
+    let spin = b.label();
+    b.bind(spin);
+    b.jump(spin);
+    let program = verify(&b.build().unwrap(), &[]).unwrap();
+    let mut results = vec![OpResult::EMPTY; program.len()];
+    let mut run = program.start(&Registers::new(), &[], &mut results).unwrap();
+    let mut service = TestService::default();
+    let mut paused_at = vec![];
+    let report = loop {
+        match program.resume(&mut run, &mut service, &mut [], &mut results, 128) {
+            cosy_abi::Progress::Paused => paused_at.push(run.steps()),
+            cosy_abi::Progress::Done(r) => break r,
+        }
+    };
+    assert_eq!(paused_at, [128, 256, 384, 512, 640, 768, 896]);
+    assert_eq!(report.outcome, Outcome::Stopped);
+    assert_eq!(report.stop, fault(0, code::BUDGET_EXHAUSTED));
+    assert_eq!(report.steps, 1000);
+    assert_eq!(results[0].runs, 1000);
+}

@@ -8,7 +8,9 @@ mod common;
 
 use common::{TestService, FAIL, NOP, OPS, PEEK, STAMP, SUM6};
 use cosy_abi::wire::{CompoundRepr, Kind, OpRepr, Opcode, OperandRepr as O, RefRepr, NO_REG};
-use cosy_abi::{code, crc32c, Fault, Insn, OpResult, Outcome, Program, Registers, Report, Target};
+use cosy_abi::{
+    code, crc32c, Fault, Insn, OpResult, Outcome, Program, Progress, Registers, Report, Target,
+};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 
@@ -489,6 +491,7 @@ fn check(
     budget: u32,
     fail_fast: bool,
     fill: u8,
+    slice: u32,
 ) -> Result<(), TestCaseError> {
     let mut g = Genes { genes, at: 0 };
     let refs = gen_refs(&mut g);
@@ -530,6 +533,8 @@ fn check(
         regions,
         calls: service.calls,
     };
+    let sliced = run_sliced(&program, params, fill, slice);
+    prop_assert_eq!(&sliced, &actual, "in slices of {} steps", slice);
 
     let mut start = [0u64; 32];
     start[..params.len()].copy_from_slice(params);
@@ -546,6 +551,41 @@ fn check(
     Ok(())
 }
 
+/// The same run in slices of `slice` steps, on a copy of the program in
+/// storage of its own size (as a server keeps a paused compound).
+fn run_sliced(program: &Program<Vec<Insn>>, params: &[u64], fill: u8, slice: u32) -> Outcome_ {
+    let program = program
+        .copy_into(vec![Insn::EMPTY; program.len()])
+        .expect("storage of the program's own size");
+    let mut regions = initial_regions(fill);
+    let mut service = TestService::default();
+    let regs = Registers::with_params(params).unwrap();
+    let mut results = vec![OpResult::EMPTY; program.len()];
+    let mut slices: Vec<&mut [u8]> = regions.iter_mut().map(Vec::as_mut_slice).collect();
+    let mut run = program.start(&regs, &slices, &mut results).unwrap();
+    let mut pauses = 0u32;
+    let report = loop {
+        match program.resume(&mut run, &mut service, &mut slices, &mut results, slice) {
+            Progress::Done(r) => break r,
+            Progress::Paused => pauses += 1,
+        }
+        assert!(pauses <= 10_000, "a run that never ends");
+    };
+    // Resuming an ended run changes nothing.
+    assert_eq!(
+        program.resume(&mut run, &mut service, &mut slices, &mut results, slice),
+        Progress::Done(report)
+    );
+    drop(slices);
+    Outcome_ {
+        report,
+        regs: run.registers(),
+        results,
+        regions,
+        calls: service.calls,
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 20_000,
@@ -560,8 +600,9 @@ proptest! {
         budget in 1u32..400,
         fail_fast in any::<bool>(),
         fill in any::<u8>(),
+        slice in 1u32..40,
     ) {
-        check(&genes, &params, budget, fail_fast, fill)?;
+        check(&genes, &params, budget, fail_fast, fill, slice)?;
     }
 }
 
@@ -578,7 +619,15 @@ fn the_generator_makes_every_op() {
         };
         let refs = gen_refs(&mut g);
         seen.extend(gen_ops(&mut g, refs.len()).iter().map(|op| op.code));
-        check(&genes, &[3, 1, 4, 1, 5], 300, seed % 2 == 0, seed as u8).unwrap();
+        check(
+            &genes,
+            &[3, 1, 4, 1, 5],
+            300,
+            seed % 2 == 0,
+            seed as u8,
+            1 + (seed % 7) as u32,
+        )
+        .unwrap();
     }
     for op in Opcode::ALL {
         assert!(seen.contains(&(op as u8)), "{op} never generated");

@@ -44,7 +44,7 @@ enum Flow {
 }
 
 impl<S: AsRef<[Insn]>> Program<S> {
-    /// Runs the program once.
+    /// Runs the program once, to its end.
     ///
     /// - `service` performs the `CALL`s;
     /// - `regions` are the client's regions, numbered as when the program
@@ -57,7 +57,9 @@ impl<S: AsRef<[Insn]>> Program<S> {
     ///   run alone.
     ///
     /// The run is bounded by [`Program::budget`] steps. Write the results
-    /// back to the client with [`crate::Compound::write_results`].
+    /// back to the client with [`crate::Compound::write_results`]. A
+    /// server that must not spend a whole budget at once runs the same
+    /// thing in slices with [`Program::start`] and [`Program::resume`].
     pub fn run<V: Service + ?Sized>(
         &self,
         service: &mut V,
@@ -65,22 +67,84 @@ impl<S: AsRef<[Insn]>> Program<S> {
         regs: &mut Registers,
         results: &mut [OpResult],
     ) -> Report {
-        let insns = self.insns();
+        let mut run = match self.start(regs, regions, results) {
+            Ok(r) => r,
+            Err(report) => return report,
+        };
+        let report = loop {
+            // An unlimited slice ends only when the run does.
+            if let Progress::Done(r) = self.resume(&mut run, service, regions, results, u32::MAX) {
+                break r;
+            }
+        };
+        *regs = run.registers();
+        report
+    }
+
+    /// Starts a run that [`Program::resume`] carries out slice by slice
+    /// (arguments as for [`Program::run`]). Resets every result slot; a
+    /// run that cannot start (too few result slots, a region shorter than
+    /// when verified, spec §9.3) gives its final report instead.
+    pub fn start(
+        &self,
+        regs: &Registers,
+        regions: &[&mut [u8]],
+        results: &mut [OpResult],
+    ) -> Result<Execution, Report> {
         // Slots are reset before anything can stop the run, so a run that
         // ends before its first op never leaves a previous run's values,
         // statuses and counts behind (spec §9.2).
-        let Some(results) = results.get_mut(..insns.len()) else {
+        let Some(results) = results.get_mut(..self.len()) else {
             results.fill(OpResult::EMPTY);
-            return setup_failure(code::RESULTS_TOO_SMALL);
+            return Err(setup_failure(code::RESULTS_TOO_SMALL));
         };
         results.fill(OpResult::EMPTY);
         if !self.regions_still_fit(regions) {
-            return setup_failure(code::REGION_TOO_SMALL);
+            return Err(setup_failure(code::REGION_TOO_SMALL));
         }
-        let mut file = Regfile::load(regs);
-        let report = self.exec(insns, service, regions, &mut file, results);
-        file.store(regs);
-        report
+        Ok(Execution {
+            file: Regfile::load(regs),
+            ended: false,
+            pc: 0,
+            steps: 0,
+            report: Report {
+                outcome: Outcome::Finished,
+                ..Report::default()
+            },
+        })
+    }
+
+    /// Goes on with `run` for about `slice` more steps: it pauses before
+    /// the first op that starts once `slice` steps of this call are used
+    /// (a data op may take the slice past that by its own extra steps;
+    /// the budget is never passed). Returns [`Progress::Done`] with the
+    /// report when the run ended, [`Progress::Paused`] otherwise. Give it
+    /// the same service, regions and results as the call before: a region
+    /// shorter than when verified stops the run (`REGION_TOO_SMALL`), too
+    /// few result slots (`RESULTS_TOO_SMALL`).
+    pub fn resume<V: Service + ?Sized>(
+        &self,
+        run: &mut Execution,
+        service: &mut V,
+        regions: &mut [&mut [u8]],
+        results: &mut [OpResult],
+        slice: u32,
+    ) -> Progress {
+        let Some(results) = results.get_mut(..self.len()) else {
+            return Progress::Done(setup_failure(code::RESULTS_TOO_SMALL));
+        };
+        if !self.regions_still_fit(regions) {
+            return Progress::Done(setup_failure(code::REGION_TOO_SMALL));
+        }
+        if run.ended {
+            return Progress::Done(run.report);
+        }
+        let pause_at = run.steps.saturating_add(slice);
+        run.ended = self.exec(self.insns(), service, regions, run, results, pause_at);
+        match run.ended {
+            true => Progress::Done(run.report),
+            false => Progress::Paused,
+        }
     }
 
     fn regions_still_fit(&self, regions: &[&mut [u8]]) -> bool {
@@ -89,77 +153,125 @@ impl<S: AsRef<[Insn]>> Program<S> {
             && verified.iter().zip(regions).all(|(len, r)| r.len() >= *len)
     }
 
+    /// The loop: runs ops until the run ends (true, `run.report` final)
+    /// or `pause_at` steps are used (false).
     fn exec<V: Service + ?Sized>(
         &self,
         insns: &[Insn],
         service: &mut V,
         regions: &mut [&mut [u8]],
-        file: &mut Regfile,
+        run: &mut Execution,
         results: &mut [OpResult],
-    ) -> Report {
+        pause_at: u32,
+    ) -> bool {
         let budget = self.budget;
-        let mut report = Report {
-            outcome: Outcome::Finished,
-            ..Report::default()
-        };
-        let mut steps = 0u32;
-        let mut pc = 0usize;
-        while let Some(insn) = insns.get(pc) {
-            if steps >= budget {
+        // One test per op covers both the budget and the pause.
+        let limit = budget.min(pause_at);
+        let Execution {
+            file,
+            pc,
+            steps,
+            report,
+            ..
+        } = run;
+        let done = loop {
+            let Some(insn) = insns.get(*pc) else {
+                break true;
+            };
+            if *steps >= limit {
+                if *steps < budget {
+                    break false;
+                }
                 report.outcome = Outcome::Stopped;
-                report.stop = Some(fault(pc, code::BUDGET_EXHAUSTED));
-                break;
+                report.stop = Some(fault(*pc, code::BUDGET_EXHAUSTED));
+                break true;
             }
-            steps += 1;
+            *steps += 1;
             let flow = step(
                 insn,
-                pc,
+                *pc,
                 insns,
                 service,
                 regions,
                 file,
-                budget - steps,
-                &mut steps,
+                budget - *steps,
+                steps,
             );
             match flow {
                 Flow::Next(v) => {
-                    record(results, pc, v, code::OK);
-                    pc += 1;
+                    record(results, *pc, v, code::OK);
+                    *pc += 1;
                 }
                 Flow::Goto(target, v) => {
-                    record(results, pc, v, code::OK);
-                    pc = usize::from(target);
+                    record(results, *pc, v, code::OK);
+                    *pc = usize::from(target);
                 }
                 Flow::Exit(v) => {
-                    record(results, pc, v, code::OK);
+                    record(results, *pc, v, code::OK);
                     report.exit_value = v;
-                    break;
+                    break true;
                 }
                 Flow::Fail(code, dst) => {
                     // Like a Linux syscall's -errno: negative as an i64.
                     let v = 0u64.wrapping_sub(u64::from(code));
                     file.set(dst, v);
-                    record(results, pc, v, code);
+                    record(results, *pc, v, code);
                     report.failures = report.failures.saturating_add(1);
-                    report.first_failure.get_or_insert(fault(pc, code));
+                    report.first_failure.get_or_insert(fault(*pc, code));
                     if self.fail_fast {
                         report.outcome = Outcome::Stopped;
-                        report.stop = Some(fault(pc, code));
-                        break;
+                        report.stop = Some(fault(*pc, code));
+                        break true;
                     }
-                    pc += 1;
+                    *pc += 1;
                 }
                 Flow::Budget => {
-                    steps -= 1;
+                    *steps -= 1;
                     report.outcome = Outcome::Stopped;
-                    report.stop = Some(fault(pc, code::BUDGET_EXHAUSTED));
-                    break;
+                    report.stop = Some(fault(*pc, code::BUDGET_EXHAUSTED));
+                    break true;
                 }
             }
-        }
-        report.steps = steps;
-        report
+        };
+        report.steps = *steps;
+        done
     }
+}
+
+/// A run in progress ([`Program::start`]): the registers, the next op, the
+/// steps used and the report so far. It belongs to the program that
+/// started it; it holds nothing of the client's.
+#[derive(Clone, Debug)]
+pub struct Execution {
+    file: Regfile,
+    /// The run ended; resuming gives the same report again.
+    ended: bool,
+    pc: usize,
+    steps: u32,
+    report: Report,
+}
+
+impl Execution {
+    /// Steps used so far.
+    pub fn steps(&self) -> u32 {
+        self.steps
+    }
+
+    /// The registers as they are now (the final ones once the run ended).
+    pub fn registers(&self) -> Registers {
+        let mut regs = Registers::new();
+        self.file.store(&mut regs);
+        regs
+    }
+}
+
+/// What [`Program::resume`] left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// The slice ended with the run still going; resume it again.
+    Paused,
+    /// The run ended, with this report.
+    Done(Report),
 }
 
 /// Executes one op. `steps_left` is what the budget allows beyond this

@@ -61,6 +61,8 @@ errors! {
     AlreadyMapped = 14 => "region already mapped, or the range is in use",
     /// The region is not mapped through this capability.
     NotMapped = 15 => "region is not mapped",
+    /// A non-blocking receive found no sender waiting.
+    WouldBlock = 16 => "no message is waiting (non-blocking receive)",
 }
 
 impl SysError {

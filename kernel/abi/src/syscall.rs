@@ -84,6 +84,10 @@ sysnos! {
     IoIn = 20,
     /// `io_out(slot, port, width, value)`: write an I/O port in the capability's range.
     IoOut = 21,
+    /// `nb_recv(slots)`: like `recv`, but never blocks: takes the oldest
+    /// pending message, or fails with `WouldBlock` when no sender waits.
+    /// A server that runs long work in slices polls its endpoint with it.
+    NbRecv = 22,
 }
 
 /// Packs the slots of a receive: the endpoint, where to put the reply

@@ -1,4 +1,4 @@
-//! Synchronous IPC: call, send, recv, reply, reply_recv.
+//! Synchronous IPC: call, send, recv, nb_recv, reply, reply_recv.
 //!
 //! A message moves straight from the sender's saved registers (and, past
 //! [`REG_WORDS`] words, its IPC buffer page) into the receiver's; nothing
@@ -207,6 +207,32 @@ impl<M: Machine> Kernel<M> {
 
     /// `recv`: take the oldest pending message, or block for one.
     pub fn sys_recv(&mut self, me: usize, packed: u64) -> Result<Next, SysError> {
+        let (obj, receiving) = self.receive_state(me, packed)?;
+        self.set_state(me, receiving);
+        match self.sender_on(obj) {
+            Some(s) => {
+                self.deliver_from(s, me);
+                Ok(Next::Resume)
+            }
+            None => Ok(Next::Block),
+        }
+    }
+
+    /// `nb_recv`: take the oldest pending message, or fail with
+    /// `WouldBlock` (the caller stays ready and nothing changes).
+    pub fn sys_nb_recv(&mut self, me: usize, packed: u64) -> Result<Next, SysError> {
+        let (obj, receiving) = self.receive_state(me, packed)?;
+        let s = self.sender_on(obj).ok_or(SysError::WouldBlock)?;
+        // `deliver` writes into a task blocked receiving, so the caller is
+        // one for the moment of the hand-over; it leaves it ready.
+        self.set_state(me, receiving);
+        self.deliver_from(s, me);
+        Ok(Next::Resume)
+    }
+
+    /// Checks a receive's packed slots (`recv`, `reply_recv`, `nb_recv`)
+    /// and gives the endpoint object and the state the receiver waits in.
+    fn receive_state(&mut self, me: usize, packed: u64) -> Result<(u16, State), SysError> {
         let (ep_slot, reply_slot, cap_slot) = unpack_slots(packed)?;
         let ep_node = NodeId::slot(me, ep_slot as u64)?;
         let ep = self
@@ -227,22 +253,13 @@ impl<M: Machine> Kernel<M> {
         if self.receiver_on(obj).is_some() {
             return Err(SysError::Busy);
         }
-        self.set_state(
-            me,
-            State::Receiving {
-                obj,
-                slot: ep_slot as u8,
-                reply_slot: reply_slot as u8,
-                cap_slot: cap_slot as u8,
-            },
-        );
-        match self.sender_on(obj) {
-            Some(s) => {
-                self.deliver_from(s, me);
-                Ok(Next::Resume)
-            }
-            None => Ok(Next::Block),
-        }
+        let state = State::Receiving {
+            obj,
+            slot: ep_slot as u8,
+            reply_slot: reply_slot as u8,
+            cap_slot: cap_slot as u8,
+        };
+        Ok((obj, state))
     }
 
     /// `reply`: answer the call behind the reply capability in `slot`;

@@ -66,6 +66,7 @@ impl<M: Machine> Kernel<M> {
             Sysno::ReplyRecv => return self.sys_reply_recv(me),
             Sysno::Send => return self.sys_send(me, false),
             Sysno::Recv => return self.sys_recv(me, a[0]),
+            Sysno::NbRecv => return self.sys_nb_recv(me, a[0]),
             Sysno::Wait => return self.sys_wait(me, a[0]),
             Sysno::Yield => return Ok(Next::Yield),
             Sysno::Exit => {

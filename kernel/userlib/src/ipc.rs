@@ -157,8 +157,22 @@ impl Endpoint {
     /// Waits for a message. A caller's reply capability lands in `reply`;
     /// a transferred capability may land in `cap_slot` (0 refuses them).
     pub fn recv(&self, reply: usize, cap_slot: usize) -> Result<Received, SysError> {
+        self.receive(Sysno::Recv, reply, cap_slot)
+    }
+
+    /// Takes a message if a sender waits (slots as for [`Endpoint::recv`]);
+    /// `None` when none does. Never blocks.
+    pub fn nb_recv(&self, reply: usize, cap_slot: usize) -> Result<Option<Received>, SysError> {
+        match self.receive(Sysno::NbRecv, reply, cap_slot) {
+            Ok(r) => Ok(Some(r)),
+            Err(SysError::WouldBlock) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn receive(&self, num: Sysno, reply: usize, cap_slot: usize) -> Result<Received, SysError> {
         let r = syscall6(
-            Sysno::Recv as u64,
+            num as u64,
             pack_slots(self.0, reply, cap_slot)?,
             0,
             0,

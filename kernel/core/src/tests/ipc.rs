@@ -196,3 +196,58 @@ fn a_dying_region_holder_unmaps_before_its_space_goes_and_others_keep_theirs() {
     );
     assert!(s.k.task(0).space.is_none());
 }
+
+#[test]
+fn a_non_blocking_receive_with_no_sender_says_would_block_and_changes_nothing() {
+    let mut s = client_server(1);
+    assert_eq!(
+        s.call_ok(1, NbRecv, [slots(2, 3, 0), 0, 0, 0, 0, 0]),
+        Err(E::WouldBlock)
+    );
+    assert_eq!(s.state(1), State::Ready);
+    assert_eq!(s.incoming(1), None);
+    // The same slot checks as recv.
+    assert_eq!(
+        s.call_ok(1, NbRecv, [slots(2, 3, 3), 0, 0, 0, 0, 0]),
+        Err(E::InvalidArgument)
+    );
+    assert_eq!(
+        s.call_ok(1, NbRecv, [slots(2, 0, 0), 0, 0, 0, 0, 0]),
+        Err(E::InvalidSlot)
+    );
+    assert_eq!(
+        s.call_ok(0, NbRecv, [slots(2, 3, 0), 0, 0, 0, 0, 0]),
+        Err(E::MissingRight),
+        "the client's capability cannot receive"
+    );
+}
+
+#[test]
+fn a_non_blocking_receive_takes_a_waiting_call_and_the_reply_reaches_the_caller() {
+    let mut s = client_server(1);
+    // Nobody receives: the caller blocks sending.
+    assert_eq!(
+        s.sys(0, Call, [2, info(5, 2, None), 11, 22, 0, 0]),
+        Next::Block
+    );
+    assert_eq!(
+        s.sys(1, NbRecv, [slots(2, 3, 0), 0, 0, 0, 0, 0]),
+        Next::Resume
+    );
+    assert_eq!(s.result(1), Some(Ok(0)));
+    assert_eq!(s.state(1), State::Ready, "the receiver never blocks");
+    let m = s.incoming(1).unwrap();
+    assert_eq!((m.badge, m.words[0], m.words[1]), (9, 11, 22));
+    assert_eq!(s.state(0), State::AwaitingReply { server: 1 });
+    assert_eq!(
+        s.call_ok(1, Reply, [3, info(6, 1, None), 33, 0, 0, 0]),
+        Ok(0)
+    );
+    assert_eq!(s.state(0), State::Ready);
+    assert_eq!(s.incoming(0).unwrap().words[0], 33);
+    // Nothing waits any more.
+    assert_eq!(
+        s.call_ok(1, NbRecv, [slots(2, 3, 0), 0, 0, 0, 0, 0]),
+        Err(E::WouldBlock)
+    );
+}
