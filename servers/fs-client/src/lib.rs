@@ -68,6 +68,7 @@ pub struct Fs {
     control: Window,
     data: Vec<(usize, u64, Window)>,
     max_steps: u64,
+    max_ops: u64,
 }
 
 impl Fs {
@@ -83,6 +84,7 @@ impl Fs {
             control,
             data: Vec::new(),
             max_steps: 0,
+            max_ops: 0,
         };
         fs.hello()?;
         Ok(fs)
@@ -92,6 +94,7 @@ impl Fs {
         let msg = Message::new(ipc::CONNECT, &[ipc::VERSION]).with_cap(self.caps.control);
         let words = self.exchange(&msg)?;
         self.max_steps = words[1];
+        self.max_ops = words[2];
         Ok(())
     }
 
@@ -145,6 +148,11 @@ impl Fs {
     /// The most steps the server lets one run take.
     pub fn max_steps(&self) -> u64 {
         self.max_steps
+    }
+
+    /// The most ops the server decodes in one compound.
+    pub fn max_ops(&self) -> u64 {
+        self.max_ops
     }
 
     /// Sends `msg` and returns the reply's words, or its status as an error.

@@ -74,6 +74,20 @@ errors! {
     Corrupt = 117, "the file system is corrupt (run e2fsck)";
     /// The image uses an ext4 feature the server cannot handle.
     Unsupported = 95, "an ext4 feature the server does not support";
+    /// The request carries more words than any request of its kind takes
+    /// (refused whole, never cut).
+    TooManyWords = 7, "the request carries more words than it takes";
+    /// A compound of this session is still running; the session takes no
+    /// other request until it ends (or is cancelled by DETACH or CONNECT).
+    Busy = 16, "a compound of this session is still running";
+    /// The request carries a capability, and this request takes none.
+    UnexpectedCap = 74, "the request carries a capability it does not take";
+    /// CONNECT or ATTACH came without the region capability it needs (or
+    /// the kernel dropped it on the way).
+    MissingCap = 126, "the request needs a region capability and carries none";
+    /// The compound was cancelled before it ended: its session was
+    /// detached or reconnected (a restarted client), or the server stopped.
+    Cancelled = 125, "the compound was cancelled (session ended or server stopping)";
 }
 
 impl FsError {

@@ -7,7 +7,9 @@
 //! capability slots and a fixed stretch of the region window for them, so
 //! one client's regions can never land on another's; the kernel reports
 //! each region's size when mapping it, so a client cannot claim a larger
-//! one. Reconnecting (a restarted client) drops the old session first.
+//! one. Reconnecting (a restarted client) drops the old session first,
+//! and with it any compound still running (the caller learns it was
+//! cancelled from the server, which owns the reply).
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -19,6 +21,8 @@ use conflux_fs_protocol::FsError;
 use conflux_userlib::ipc::Slot;
 use conflux_userlib::window::Window;
 use cosy_abi::{Insn, Program};
+
+use crate::jobs::Job;
 
 /// Clients served at once.
 pub const MAX_CLIENTS: usize = 8;
@@ -43,6 +47,8 @@ pub struct Client {
     pub session: Session,
     pub regions: [Option<Window>; MAX_REGIONS],
     pub prepared: [Option<Box<Prepared>>; MAX_PREPARED],
+    /// The compound still running for this session, if one is.
+    pub job: Option<Box<Job>>,
 }
 
 impl Client {
@@ -90,6 +96,19 @@ impl Clients {
             .ok_or(FsError::NotConnected)
     }
 
+    /// The client in slot `index`, if one is connected there.
+    pub fn at(&mut self, index: usize) -> Option<&mut Client> {
+        self.slots.get_mut(index)?.as_mut()
+    }
+
+    /// Client slots whose compound is still running, from slot `from` on,
+    /// wrapping around (round robin between them).
+    pub fn with_jobs(&self, from: usize) -> impl Iterator<Item = usize> + '_ {
+        (0..MAX_CLIENTS)
+            .map(move |i| (from + i) % MAX_CLIENTS)
+            .filter(|&i| matches!(&self.slots[i], Some(c) if c.job.is_some()))
+    }
+
     /// Starts a session for `badge` with the control region whose
     /// capability is in `received`; drops any session it had.
     pub fn connect(
@@ -109,6 +128,7 @@ impl Clients {
             session: Session::default(),
             regions: Default::default(),
             prepared: Default::default(),
+            job: None,
         });
         if let Err(e) = self.attach_at(index, 0, received) {
             self.slots[index] = None;

@@ -5,7 +5,8 @@
 //! file operations one per IPC (VAN) or compounds that the server
 //! verifies with `cosy-abi` and runs with the file operations as the
 //! service (COSY; COSY-FAST when the buffers are the client's data
-//! regions). See `docs/ARCHITECTURE.md`, "The file server".
+//! regions), in slices, so a long compound never holds up the others.
+//! See `docs/ARCHITECTURE.md`, "The file server".
 #![no_std]
 #![no_main]
 #![forbid(unsafe_code)]
@@ -14,6 +15,8 @@ extern crate alloc;
 
 mod clients;
 mod disk;
+mod endpoint_loop;
+mod jobs;
 mod request;
 mod serve;
 
@@ -25,7 +28,7 @@ use conflux_fs_protocol::{ipc, FsError};
 use conflux_userlib::ipc::{reply, Endpoint, Message};
 use conflux_userlib::println;
 
-use clients::Clients;
+use clients::{Clients, MAX_CLIENTS};
 use disk::BlkDisk;
 use serve::Server;
 
@@ -33,11 +36,16 @@ conflux_userlib::entry!(main);
 
 /// Cache slots (4 KiB each): 8 MiB.
 const CACHE_BLOCKS: usize = 2048;
-/// Where replies are received and where a transferred capability lands.
-const REPLY: usize = config::caps::FIRST_FREE;
-const RECEIVED: usize = config::caps::FIRST_FREE + 1;
+/// Where a transferred capability lands.
+const RECEIVED: usize = config::caps::FIRST_FREE;
 /// Client regions' capability slots follow.
-const CLIENT_CAPS: usize = config::caps::FIRST_FREE + 2;
+const CLIENT_CAPS: usize = RECEIVED + 1;
+/// Then the reply slots, one per client and one more.
+const REPLIES: usize = CLIENT_CAPS + MAX_CLIENTS * ipc::MAX_REGIONS;
+const _: () = assert!(
+    REPLIES + MAX_CLIENTS < conflux_abi::cap::CAP_SLOTS,
+    "the file server's capability slots do not fit its table"
+);
 /// Inode times: the system has no real-time clock task yet, so files get
 /// the time the image was built with (2026-11-24T00:00:00Z).
 const NOW: i64 = 1_795_478_400;
@@ -92,22 +100,7 @@ fn main() {
         totals.total_inodes
     );
     let mut server = Server::new(fs, Clients::new(CLIENT_CAPS));
-    let ep = Endpoint(config::caps::FS);
-    let mut answer = Message::default();
-    loop {
-        let got = match ep.reply_recv(REPLY, RECEIVED, &answer) {
-            Ok(g) => g,
-            Err(e) => {
-                println!("receive on the fs endpoint failed: {e}; waiting again");
-                answer = Message::default();
-                continue;
-            }
-        };
-        if got.msg.label == ipc::SHUTDOWN && got.badge & ipc::ADMIN != 0 {
-            break;
-        }
-        answer = server.handle(got.badge, &got.msg, got.msg.cap);
-    }
+    let shutdown = endpoint_loop::serve(&mut server, Endpoint(config::caps::FS), REPLIES, RECEIVED);
     println!("shutting down: writing everything back and unmounting");
     let answer = match server.fs.unmount() {
         Ok(()) => {
@@ -119,5 +112,5 @@ fn main() {
             Message::new(u32::from(cosy_abi::code::SERVICE | FsError::Io.code()), &[])
         }
     };
-    let _ = reply(REPLY, &answer);
+    let _ = reply(shutdown, &answer);
 }

@@ -2,8 +2,11 @@
 //! what the server does. Words are untrusted: each is decoded here once
 //! (buffer operands through `BufArg`, parameters counted against the
 //! register file), and anything that does not decode is an error reply.
+//! A request with more words than its kind takes is refused whole
+//! (`TooManyWords`), never cut to fit.
 
 use conflux_fs_protocol::ipc::{self, BufArg};
+use conflux_fs_protocol::{ops, FsError};
 use conflux_userlib::ipc::{long_word, Message};
 
 /// The words a request carries (the first four from registers, the rest
@@ -17,15 +20,20 @@ impl Words {
     /// More than any request needs: 2 words plus 32 parameters.
     pub const MAX: usize = 34;
 
-    /// The words of `msg` (those past `MAX` are ignored; the decoders
-    /// refuse requests that need them).
-    pub fn of(msg: &Message) -> Words {
-        let len = msg.len.min(Self::MAX);
+    /// The words of `msg`; `TooManyWords` past `MAX` (more than any
+    /// request takes).
+    pub fn of(msg: &Message) -> Result<Words, FsError> {
+        if msg.len > Self::MAX {
+            return Err(FsError::TooManyWords);
+        }
         let mut words = [0; Self::MAX];
-        for (i, w) in words.iter_mut().enumerate().take(len) {
+        for (i, w) in words.iter_mut().enumerate().take(msg.len) {
             *w = msg.words.get(i).copied().unwrap_or_else(|| long_word(i));
         }
-        Words { words, len }
+        Ok(Words {
+            words,
+            len: msg.len,
+        })
     }
 
     /// Word `i`, 0 past the end (as an absent operand reads).
@@ -95,7 +103,30 @@ impl Request {
             _ => Request::Unknown,
         }
     }
+
+    /// The most words this request takes (an unknown label or op takes
+    /// none: it is refused for what it is first).
+    pub fn max_words(&self) -> usize {
+        match self {
+            Request::Connect { .. } | Request::Release { .. } => 1,
+            Request::Prepare { .. } => 2,
+            Request::Run { .. } => 2 + PARAMS,
+            Request::RunPrepared { .. } => 1 + PARAMS,
+            Request::Op(op) => ops::TABLE.get(*op).map_or(Words::MAX, |s| s.args.len()),
+            Request::Attach | Request::Detach | Request::Shutdown => 0,
+            Request::Unknown => Words::MAX,
+        }
+    }
+
+    /// Whether the request carries a region capability (the only ones a
+    /// transferred capability is for).
+    pub fn takes_cap(&self) -> bool {
+        matches!(self, Request::Connect { .. } | Request::Attach)
+    }
 }
+
+/// The most parameters a run takes: one per register.
+const PARAMS: usize = 32;
 
 /// A buffer operand's word as (region, offset, length).
 pub fn buf_operand(word: u64) -> (usize, usize, usize) {

@@ -3,6 +3,14 @@
 //! label is a status: 0, or the code a compound op would have reported
 //! for the same failure (`0x8000 | FsError` for file errors), or
 //! `REJECTED | code` for a compound the verifier refused.
+//!
+//! Before a request is decoded for what it asks, the message itself is
+//! checked, in this order: more words than any request takes
+//! (`TooManyWords`), an unknown label (`NoSuchOp`), more words than this
+//! request takes (`TooManyWords`), a capability on a request that takes
+//! none (`UnexpectedCap`) or none on one that needs it (`MissingCap`),
+//! and a session whose compound still runs (`Busy`; DETACH and CONNECT
+//! cancel it instead, see `jobs`).
 
 use alloc::boxed::Box;
 use alloc::vec;
@@ -10,16 +18,16 @@ use alloc::vec::Vec;
 
 use conflux_ext4::FileSystem;
 use conflux_fs_core::{BlockCache, FileService, Inodes};
-use conflux_fs_protocol::ipc::{self, RunReply};
+use conflux_fs_protocol::ipc;
 use conflux_fs_protocol::{ops, FsError};
 use conflux_userlib::ipc::Message;
 use cosy_abi::{
-    ArgKind, Args, CallError, Compound, Insn, OpResult, Program, Registers, Report, Service,
-    Target, VerifyError,
+    ArgKind, Args, Compound, Insn, OpResult, Program, Registers, Service, Target, VerifyError,
 };
 
 use crate::clients::{Client, Clients, Prepared, MAX_PREPARED};
 use crate::disk::BlkDisk;
+use crate::jobs::{fs_fail, owned, Started};
 use crate::request::{buf_operand, Request, Words};
 
 /// The file system as the server runs it.
@@ -35,17 +43,20 @@ pub struct Server {
     pub fs: Fs,
     pub inodes: Inodes,
     pub clients: Clients,
+    /// Scratch storage a RUN is verified into.
     insns: Vec<Insn>,
-    results: Vec<OpResult>,
+    /// Results of a run's first slice.
+    pub(crate) results: Vec<OpResult>,
+    /// Replies to calls answered late (jobs that ended or were
+    /// cancelled): the reply slot and the message. The loop sends them.
+    pub outbox: Vec<(usize, Message)>,
+    /// Where the round robin over jobs goes on.
+    pub(crate) next_job: usize,
 }
 
 /// A failure reply.
 fn fail(code: u16) -> Message {
     Message::new(u32::from(code), &[])
-}
-
-fn fs_fail(e: FsError) -> Message {
-    fail(CallError::from(e).code())
 }
 
 fn rejected(e: &VerifyError) -> Message {
@@ -61,30 +72,44 @@ impl Server {
             clients,
             insns: vec![Insn::EMPTY; MAX_OPS],
             results: vec![OpResult::EMPTY; MAX_OPS],
+            outbox: Vec::new(),
+            next_job: 0,
         }
     }
 
-    /// The reply to `msg` from the client with `badge`; `received` is the
-    /// slot where a transferred capability landed, if one did.
-    pub fn handle(&mut self, badge: u64, msg: &Message, received: Option<usize>) -> Message {
-        let words = Words::of(msg);
-        match Request::of(msg.label, &words) {
+    /// The reply to `msg` from the client with `badge`, whose reply
+    /// capability is in slot `reply`; `None` when the request became a
+    /// running compound, answered later through `outbox`.
+    pub fn handle(&mut self, badge: u64, msg: &Message, reply: usize) -> Option<Message> {
+        let words = match Words::of(msg) {
+            Ok(w) => w,
+            Err(e) => return Some(fs_fail(e)),
+        };
+        let request = Request::of(msg.label, &words);
+        if let Err(e) = self.admit(badge, msg, &request, &words) {
+            return Some(fs_fail(e));
+        }
+        let received = msg.cap;
+        Some(match request {
             Request::Connect { version } => self.connect(badge, version, received),
             Request::Attach => match received {
-                None => fs_fail(FsError::Invalid),
+                None => fs_fail(FsError::MissingCap),
                 Some(slot) => match self.clients.attach(badge, slot) {
                     Ok(n) => Message::new(ipc::OK, &[n as u64]),
                     Err(e) => fs_fail(e),
                 },
             },
             Request::Detach => {
+                // `admit` cancelled a running compound first.
                 self.clients.disconnect(&mut self.inodes, badge);
                 Message::new(ipc::OK, &[])
             }
             Request::Op(op) => self.one_op(badge, op, &words),
-            Request::Run { offset, len } => self.run(badge, offset, len, words.from(2)),
+            Request::Run { offset, len } => return self.run(badge, offset, len, &words, reply),
             Request::Prepare { offset, len } => self.prepare(badge, offset, len),
-            Request::RunPrepared { handle } => self.run_prepared(badge, handle, words.from(1)),
+            Request::RunPrepared { handle } => {
+                return self.run_prepared(badge, handle, words.from(1), reply)
+            }
             Request::Release { handle } => self.release(badge, handle),
             Request::Shutdown => {
                 // Only the main loop can end the server; it checks the
@@ -92,7 +117,35 @@ impl Server {
                 fs_fail(FsError::Invalid)
             }
             Request::Unknown => fs_fail(FsError::NoSuchOp),
+        })
+    }
+
+    /// The checks on the message itself (see the module docs).
+    fn admit(
+        &mut self,
+        badge: u64,
+        msg: &Message,
+        request: &Request,
+        words: &Words,
+    ) -> Result<(), FsError> {
+        if matches!(request, Request::Unknown) {
+            return Err(FsError::NoSuchOp);
         }
+        if words.len() > request.max_words() {
+            return Err(FsError::TooManyWords);
+        }
+        match (request.takes_cap(), msg.cap.is_some()) {
+            (false, true) => return Err(FsError::UnexpectedCap),
+            (true, false) => return Err(FsError::MissingCap),
+            _ => {}
+        }
+        let running = self.clients.get(badge).is_ok_and(|c| c.job.is_some());
+        match request {
+            Request::Connect { .. } | Request::Detach if running => self.cancel(badge),
+            _ if running => return Err(FsError::Busy),
+            _ => {}
+        }
+        Ok(())
     }
 
     fn release(&mut self, badge: u64, handle: u64) -> Message {
@@ -113,7 +166,7 @@ impl Server {
             return fs_fail(FsError::Invalid);
         }
         let Some(slot) = received else {
-            return fs_fail(FsError::Invalid);
+            return fs_fail(FsError::MissingCap);
         };
         match self.clients.connect(&mut self.inodes, badge, slot) {
             Ok(c) => {
@@ -160,32 +213,37 @@ impl Server {
         }
     }
 
-    /// Verifies the compound at `offset..offset + len` of region 0 and runs it.
-    fn run(&mut self, badge: u64, offset: u64, len: u64, params: &[u64]) -> Message {
-        let Some(regs) = Registers::with_params(params) else {
-            return fs_fail(FsError::Invalid);
+    /// Verifies the compound at `offset..offset + len` of region 0 and
+    /// starts it.
+    fn run(
+        &mut self,
+        badge: u64,
+        offset: u64,
+        len: u64,
+        words: &Words,
+        reply: usize,
+    ) -> Option<Message> {
+        let Some(regs) = Registers::with_params(words.from(2)) else {
+            return Some(fs_fail(FsError::Invalid));
         };
         let Ok(client) = self.clients.get(badge) else {
-            return fs_fail(FsError::NotConnected);
+            return Some(fs_fail(FsError::NotConnected));
         };
-        let (offset, len) = match span(client, offset, len) {
+        let at = match span(client, offset, len) {
             Ok(s) => s,
-            Err(e) => return fs_fail(e),
+            Err(e) => return Some(fs_fail(e)),
         };
-        let program = match verify(client, offset, len, &mut self.insns[..]) {
-            Ok(p) => p,
-            Err(reply) => return reply,
+        // The scratch storage leaves `self` while the program borrows it.
+        let mut insns = core::mem::take(&mut self.insns);
+        let started = match verify(client, at.0, at.1, &mut insns[..]) {
+            Ok(program) => self.start(badge, program, at, None, regs, reply, owned),
+            Err(refused) => Started::Ended(refused),
         };
-        let report = execute(
-            &program,
-            &mut self.fs,
-            &mut self.inodes,
-            client,
-            regs,
-            &mut self.results,
-        );
-        write_back(client, offset, len, &report, &self.results);
-        reply_of(&report)
+        self.insns = insns;
+        match started {
+            Started::Ended(answer) => Some(answer),
+            Started::Running => None,
+        }
     }
 
     fn prepare(&mut self, badge: u64, offset: u64, len: u64) -> Message {
@@ -211,36 +269,28 @@ impl Server {
         Message::new(ipc::OK, &[free as u64])
     }
 
-    fn run_prepared(&mut self, badge: u64, handle: u64, params: &[u64]) -> Message {
+    fn run_prepared(
+        &mut self,
+        badge: u64,
+        handle: u64,
+        params: &[u64],
+        reply: usize,
+    ) -> Option<Message> {
         let Some(regs) = Registers::with_params(params) else {
-            return fs_fail(FsError::Invalid);
+            return Some(fs_fail(FsError::Invalid));
         };
         let Ok(client) = self.clients.get(badge) else {
-            return fs_fail(FsError::NotConnected);
+            return Some(fs_fail(FsError::NotConnected));
         };
         let index = usize::try_from(handle).ok().filter(|h| *h < MAX_PREPARED);
-        let Some(prepared) = index.and_then(|h| client.prepared[h].take()) else {
-            return fs_fail(FsError::BadHandle);
+        let Some((h, prepared)) = index.and_then(|h| Some((h, client.prepared[h].take()?))) else {
+            return Some(fs_fail(FsError::BadHandle));
         };
-        let report = execute(
-            &prepared.program,
-            &mut self.fs,
-            &mut self.inodes,
-            client,
-            regs,
-            &mut self.results,
-        );
-        write_back(
-            client,
-            prepared.offset,
-            prepared.len,
-            &report,
-            &self.results,
-        );
-        if let Some(h) = index {
-            client.prepared[h] = Some(prepared);
+        let at = (prepared.offset, prepared.len);
+        match self.start(badge, prepared.program, at, Some(h), regs, reply, Some) {
+            Started::Ended(answer) => Some(answer),
+            Started::Running => None,
         }
-        reply_of(&report)
     }
 }
 
@@ -278,53 +328,4 @@ fn verify<S: AsRef<[Insn]> + AsMut<[Insn]>>(
         Compound::new_unchecked(&mut *bytes).write_rejection(&e);
         rejected(&e)
     })
-}
-
-/// Runs a verified program for `client`.
-fn execute<S: AsRef<[Insn]>>(
-    program: &Program<S>,
-    fs: &mut Fs,
-    inodes: &mut Inodes,
-    client: &mut Client,
-    mut regs: Registers,
-    results: &mut [OpResult],
-) -> Report {
-    let (mut slices, session) = client.parts();
-    let mut service = FileService {
-        fs,
-        inodes,
-        session,
-    };
-    program.run(&mut service, &mut slices, &mut regs, results)
-}
-
-/// Writes the run's results into the compound's results area, if its
-/// bytes still describe one (the client may have overwritten them).
-fn write_back(
-    client: &mut Client,
-    offset: usize,
-    len: usize,
-    report: &Report,
-    results: &[OpResult],
-) {
-    let Some(bytes) = client.regions[0]
-        .as_mut()
-        .and_then(|w| w.bytes().get_mut(offset..offset + len))
-    else {
-        return;
-    };
-    if let Ok(mut view) = Compound::new_checked(bytes) {
-        view.write_results(report, results);
-    }
-}
-
-fn reply_of(report: &Report) -> Message {
-    let reply = RunReply {
-        outcome: report.outcome as u16,
-        stop_code: report.stop.map_or(0, |f| f.code),
-        failures: report.failures,
-        steps: report.steps,
-        exit_value: report.exit_value,
-    };
-    Message::new(ipc::OK, &reply.to_words())
 }

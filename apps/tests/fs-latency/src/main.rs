@@ -1,0 +1,101 @@
+//! Latency client (test fs-fair): the p99 of `stat` while another client
+//! runs runaway compounds must stay within twice its idle p99, since the
+//! server runs compounds in slices and serves other requests between
+//! them. Times are TSC deltas; under icount the TSC counts guest
+//! instructions, so the figures do not depend on the host's load. Then,
+//! through a capability with the runaway client's badge, it sees that
+//! session answer `Busy` while a compound runs, and cancels the compound
+//! by detaching the session; at the end it shuts the server down.
+#![no_std]
+#![no_main]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+use alloc::vec::Vec;
+
+use conflux_fs_client::{Caps, Error, Fs};
+use conflux_fs_protocol::ipc::{self, VAN_BASE};
+use conflux_fs_protocol::ops::STAT;
+use conflux_fs_protocol::FsError;
+use conflux_userlib::ipc::{Endpoint, Message, Notification};
+use conflux_userlib::println;
+use conflux_userlib::sys::{rdtsc, yield_now};
+use conflux_userlib::testing::Checks;
+
+conflux_userlib::entry!(main);
+
+/// Stats timed in each phase.
+const ROUNDS: usize = 200;
+
+fn main() {
+    let mut c = Checks::new();
+    let caps = Caps {
+        endpoint: config::caps::FS,
+        control: config::caps::FS_CONTROL,
+        control_addr: config::caps::FS_CONTROL_ADDR,
+    };
+    let mut fs = match Fs::connect(caps) {
+        Ok(fs) => fs,
+        Err(e) => {
+            println!("CHECK FAILED: connect to the file server: {e}");
+            conflux_userlib::sys::exit(1);
+        }
+    };
+    let _ = p99(&mut fs); // warm the cache
+    let idle = p99(&mut fs);
+    let _ = Notification(config::caps::GO).signal();
+    c.that("the runaway client's compound is running", busy(), ());
+    let loaded = p99(&mut fs);
+    println!("stat p99: idle {idle}, while a runaway compound runs {loaded} (TSC; instructions under icount)");
+    c.that(
+        "stat p99 under a runaway compound within twice the idle p99",
+        loaded <= 2 * idle,
+        (idle, loaded),
+    );
+    c.that("its session answers Busy meanwhile", busy(), ());
+    c.eq(
+        "detach its session: the compound is cancelled",
+        twin(&Message::new(ipc::DETACH, &[])),
+        Ok(()),
+    );
+    let _ = Notification(config::caps::DONE).wait();
+    c.eq("shut the server down", fs.shutdown(), Ok(()));
+    c.finish()
+}
+
+/// The 99th percentile of `ROUNDS` timed stats.
+fn p99(fs: &mut Fs) -> u64 {
+    let mut times: Vec<u64> = (0..ROUNDS)
+        .map(|_| {
+            let t0 = rdtsc();
+            let r = fs.stat("/README");
+            let dt = rdtsc() - t0;
+            if r.is_err() {
+                println!("CHECK FAILED: stat /README: {r:?}");
+            }
+            dt
+        })
+        .collect();
+    times.sort_unstable();
+    times[ROUNDS * 99 / 100 - 1]
+}
+
+/// A request on the runaway client's session.
+fn twin(msg: &Message) -> Result<(), Error> {
+    let reply = Endpoint(config::caps::FS_AS_RUNAWAY).call(msg)?;
+    Error::from_status(reply.label, reply.words[0]).map_or(Ok(()), Err)
+}
+
+/// Whether the runaway session answers `Busy` to a stat within a few
+/// tries (between two of its compounds it has none running).
+fn busy() -> bool {
+    let stat = Message::new(VAN_BASE + u32::from(STAT), &[0, 0]);
+    (0..100).any(|_| {
+        let r = twin(&stat);
+        if r != Err(Error::Fs(FsError::Busy)) {
+            yield_now();
+        }
+        r == Err(Error::Fs(FsError::Busy))
+    })
+}

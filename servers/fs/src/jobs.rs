@@ -1,0 +1,255 @@
+//! Compounds that run in slices, so one client's long compound cannot
+//! hold the server from the others.
+//!
+//! A RUN (or RUN_PREPARED) runs its first slice at once; most compounds
+//! end inside it and are answered like any request. One that does not
+//! becomes its session's *job*: the server keeps the verified program,
+//! the run's state and the caller's reply capability (in a reply slot of
+//! its own), and between slices takes other requests with `nb_recv`. The
+//! session answers `Busy` to anything else until the job ends; DETACH or
+//! CONNECT on it (a restarted client) cancels the job, whose caller then
+//! gets `Cancelled`, as do all jobs when the server shuts down. A
+//! cancelled compound's results area is not written (spec §9: results
+//! are written when a run ends).
+
+use alloc::boxed::Box;
+use alloc::vec;
+use alloc::vec::Vec;
+
+use conflux_fs_core::{FileService, Inodes};
+use conflux_fs_protocol::ipc::RunReply;
+use conflux_fs_protocol::{ipc, FsError};
+use conflux_userlib::ipc::Message;
+use cosy_abi::{CallError, Compound, Execution, Insn, OpResult, Program, Progress, Report};
+
+use crate::clients::{Client, Prepared};
+use crate::serve::{Fs, Server};
+
+/// Steps in one slice: small enough that a client waiting behind a
+/// runaway compound waits a few thousand instructions, large enough that
+/// the slicing costs little (see docs/PERFORMANCE.md).
+pub const SLICE: u32 = 128;
+
+/// A compound still running for its session.
+pub struct Job {
+    /// Where the caller's reply capability is.
+    pub reply: usize,
+    /// The program and where its bytes are in the control region.
+    compound: Box<Prepared>,
+    /// The prepared handle it came from, to give it back at the end.
+    handle: Option<usize>,
+    run: Execution,
+    results: Vec<OpResult>,
+}
+
+/// What a run request turned into.
+pub enum Started {
+    /// It ended in its first slice (or could not start): the reply.
+    Ended(Message),
+    /// It goes on as the session's job; the reply comes when it ends.
+    Running,
+}
+
+impl Server {
+    /// Starts `program` (the compound at `offset..offset + len` of the
+    /// control region) for the client with `badge` and runs its first
+    /// slice. A program that goes on is kept (copied out of `program`'s
+    /// storage if `handle` is `None`); `handle` names the prepared slot it
+    /// came from.
+    #[allow(clippy::too_many_arguments)]
+    pub fn start<S: AsRef<[Insn]>>(
+        &mut self,
+        badge: u64,
+        program: Program<S>,
+        at: (usize, usize),
+        handle: Option<usize>,
+        regs: cosy_abi::Registers,
+        reply: usize,
+        keep: impl FnOnce(Program<S>) -> Option<Program<Vec<Insn>>>,
+    ) -> Started {
+        let Ok(client) = self.clients.get(badge) else {
+            return Started::Ended(fs_fail(FsError::NotConnected));
+        };
+        let run = {
+            let slices = client.slices();
+            program.start(&regs, &slices, &mut self.results)
+        };
+        let report = match run {
+            Err(report) => report,
+            Ok(mut run) => {
+                let fs = &mut self.fs;
+                match slice(
+                    &program,
+                    &mut run,
+                    fs,
+                    &mut self.inodes,
+                    client,
+                    &mut self.results,
+                ) {
+                    Progress::Done(report) => report,
+                    Progress::Paused => {
+                        let Some(program) = keep(program) else {
+                            return Started::Ended(fs_fail(FsError::NoMemory));
+                        };
+                        let results = self.results[..program.len()].to_vec();
+                        client.job = Some(Box::new(Job {
+                            reply,
+                            compound: Box::new(Prepared {
+                                program,
+                                offset: at.0,
+                                len: at.1,
+                            }),
+                            handle,
+                            run,
+                            results,
+                        }));
+                        return Started::Running;
+                    }
+                }
+            }
+        };
+        let answer = finish(client, at, &report, &self.results);
+        // A prepared program goes back to its slot (`keep` is the
+        // identity for one).
+        if let Some(h) = handle {
+            client.prepared[h] = keep(program).map(|program| {
+                Box::new(Prepared {
+                    program,
+                    offset: at.0,
+                    len: at.1,
+                })
+            });
+        }
+        Started::Ended(answer)
+    }
+
+    /// Whether any compound is still running.
+    pub fn has_jobs(&self) -> bool {
+        self.clients.with_jobs(0).next().is_some()
+    }
+
+    /// Runs one slice of the next job (round robin); a job that ends
+    /// queues its reply in `outbox`.
+    pub fn run_slice(&mut self) {
+        let Some(index) = self.clients.with_jobs(self.next_job).next() else {
+            return;
+        };
+        self.next_job = (index + 1) % crate::clients::MAX_CLIENTS;
+        let Some(client) = self.clients.at(index) else {
+            return;
+        };
+        let Some(mut job) = client.job.take() else {
+            return;
+        };
+        let progress = slice(
+            &job.compound.program,
+            &mut job.run,
+            &mut self.fs,
+            &mut self.inodes,
+            client,
+            &mut job.results,
+        );
+        match progress {
+            Progress::Paused => client.job = Some(job),
+            Progress::Done(report) => {
+                let at = (job.compound.offset, job.compound.len);
+                let answer = finish(client, at, &report, &job.results);
+                self.outbox.push((job.reply, answer));
+                if let Some(h) = job.handle {
+                    client.prepared[h] = Some(job.compound);
+                }
+            }
+        }
+    }
+
+    /// Cancels the job of the client with `badge`, if it has one: its
+    /// caller gets `Cancelled`, a prepared compound goes back to its slot.
+    pub fn cancel(&mut self, badge: u64) {
+        let Ok(client) = self.clients.get(badge) else {
+            return;
+        };
+        if let Some(job) = client.job.take() {
+            self.outbox.push((job.reply, fs_fail(FsError::Cancelled)));
+            if let Some(h) = job.handle {
+                client.prepared[h] = Some(job.compound);
+            }
+        }
+    }
+
+    /// Cancels every job (the server is stopping).
+    pub fn cancel_all(&mut self) {
+        loop {
+            let next = self.clients.with_jobs(0).next();
+            let Some(badge) = next.and_then(|i| self.clients.at(i)).map(|c| c.badge) else {
+                return;
+            };
+            self.cancel(badge);
+        }
+    }
+}
+
+/// Runs one slice of `program` for `client`.
+fn slice<S: AsRef<[Insn]>>(
+    program: &Program<S>,
+    run: &mut Execution,
+    fs: &mut Fs,
+    inodes: &mut Inodes,
+    client: &mut Client,
+    results: &mut [OpResult],
+) -> Progress {
+    let (mut slices, session) = client.parts();
+    let mut service = FileService {
+        fs,
+        inodes,
+        session,
+    };
+    program.resume(run, &mut service, &mut slices, results, SLICE)
+}
+
+/// Writes an ended run's results back and makes its reply.
+fn finish(
+    client: &mut Client,
+    at: (usize, usize),
+    report: &Report,
+    results: &[OpResult],
+) -> Message {
+    write_back(client, at.0, at.1, report, results);
+    let reply = RunReply {
+        outcome: report.outcome as u16,
+        stop_code: report.stop.map_or(0, |f| f.code),
+        failures: report.failures,
+        steps: report.steps,
+        exit_value: report.exit_value,
+    };
+    Message::new(ipc::OK, &reply.to_words())
+}
+
+/// Writes the run's results into the compound's results area, if its
+/// bytes still describe one (the client may have overwritten them).
+fn write_back(
+    client: &mut Client,
+    offset: usize,
+    len: usize,
+    report: &Report,
+    results: &[OpResult],
+) {
+    let Some(bytes) = client.regions[0]
+        .as_mut()
+        .and_then(|w| w.bytes().get_mut(offset..offset + len))
+    else {
+        return;
+    };
+    if let Ok(mut view) = Compound::new_checked(bytes) {
+        view.write_results(report, results);
+    }
+}
+
+/// A failure reply.
+pub fn fs_fail(e: FsError) -> Message {
+    Message::new(u32::from(CallError::from(e).code()), &[])
+}
+
+/// Storage for a program kept past the request that verified it.
+pub fn owned<S: AsRef<[Insn]>>(program: Program<S>) -> Option<Program<Vec<Insn>>> {
+    program.copy_into(vec![Insn::EMPTY; program.len()])
+}
