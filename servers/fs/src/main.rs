@@ -6,6 +6,13 @@
 //! verifies with `cosy-abi` and runs with the file operations as the
 //! service (COSY; COSY-FAST when the buffers are the client's data
 //! regions). See `docs/ARCHITECTURE.md`, "The file server".
+//!
+//! When init restarts it after a fault, the new instance begins a new
+//! session with the block driver (which drops the old one once the device
+//! has finished its requests), mounts again (rsext4 replays the journal:
+//! what was fsynced is there, what sat unsynced in the old cache is gone)
+//! and serves again; clients, whose calls failed with `DeadPeer`,
+//! reconnect and share their regions again.
 #![no_std]
 #![no_main]
 #![forbid(unsafe_code)]
@@ -14,6 +21,7 @@ extern crate alloc;
 
 mod clients;
 mod disk;
+mod fault;
 mod request;
 mod serve;
 
@@ -57,6 +65,7 @@ fn main() {
             return;
         }
     };
+    let restarted = link.restarted();
     let mut disk = BlkDisk::new(link, u64::MAX);
     let mut first = [0u8; conflux_fs_core::BLOCK];
     let blocks = disk
@@ -84,8 +93,13 @@ fn main() {
     };
     let totals = fs.stats();
     println!(
-        "ext4 mounted{}: {} of {} blocks free, {} of {} inodes free",
+        "ext4 mounted{}{}: {} of {} blocks free, {} of {} inodes free",
         if fs.is_read_only() { " read-only" } else { "" },
+        if restarted {
+            " again after a restart (journal replayed; clients must reconnect)"
+        } else {
+            ""
+        },
         totals.free_blocks,
         totals.total_blocks,
         totals.free_inodes,
@@ -94,6 +108,7 @@ fn main() {
     let mut server = Server::new(fs, Clients::new(CLIENT_CAPS));
     let ep = Endpoint(config::caps::FS);
     let mut answer = Message::default();
+    let mut injection = fault::Injection::new(restarted);
     loop {
         let got = match ep.reply_recv(REPLY, RECEIVED, &answer) {
             Ok(g) => g,
@@ -106,6 +121,7 @@ fn main() {
         if got.msg.label == ipc::SHUTDOWN && got.badge & ipc::ADMIN != 0 {
             break;
         }
+        injection.before(got.msg.label);
         answer = server.handle(got.badge, &got.msg, got.msg.cap);
     }
     println!("shutting down: writing everything back and unmounting");
