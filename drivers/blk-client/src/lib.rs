@@ -33,14 +33,24 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// Formats the shared rings, rings the driver and waits for it to attach.
+    /// Begins a new session on the shared region (formats its rings, see
+    /// `conflux_blk_protocol::session`), rings the driver and waits until
+    /// it serves the session. After a restart of this task the driver may
+    /// first have to let the device finish what the previous instance left
+    /// in flight; its answers never reach this session.
     pub fn open(caps: Caps) -> Result<Self, LinkError> {
         let region = Region(caps.region).premapped(caps.addr, caps.size);
         #[allow(unsafe_code)]
         // Safety: the manifest mapped the region, page aligned, for the
         // task's life (`Mapped` guarantees a live mapping of that length),
-        // and the driver attaches only after the doorbell below.
-        let client = unsafe { Client::format(region.base() as *mut u8, region.size() as usize) }?;
+        // and the driver touches it only through the block protocol.
+        let client = unsafe {
+            Client::format(
+                region.base() as *mut u8,
+                region.size() as usize,
+                conflux_userlib::sys::rdtsc(),
+            )
+        }?;
         let conn = Self {
             buffers: (client.data_len() / BUF) as u32,
             client,
@@ -49,8 +59,18 @@ impl Connection {
             doorbell: Notification(caps.doorbell),
         };
         let _ = conn.doorbell.signal();
-        let _ = conn.done.wait();
+        // The notification may hold a stale signal from an earlier
+        // session: wait for the driver's word, not for one signal.
+        while !conn.client.attached() {
+            let _ = conn.done.wait();
+        }
         Ok(conn)
+    }
+
+    /// Whether an earlier instance of this task used the region (a
+    /// session was there before this one): this task was restarted.
+    pub fn restarted(&self) -> bool {
+        self.client.previous_session() != 0
     }
 
     /// How many 4 KiB buffers the data area holds.

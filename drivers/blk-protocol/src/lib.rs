@@ -8,6 +8,8 @@
 //! 0x0000  request ring   (client → driver, conflux-queue, CAPACITY slots)
 //! 0x0400  response ring  (driver → client)
 //! 0x0800  request table  CAPACITY × 16 bytes: op u32, status u32, block u64
+//! 0x0f00  session        u64, written by the client (see below)
+//! 0x0f08  attached       u64, written by the driver: the session it serves
 //! 0x1000  data area      the rest; descriptors' offsets are relative to it
 //! ```
 //!
@@ -22,9 +24,20 @@
 //! sectors, at most [`MAX_TRANSFER`]) and, through the queue crate, that the
 //! data lies inside the data area, before it becomes a [`Request`]. Whether
 //! the blocks exist is the driver's check (it knows the capacity).
+//!
+//! **Sessions** (see [`session`]): each time a client formats the region
+//! (at its start, and again after it was restarted) it begins a new
+//! session with a fresh number. The driver serves one session at a time:
+//! it stops taking requests from a session whose number is gone, lets the
+//! device finish that session's requests without answering them, and only
+//! then attaches to the new one and writes its number into `attached`. So
+//! a restarted client never receives an answer meant for its previous
+//! instance, and a restarted driver, finding `attached` equal to the
+//! session, knows the requests marked in flight are that session's.
 #![cfg_attr(not(test), no_std)]
 #![deny(unsafe_code)]
 
+pub mod session;
 mod shared;
 
 use conflux_queue::link::Layout;
@@ -41,6 +54,8 @@ pub const MAX_TRANSFER: u32 = 256 * 1024;
 pub const REQUEST_RING: usize = 0x0000;
 pub const RESPONSE_RING: usize = 0x0400;
 pub const TABLE: usize = 0x0800;
+pub const SESSION: usize = 0x0f00;
+pub const ATTACHED: usize = 0x0f08;
 pub const DATA: usize = 0x1000;
 /// Bytes of one ring's area.
 pub const RING_AREA: usize = 0x400;

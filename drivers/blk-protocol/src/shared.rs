@@ -3,11 +3,12 @@
 #![allow(unsafe_code)]
 
 use crate::{
-    LinkError, Op, Refused, Request, Status, CAPACITY, DATA, LAYOUT, MAX_TRANSFER, SECTOR, TABLE,
+    session, LinkError, Op, Refused, Request, Status, ATTACHED, CAPACITY, DATA, LAYOUT,
+    MAX_TRANSFER, SECTOR, SESSION, TABLE,
 };
 use conflux_queue::link::{self, Rings, TableEntry};
 use conflux_queue::{Consumer, Descriptor, Producer};
-use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use core::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 
 /// One request-table entry, as atomics: the other side may write it at any
 /// time, so it is never read as plain memory.
@@ -32,6 +33,34 @@ unsafe impl TableEntry for Entry {
 /// The request table of a region.
 type Table = link::Table<Entry>;
 
+/// The session words (see [`crate::session`]).
+#[repr(C)]
+struct Words {
+    session: AtomicU64,
+    attached: AtomicU64,
+}
+
+const _: () = assert!(TABLE + CAPACITY as usize * 16 <= SESSION);
+const _: () = assert!(ATTACHED == SESSION + 8 && ATTACHED + 8 <= DATA);
+const _: () = assert!(SESSION.is_multiple_of(8));
+
+/// The session words of a region at `base`, after checking that the
+/// region is aligned and long enough to hold them.
+///
+/// # Safety
+/// `base..base + len` is mapped, writable, and stays mapped for `'static`
+/// (the callers' promise in `attach`/`format`), and both sides touch the
+/// words only atomically.
+unsafe fn words(base: *mut u8, len: usize) -> Result<&'static Words, LinkError> {
+    if !(base as usize).is_multiple_of(64) {
+        return Err(LinkError::Misaligned);
+    }
+    LAYOUT.check_len(len)?;
+    // Safety: SESSION + 16 <= DATA <= len (checked), 8-aligned on a
+    // 64-aligned base; `Words` is all atomics, so any bytes are valid.
+    Ok(unsafe { &*base.add(SESSION).cast::<Words>() })
+}
+
 /// The table of a region at `base`.
 ///
 /// # Safety
@@ -49,24 +78,53 @@ pub struct Server {
     requests: Consumer<'static>,
     responses: Producer<'static>,
     table: Table,
+    words: &'static Words,
+    /// The session this end serves.
+    session: u64,
 }
 
 impl Server {
-    /// Attaches to a region a client formatted.
+    /// Attaches to the session a client formatted the region for
+    /// (`NotFormatted` while there is none, or while one is being set up).
+    /// Call [`Server::start`] before serving.
     ///
     /// # Safety
     /// `base..base + len` must be mapped, writable, page aligned, and stay
     /// mapped for the life of the `Server`.
     pub unsafe fn attach(base: *mut u8, len: usize) -> Result<Self, LinkError> {
         // Safety: the caller's promise.
+        let words = unsafe { words(base, len) }?;
+        let session = words.session.load(Ordering::Acquire);
+        if session == 0 {
+            return Err(LinkError::NotFormatted);
+        }
+        // Safety: the caller's promise.
         let Rings { rings, data } = unsafe { link::attach(base, len, &LAYOUT) }?;
+        fence(Ordering::SeqCst);
+        if words.session.load(Ordering::Acquire) != session {
+            // A client began formatting meanwhile: try again later.
+            return Err(LinkError::NotFormatted);
+        }
         let [requests, responses] = rings;
         Ok(Self {
             requests: requests.into_consumer(data),
             responses: responses.into_producer(),
             // Safety: the region passed the length check in `attach`.
             table: unsafe { table(base) },
+            words,
+            session,
         })
+    }
+
+    /// The session this end serves.
+    pub fn session(&self) -> u64 {
+        self.session
+    }
+
+    /// Whether the client still runs this session (false once it formatted
+    /// the region again: a restarted client).
+    pub fn current(&self) -> bool {
+        self.words.session.load(Ordering::Acquire) == self.session
     }
 
     /// The next request, checked: `Ok(None)` when there is none,
@@ -91,6 +149,12 @@ impl Server {
             entry.op.load(Ordering::Acquire),
             entry.block.load(Ordering::Acquire),
         );
+        // Whatever was popped belongs to the session only if the client
+        // did not start formatting before we read it.
+        fence(Ordering::SeqCst);
+        if !self.current() {
+            return Ok(None);
+        }
         let Some(op) = Op::from_raw(op) else {
             return refuse(Status::BadOp);
         };
@@ -127,9 +191,23 @@ impl Server {
         Ok(self.requests.prepare_to_wait()?)
     }
 
-    /// After a driver restart: answers `Restarted` to every request a
-    /// previous instance took and never answered. Returns how many.
-    pub fn recover(&mut self) -> Result<u32, LinkError> {
+    /// Starts serving the session: if a previous driver instance served
+    /// this same session (a driver restart), answers `Restarted` to every
+    /// request it took and never answered; then tells the client, through
+    /// `attached`, that its session is served. Returns how many requests
+    /// were answered `Restarted`.
+    pub fn start(&mut self) -> Result<u32, LinkError> {
+        let n = if self.words.attached.load(Ordering::Acquire) == self.session {
+            self.recover()?
+        } else {
+            0
+        };
+        self.words.attached.store(self.session, Ordering::Release);
+        Ok(n)
+    }
+
+    /// Answers `Restarted` to every request in the table marked in flight.
+    fn recover(&mut self) -> Result<u32, LinkError> {
         let mut n = 0;
         for id in 0..CAPACITY {
             if self.table.has_status(id, Status::InFlight as u32) {
@@ -154,24 +232,69 @@ pub struct Client {
     responses: Consumer<'static>,
     table: Table,
     data_len: u64,
+    words: &'static Words,
+    session: u64,
+    previous: u64,
 }
 
 impl Client {
-    /// Formats the rings of the region and attaches to it.
+    /// Begins a new session on the region (see [`crate::session`]):
+    /// formats the rings, clears the request table and publishes a session
+    /// number made from `nonce` (a time stamp). The driver may still be
+    /// serving an earlier session of this region (the client's previous
+    /// instance); submit only once [`Client::attached`] says it serves
+    /// this one.
     ///
     /// # Safety
-    /// As for [`Server::attach`], and no driver may be attached yet.
-    pub unsafe fn format(base: *mut u8, len: usize) -> Result<Self, LinkError> {
+    /// As for [`Server::attach`]; the driver touches the region only
+    /// through [`Server`].
+    pub unsafe fn format(base: *mut u8, len: usize, nonce: u64) -> Result<Self, LinkError> {
         // Safety: the caller's promise.
+        let words = unsafe { words(base, len) }?;
+        let previous = words.session.swap(0, Ordering::SeqCst);
+        // Safety: the caller's promise; a driver seeing session 0 keeps off
+        // the rings (and re-checks the word after every request it pops).
         let Rings { rings, data } = unsafe { link::format(base, len, &LAYOUT) }?;
+        // Safety: the region passed the length check in `words`.
+        let table = unsafe { table(base) };
+        for id in 0..CAPACITY {
+            if let Some(e) = table.entry(id) {
+                e.op.store(0, Ordering::Relaxed);
+                e.block.store(0, Ordering::Relaxed);
+                e.status.store(Status::Pending as u32, Ordering::Relaxed);
+            }
+        }
+        let session = session::next(previous, nonce);
+        // Release: the rings and table above are written before the
+        // driver can see the new number.
+        words.session.store(session, Ordering::Release);
         let [requests, responses] = rings;
         Ok(Self {
             requests: requests.into_producer(),
             responses: responses.into_consumer(data),
-            // Safety: the region passed the length check in `format`.
-            table: unsafe { table(base) },
+            table,
             data_len: data.len(),
+            words,
+            session,
+            previous,
         })
+    }
+
+    /// This session's number.
+    pub fn session(&self) -> u64 {
+        self.session
+    }
+
+    /// The session the region held before this one (0 if none): non-zero
+    /// means an earlier instance of this client used the region, i.e. this
+    /// client was restarted.
+    pub fn previous_session(&self) -> u64 {
+        self.previous
+    }
+
+    /// Whether the driver serves this session yet.
+    pub fn attached(&self) -> bool {
+        self.words.attached.load(Ordering::Acquire) == self.session
     }
 
     /// Bytes in the data area.
@@ -223,138 +346,4 @@ impl Client {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Room for a data area larger than one maximal transfer.
-    const LEN: usize = DATA + MAX_TRANSFER as usize + 8 * 4096;
-
-    struct Mem(&'static mut [u8]);
-
-    /// A leaked, zeroed, page-aligned region.
-    fn region() -> Mem {
-        let layout = std::alloc::Layout::from_size_align(LEN, 4096).unwrap();
-        // Safety: a fresh zeroed allocation of LEN bytes, leaked.
-        Mem(unsafe { core::slice::from_raw_parts_mut(std::alloc::alloc_zeroed(layout), LEN) })
-    }
-
-    #[test]
-    fn a_request_goes_round_with_its_status() {
-        let mem = region();
-        let (base, len) = (mem.0.as_mut_ptr(), LEN);
-        // Safety: a leaked, page-aligned buffer that outlives both ends.
-        let mut client = unsafe { Client::format(base, len) }.unwrap();
-        // Safety: the leaked, page-aligned test region outlives both ends.
-        let mut server = unsafe { Server::attach(base, len) }.unwrap();
-        assert_eq!(server.next_request(), Ok(None));
-        client.submit(3, Op::Write as u32, 8, 4096, 1024).unwrap();
-        let req = server.next_request().unwrap().unwrap().unwrap();
-        assert_eq!(
-            req,
-            Request {
-                id: 3,
-                op: Op::Write,
-                block: 8,
-                offset: 4096,
-                len: 1024
-            }
-        );
-        let d = Descriptor {
-            offset: req.offset,
-            len: req.len,
-            id: req.id,
-        };
-        server.respond(d, Status::Ok).unwrap();
-        assert_eq!(client.complete(), Ok(Some((3, Status::Ok))));
-        assert_eq!(client.complete(), Ok(None));
-    }
-
-    #[test]
-    fn hostile_requests_are_refused_with_a_reason() {
-        let mem = region();
-        let (base, len) = (mem.0.as_mut_ptr(), LEN);
-        // Safety: as above.
-        let mut client = unsafe { Client::format(base, len) }.unwrap();
-        // Safety: the leaked, page-aligned test region outlives both ends.
-        let mut server = unsafe { Server::attach(base, len) }.unwrap();
-        let data = client.data_len();
-        let cases = [
-            (1, 9, 0, 0, 512, Status::BadOp),
-            (2, Op::Read as u32, 0, 0, 100, Status::BadLength),
-            (3, Op::Read as u32, 0, 0, 0, Status::BadLength),
-            (
-                4,
-                Op::Read as u32,
-                0,
-                0,
-                MAX_TRANSFER + 512,
-                Status::BadLength,
-            ),
-            (
-                5,
-                Op::Read as u32,
-                0,
-                data - 512,
-                1024,
-                Status::BadDescriptor,
-            ),
-            (
-                6,
-                Op::Read as u32,
-                0,
-                u64::MAX - 10,
-                512,
-                Status::BadDescriptor,
-            ),
-            (
-                CAPACITY + 7,
-                Op::Read as u32,
-                0,
-                0,
-                512,
-                Status::BadDescriptor,
-            ),
-        ];
-        for (id, op, block, offset, n, want) in cases {
-            client.submit(id, op, block, offset, n).unwrap();
-            let got = server.next_request().unwrap().unwrap();
-            assert_eq!(got.map_err(|r| r.status), Err(want), "id {id}");
-        }
-        // A restarted driver answers what the old one took and dropped.
-        // Safety: the leaked, page-aligned test region outlives both ends.
-        let mut again = unsafe { Server::attach(base, len) }.unwrap();
-        assert_eq!(
-            again.recover(),
-            Ok(0),
-            "every refused request was not in flight"
-        );
-        client.submit(9, Op::Read as u32, 0, 0, 512).unwrap();
-        assert!(matches!(server.next_request(), Ok(Some(Ok(_)))));
-        while client.complete().unwrap().is_some() {}
-        assert_eq!(again.recover(), Ok(1));
-        assert_eq!(client.complete(), Ok(Some((9, Status::Restarted))));
-        // A flush needs no data.
-        client.submit(8, Op::Flush as u32, 0, 0, 0).unwrap();
-        assert_eq!(
-            server.next_request().unwrap().unwrap().map(|r| r.op),
-            Ok(Op::Flush)
-        );
-    }
-
-    #[test]
-    fn a_small_or_unformatted_region_is_refused() {
-        let mem = region();
-        let base = mem.0.as_mut_ptr();
-        // Safety: as above.
-        assert!(matches!(
-            // Safety: the leaked, page-aligned test region outlives both ends.
-            unsafe { Server::attach(base, LEN) },
-            Err(LinkError::NotFormatted)
-        ));
-        assert!(matches!(
-            // Safety: the leaked, page-aligned test region outlives both ends.
-            unsafe { Client::format(base, DATA) },
-            Err(LinkError::TooSmall)
-        ));
-    }
-}
+mod tests;

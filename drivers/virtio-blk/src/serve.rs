@@ -20,15 +20,23 @@ const MAX_IN_FLIGHT: usize = 16;
 /// One request the device is working on.
 struct Flight {
     client: usize,
+    /// The client's session that sent it: answered only if still current.
+    session: u64,
     request: Request,
     req: Box<BlkReq>,
     resp: Box<BlkResp>,
 }
 
 struct Client {
+    /// The session served (see `conflux_blk_protocol::session`).
     server: Option<Server>,
     /// The client detached: never served again.
     detached: bool,
+    /// A session whose rings were found damaged: not attached again (a
+    /// new session, from a restarted client, is).
+    broken: Option<u64>,
+    /// Its requests the device is working on (of any session).
+    on_device: usize,
     /// A request taken but refused by the virtqueue (full): tried again first.
     waiting: VecDeque<Request>,
 }
@@ -42,6 +50,8 @@ pub fn run(dev: &mut Blk) {
         .map(|_| Client {
             server: None,
             detached: false,
+            broken: None,
+            on_device: 0,
             waiting: VecDeque::new(),
         })
         .collect();
@@ -75,28 +85,66 @@ pub fn run(dev: &mut Blk) {
     }
 }
 
-/// Attaches to client `i` if it has formatted its region since.
+/// Follows client `i`'s sessions: retires the one it left (a restarted
+/// client formatted its region again) and, once the device holds none of
+/// that session's requests, attaches to the new one.
 fn attach(dev: &Blk, c: &mut Client, i: usize) {
-    if c.server.is_some() || c.detached {
+    if c.detached {
         return;
     }
-    if let Ok(mut s) = shared::attach(&dev.clients[i]) {
-        match s.recover() {
-            Ok(0) => {}
-            Ok(n) => println!("client {i}: answered {n} requests lost in a restart"),
-            Err(e) => return drop_client(c, i, e),
+    if let Some(s) = &c.server {
+        if s.current() {
+            return;
         }
-        c.server = Some(s);
-        signal(i);
+        retire(c, i);
+    }
+    if c.on_device > 0 {
+        return; // the device is still working on the old session's requests
+    }
+    let Ok(mut s) = shared::attach(&dev.clients[i]) else {
+        return; // no session yet (or one being set up): its doorbell wakes us
+    };
+    if c.broken == Some(s.session()) {
+        return;
+    }
+    match s.start() {
+        Ok(0) => {}
+        Ok(n) => println!("client {i}: answered {n} requests lost in a restart"),
+        Err(e) => return drop_client(c, i, e),
+    }
+    c.broken = None;
+    c.server = Some(s);
+    signal(i);
+}
+
+/// Stops serving client `i`'s session, which the client has left.
+fn retire(c: &mut Client, i: usize) {
+    println!(
+        "client {i}: began a new session (restarted?); the old session's {} queued requests \
+         are dropped, its {} on the device are finished unanswered before the new one is served",
+        c.waiting.len(),
+        c.on_device
+    );
+    c.server = None;
+    c.waiting.clear();
+}
+
+/// A connection error on client `i`: if the client has started a new
+/// session, the old one's rings were simply re-formatted; otherwise they
+/// are damaged, and the session is dropped.
+fn link_error(c: &mut Client, i: usize, e: LinkError) {
+    match &c.server {
+        Some(s) if !s.current() => retire(c, i),
+        _ => drop_client(c, i, e),
     }
 }
 
 fn drop_client(c: &mut Client, i: usize, e: LinkError) {
-    println!("client {i}: no longer served, other clients go on: {e}");
-    c.server = None;
+    println!(
+        "client {i}: session no longer served (a new session will be), other clients go on: {e}"
+    );
+    c.broken = c.server.take().map(|s| s.session());
     c.waiting.clear();
-    // Never attached again: its rings would be just as damaged.
-    c.detached = true;
 }
 
 fn signal(i: usize) {
@@ -129,7 +177,7 @@ fn take(
                     continue;
                 }
                 Err(e) => {
-                    drop_client(c, i, e);
+                    link_error(c, i, e);
                     break;
                 }
             },
@@ -139,7 +187,7 @@ fn take(
             answer(clients, i, descriptor(&request), Status::Ok);
             clients[i].server = None;
             clients[i].detached = true;
-            if clients.iter().all(|c| c.detached) {
+            if clients.iter().all(|c| c.detached || c.broken.is_some()) {
                 dev.done = true;
             }
             break;
@@ -154,8 +202,12 @@ fn take(
             answer(clients, i, descriptor(&request), Status::OutOfRange);
             continue;
         }
-        match submit(dev, i, request) {
-            Outcome::Queued(token, f) => flights[token as usize % flights.len()] = Some(f),
+        let session = clients[i].server.as_ref().map_or(0, Server::session);
+        match submit(dev, i, session, request) {
+            Outcome::Queued(token, f) => {
+                clients[i].on_device += 1;
+                flights[token as usize % flights.len()] = Some(f);
+            }
             Outcome::Done(status) => answer(clients, i, descriptor(&request), status),
             Outcome::Full => {
                 clients[i].waiting.push_front(request);
@@ -176,7 +228,7 @@ enum Outcome {
     Full,
 }
 
-fn submit(dev: &mut Blk, client: usize, request: Request) -> Outcome {
+fn submit(dev: &mut Blk, client: usize, session: u64, request: Request) -> Outcome {
     if request.op == Op::Flush {
         // virtio-drivers runs a flush to completion before returning.
         return Outcome::Done(dev.blk.flush().map_or(Status::DeviceError, |()| Status::Ok));
@@ -204,6 +256,7 @@ fn submit(dev: &mut Blk, client: usize, request: Request) -> Outcome {
             t,
             Flight {
                 client,
+                session,
                 request,
                 req,
                 resp,
@@ -230,7 +283,7 @@ fn answer(clients: &mut [Client], i: usize, d: Descriptor, status: Status) {
     match server.respond(d, status) {
         Ok(true) => signal(i),
         Ok(false) => {}
-        Err(e) => drop_client(c, i, e),
+        Err(e) => link_error(c, i, e),
     }
 }
 
@@ -257,7 +310,11 @@ fn complete(dev: &mut Blk, clients: &mut [Client], flights: &mut [Option<Flight>
             (Ok(()), RespStatus::OK) => Status::Ok,
             _ => Status::DeviceError,
         };
-        answer(clients, f.client, descriptor(&f.request), status);
+        let c = &mut clients[f.client];
+        c.on_device = c.on_device.saturating_sub(1);
+        if c.server.as_ref().map(Server::session) == Some(f.session) {
+            answer(clients, f.client, descriptor(&f.request), status);
+        }
     }
     any
 }
@@ -269,7 +326,7 @@ fn ready_to_sleep(clients: &mut [Client]) -> bool {
         if let Some(s) = c.server.as_mut() {
             match s.prepare_to_wait() {
                 Ok(safe) => ok &= safe,
-                Err(e) => drop_client(c, i, e),
+                Err(e) => link_error(c, i, e),
             }
         } else {
             // Not attached yet: its first doorbell wakes us to attach.

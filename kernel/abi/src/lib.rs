@@ -10,6 +10,7 @@
 pub mod bench;
 pub mod cap;
 pub mod devices;
+pub mod durable;
 pub mod error;
 pub mod exit;
 pub mod ipc;

@@ -107,6 +107,12 @@
 //! nmi_after_ms = [100, 300] # optional: the runner injects an NMI (QMP `inject-nmi` on a
 //!                           # Unix socket) this many ms after the kernel's banner;
 //!                           # each 1..=timeout in ms, strictly increasing
+//! crash = { rounds = 6, after = "writer: writing", kill_after_ms = [200, 1500] }
+//!                           # optional: a crash test (needs a `folder` disk). The runner
+//!                           # boots `rounds` (2..=100) times on one disk image; in each
+//!                           # round but the last it waits for the line `after`, then
+//!                           # SIGKILLs QEMU a seeded random [min, max] ms later; the last
+//!                           # round runs to the end and is judged, then e2fsck -fn
 //! ```
 //!
 //! The tasks' stacks and heaps together may take at most half of
@@ -166,6 +172,7 @@
 mod build_script;
 mod caps;
 mod codegen;
+mod crash_spec;
 mod device_table;
 mod devices;
 mod error;
@@ -190,9 +197,9 @@ pub use codegen::task_constants;
 pub use device_table::check_files;
 pub use error::{Error, Span};
 pub use model::{
-    constant_name, rights_text, Cap, Device, DeviceKind, DeviceObjects, DiskImage, Forward,
-    Manifest, Mode, Object, ObjectSpec, Outcome, Restart, System, Task, TestSpec, UnknownVariant,
-    BAR_WINDOW,
+    constant_name, rights_text, Cap, CrashSpec, Device, DeviceKind, DeviceObjects, DiskImage,
+    Forward, Manifest, Mode, Object, ObjectSpec, Outcome, Restart, System, Task, TestSpec,
+    UnknownVariant, BAR_WINDOW,
 };
 pub use suggest::{Suggestion, Words};
 
@@ -217,6 +224,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Manifest, Error> {
         task.caps = caps;
     }
     devices::check(&manifest)?;
+    validate::crash_disk(&manifest)?;
     graph::check(&manifest)?;
     Ok(manifest)
 }

@@ -42,6 +42,10 @@ pub const DEFAULT_TIMEOUT_SECS: u32 = 30;
 pub const MIN_TIMEOUT_SECS: u32 = 1;
 pub const MAX_TIMEOUT_SECS: u32 = 600;
 
+/// `test.crash.rounds`: at least one killed boot and the final one.
+pub const MIN_CRASH_ROUNDS: u32 = 2;
+pub const MAX_CRASH_ROUNDS: u32 = 100;
+
 /// Slots in every task's capability table (slot 0 stays empty).
 pub const CAP_SLOTS: usize = conflux_abi::cap::CAP_SLOTS;
 /// Most kernel objects one system may declare (the fault endpoint counts).

@@ -14,6 +14,7 @@
 //! Test systems alone may switch off the host's MMIO-in-RAM rule
 //! (`allow_mmio_in_ram`), to test the kernel's own copy of it.
 
+use crate::crash_spec;
 use crate::error::Error;
 use crate::limits::*;
 use crate::model::{Mode, Outcome, TestSpec};
@@ -31,6 +32,7 @@ pub(crate) const KEYS: &[&str] = &[
     "kernel_args",
     "allow_mmio_in_ram",
     "nmi_after_ms",
+    "crash",
 ];
 
 pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
@@ -61,6 +63,10 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
         .to_owned();
     let allow_mmio_in_ram = fields.optional("allow_mmio_in_ram")?.unwrap_or(false);
     let nmi_after_ms = nmi_times(fields, timeout_secs)?;
+    let crash = fields
+        .optional_table("crash", crash_spec::KEYS)?
+        .map(|crash| crash_spec::read(&crash, timeout_secs))
+        .transpose()?;
     Ok(TestSpec {
         timeout_secs,
         modes,
@@ -70,6 +76,7 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
         kernel_args,
         allow_mmio_in_ram,
         nmi_after_ms,
+        crash,
     })
 }
 
@@ -132,7 +139,11 @@ fn nmi_times(fields: &Fields, timeout_secs: u32) -> Result<Vec<u32>, Error> {
 }
 
 /// Owns the patterns at `key`, rejecting empty ones.
-fn patterns(fields: &Fields, patterns: Vec<&str>, key: &str) -> Result<Vec<String>, Error> {
+pub(crate) fn patterns(
+    fields: &Fields,
+    patterns: Vec<&str>,
+    key: &str,
+) -> Result<Vec<String>, Error> {
     match patterns.iter().position(|pattern| pattern.is_empty()) {
         Some(index) => Err(Error::EmptyPattern {
             origin: fields.origin().to_owned(),

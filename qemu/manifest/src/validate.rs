@@ -7,7 +7,7 @@
 
 use crate::error::Error;
 use crate::limits::{MAX_TASKS, MIB};
-use crate::model::{Manifest, Task};
+use crate::model::{DiskImage, Manifest, Task};
 
 /// Checks the whole-system rules, in a fixed order so that a manifest with
 /// several problems always reports the same one first.
@@ -41,6 +41,23 @@ pub(crate) fn system(manifest: &Manifest) -> Result<(), Error> {
         });
     }
     memory_budget(manifest)
+}
+
+/// A crash test needs a disk made from a folder: its image is what the
+/// rounds share and what e2fsck checks at the end. (Runs once devices are
+/// resolved.)
+pub(crate) fn crash_disk(manifest: &Manifest) -> Result<(), Error> {
+    let crash = manifest.test.as_ref().is_some_and(|t| t.crash.is_some());
+    let folder = manifest
+        .devices
+        .iter()
+        .any(|d| matches!(d.disk, Some(DiskImage::Folder { .. })));
+    if crash && !folder {
+        return Err(Error::CrashWithoutDisk {
+            origin: manifest.origin.clone(),
+        });
+    }
+    Ok(())
 }
 
 /// The first pair of tasks, in document order, that share `key`.

@@ -4,7 +4,8 @@
 //! per listed mode.
 
 use crate::accel::{self, Accel};
-use crate::{disks, host_test, image, oracle, qemu, symbolize, workspace};
+use crate::{crash, disks, host_test, image, oracle, qemu, symbolize, workspace};
+use conflux_manifest::TestSpec;
 use std::time::Duration;
 
 /// Pass/fail/skip counts for the whole run.
@@ -36,55 +37,52 @@ fn run_system(path: &std::path::Path, tally: &mut Tally) -> Result<(), String> {
             tally.skipped += 1;
             continue;
         }
-        let mut run = qemu::run_captured_with_nmis(
-            &built,
-            accel,
-            Duration::from_secs(spec.timeout_secs as u64),
-            &spec.kernel_args,
-            &spec.nmi_after_ms,
-        )?;
-        // The runner's source lines for kernel faults count as console
-        // output, so a test can check them too.
-        for l in symbolize::annotate(&run.output, &built.kernel) {
-            run.output.push_str(&l);
-            run.output.push('\n');
-        }
-        let log = workspace::root().join(format!("target/test-logs/{name}.{accel}.log"));
-        let _ = std::fs::create_dir_all(log.parent().expect("log has a parent"));
-        let _ = std::fs::write(&log, &run.output);
-        let tasks: Vec<&str> = built
+        // Owned, so that a crash test can change `built` between rounds.
+        let names: Vec<String> = built
             .manifest
             .tasks
             .iter()
-            .map(|t| t.name.as_str())
+            .map(|t| t.name.clone())
             .collect();
-        let mut problems = oracle::judge(&spec, &tasks, &run.output, run.status);
+        let tasks: Vec<&str> = names.iter().map(String::as_str).collect();
+        let run = match &spec.crash {
+            Some(crash) => {
+                let c = crash::run(&mut built, &spec, crash, accel, &tasks)?;
+                Judged {
+                    output: c.output,
+                    problems: c.problems,
+                    elapsed: c.elapsed,
+                }
+            }
+            None => one_run(&built, &spec, accel, &tasks)?,
+        };
+        let Judged {
+            output,
+            mut problems,
+            elapsed,
+        } = run;
+        let log = workspace::root().join(format!("target/test-logs/{name}.{accel}.log"));
+        let _ = std::fs::create_dir_all(log.parent().expect("log has a parent"));
+        let _ = std::fs::write(&log, &output);
         if let Err(e) = disks::check(&built.manifest, &disks::image_path(&built.manifest)) {
             problems.push(e);
-        }
-        if run.nmis_injected < spec.nmi_after_ms.len() {
-            problems.push(format!(
-                "the runner injected {} of the {} NMIs in `nmi_after_ms` (see the [runner] lines of the log)",
-                run.nmis_injected,
-                spec.nmi_after_ms.len()
-            ));
         }
         if problems.is_empty() {
             println!(
                 "guest {name} [{accel}] ... ok ({:.1} s)",
-                run.elapsed.as_secs_f64()
+                elapsed.as_secs_f64()
             );
             tally.passed += 1;
         } else {
             println!(
                 "guest {name} [{accel}] ... FAILED ({:.1} s)",
-                run.elapsed.as_secs_f64()
+                elapsed.as_secs_f64()
             );
             for p in &problems {
                 println!("    - {p}");
             }
             println!("    console log: {}; last lines:", log.display());
-            let lines: Vec<&str> = run.output.lines().collect();
+            let lines: Vec<&str> = output.lines().collect();
             for l in &lines[lines.len().saturating_sub(15)..] {
                 println!("    | {l}");
             }
@@ -93,6 +91,48 @@ fn run_system(path: &std::path::Path, tally: &mut Tally) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A run's console, what is wrong with it, and how long it took.
+struct Judged {
+    output: String,
+    problems: Vec<String>,
+    elapsed: Duration,
+}
+
+/// One boot, judged by the oracle.
+fn one_run(
+    built: &image::Built,
+    spec: &TestSpec,
+    accel: Accel,
+    tasks: &[&str],
+) -> Result<Judged, String> {
+    let mut run = qemu::run_captured_with_nmis(
+        built,
+        accel,
+        Duration::from_secs(spec.timeout_secs as u64),
+        &spec.kernel_args,
+        &spec.nmi_after_ms,
+    )?;
+    // The runner's source lines for kernel faults count as console
+    // output, so a test can check them too.
+    for l in symbolize::annotate(&run.output, &built.kernel) {
+        run.output.push_str(&l);
+        run.output.push('\n');
+    }
+    let mut problems = oracle::judge(spec, tasks, &run.output, run.status);
+    if run.nmis_injected < spec.nmi_after_ms.len() {
+        problems.push(format!(
+            "the runner injected {} of the {} NMIs in `nmi_after_ms` (see the [runner] lines of the log)",
+            run.nmis_injected,
+            spec.nmi_after_ms.len()
+        ));
+    }
+    Ok(Judged {
+        output: run.output,
+        problems,
+        elapsed: run.elapsed,
+    })
 }
 
 /// Host tests (unless filtered), then every guest test; prints one closing tally line.

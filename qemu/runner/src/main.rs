@@ -7,6 +7,7 @@
 
 mod accel;
 mod bench;
+mod crash;
 mod devices;
 mod disks;
 mod guest_test;

@@ -147,6 +147,16 @@ pub struct Captured {
     pub banner_after: Option<Duration>,
     /// NMIs QEMU accepted (QMP `inject-nmi` answered with `return`).
     pub nmis_injected: usize,
+    /// When the runner killed QEMU on purpose ([`Kill`]): how long after
+    /// the line appeared.
+    pub killed_after: Option<Duration>,
+}
+
+/// Kill QEMU with SIGKILL `delay` after `line` appears on the console
+/// (a crash test's round).
+pub struct Kill<'a> {
+    pub line: &'a str,
+    pub delay: Duration,
 }
 
 /// Boots `built` with the console captured, killing QEMU after `timeout`;
@@ -168,6 +178,19 @@ pub fn run_captured_with_nmis(
     timeout: Duration,
     kernel_args: &str,
     nmi_after_ms: &[u32],
+) -> Result<Captured, String> {
+    run_captured_full(built, accel, timeout, kernel_args, nmi_after_ms, None)
+}
+
+/// [`run_captured_with_nmis`], and with `kill`, SIGKILLs QEMU once
+/// `kill.line` has been on the console for `kill.delay`.
+pub fn run_captured_full(
+    built: &Built,
+    accel: Accel,
+    timeout: Duration,
+    kernel_args: &str,
+    nmi_after_ms: &[u32],
+    kill: Option<&Kill>,
 ) -> Result<Captured, String> {
     let start = Instant::now();
     let mut cmd = command(built, accel)?;
@@ -210,12 +233,27 @@ pub fn run_captured_with_nmis(
         let times = nmi_after_ms.to_vec();
         std::thread::spawn(move || inject_nmis(&path, &times, start, timeout, &shared))
     });
+    let mut line_seen: Option<Instant> = None;
+    let mut killed_after = None;
     let status = loop {
         if let Some(s) = child
             .try_wait()
             .map_err(|e| format!("waiting for QEMU: {e}"))?
         {
             break s.code();
+        }
+        if let Some(kill) = kill {
+            if line_seen.is_none() && contains(&shared, kill.line) {
+                line_seen = Some(Instant::now());
+            }
+            if let Some(seen) = line_seen.filter(|seen| seen.elapsed() >= kill.delay) {
+                // `Child::kill` is SIGKILL on Unix: QEMU gets no chance to
+                // flush anything it has not yet handed to the host kernel.
+                let _ = child.kill();
+                let _ = child.wait();
+                killed_after = Some(seen.elapsed());
+                break None;
+            }
         }
         if start.elapsed() > timeout {
             let _ = child.kill();
@@ -255,7 +293,14 @@ pub fn run_captured_with_nmis(
         elapsed,
         banner_after: g.1,
         nmis_injected,
+        killed_after,
     })
+}
+
+/// Whether the console output so far contains `text`.
+fn contains(shared: &Shared, text: &str) -> bool {
+    let g = shared.lock().expect("reader lock");
+    String::from_utf8_lossy(&g.0).contains(text)
 }
 
 /// A fresh Unix socket path for one QEMU's QMP monitor.

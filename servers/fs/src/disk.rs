@@ -68,6 +68,7 @@ impl Disk for BlkDisk {
                     .submit(slot as u32, Op::Write, block * SECTORS, slot as u32)
                     .map_err(|_| DiskError::Link)?;
             }
+            crate::fault::after_submitting(batch.len());
             let mut failed = None;
             let mut resend = alloc::vec::Vec::new();
             for _ in batch {

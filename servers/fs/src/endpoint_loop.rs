@@ -61,7 +61,13 @@ impl ReplySlots {
 /// SHUTDOWN call, to be answered once the disk is clean. Reply slots are
 /// `replies..replies + MAX_CLIENTS + 1`; transferred capabilities land in
 /// `received`.
-pub fn serve(server: &mut Server, ep: Endpoint, replies: usize, received: usize) -> usize {
+pub fn serve(
+    server: &mut Server,
+    ep: Endpoint,
+    replies: usize,
+    received: usize,
+    injection: &mut crate::fault::Injection,
+) -> usize {
     let mut slots = ReplySlots {
         base: replies,
         taken: 0,
@@ -88,6 +94,7 @@ pub fn serve(server: &mut Server, ep: Endpoint, replies: usize, received: usize)
                 }
                 return slot;
             }
+            injection.before(got.msg.label);
             // `None`: a running compound holds the slot.
             if let Some(answer) = server.handle(got.badge, &got.msg, slot) {
                 pending = Some((slot, answer));

@@ -7,6 +7,13 @@
 //! service (COSY; COSY-FAST when the buffers are the client's data
 //! regions), in slices, so a long compound never holds up the others.
 //! See `docs/ARCHITECTURE.md`, "The file server".
+//!
+//! When init restarts it after a fault, the new instance begins a new
+//! session with the block driver (which drops the old one once the device
+//! has finished its requests), mounts again (rsext4 replays the journal:
+//! what was fsynced is there, what sat unsynced in the old cache is gone)
+//! and serves again; clients, whose calls failed with `DeadPeer`,
+//! reconnect and share their regions again.
 #![no_std]
 #![no_main]
 #![forbid(unsafe_code)]
@@ -16,6 +23,7 @@ extern crate alloc;
 mod clients;
 mod disk;
 mod endpoint_loop;
+mod fault;
 mod jobs;
 mod request;
 mod serve;
@@ -65,6 +73,7 @@ fn main() {
             return;
         }
     };
+    let restarted = link.restarted();
     let mut disk = BlkDisk::new(link, u64::MAX);
     let mut first = [0u8; conflux_fs_core::BLOCK];
     let blocks = disk
@@ -92,15 +101,27 @@ fn main() {
     };
     let totals = fs.stats();
     println!(
-        "ext4 mounted{}: {} of {} blocks free, {} of {} inodes free",
+        "ext4 mounted{}{}: {} of {} blocks free, {} of {} inodes free",
         if fs.is_read_only() { " read-only" } else { "" },
+        if restarted {
+            " again after a restart (journal replayed; clients must reconnect)"
+        } else {
+            ""
+        },
         totals.free_blocks,
         totals.total_blocks,
         totals.free_inodes,
         totals.total_inodes
     );
     let mut server = Server::new(fs, Clients::new(CLIENT_CAPS));
-    let shutdown = endpoint_loop::serve(&mut server, Endpoint(config::caps::FS), REPLIES, RECEIVED);
+    let mut injection = fault::Injection::new(restarted);
+    let shutdown = endpoint_loop::serve(
+        &mut server,
+        Endpoint(config::caps::FS),
+        REPLIES,
+        RECEIVED,
+        &mut injection,
+    );
     println!("shutting down: writing everything back and unmounting");
     let answer = match server.fs.unmount() {
         Ok(()) => {

@@ -54,6 +54,17 @@ impl Error {
             Error::EmptyExpect { .. } => f.write_str(
                 "`test.expect` is empty; list at least one piece of text the serial console must print",
             ),
+            Error::CrashWindowShape { path, len, .. } => write!(
+                f,
+                "`{path}` has {len} numbers; write the kill delay's range as two, `[min, max]` in milliseconds after the `after` line"
+            ),
+            Error::CrashWindowReversed { path, min, max, .. } => write!(
+                f,
+                "`{path}` is [{min}, {max}]: the minimum is above the maximum; write `[min, max]` with min <= max"
+            ),
+            Error::CrashWithoutDisk { .. } => f.write_str(
+                "`test.crash` kills the machine to test a disk's durability, but the system has no disk; add a `[devices.NAME]` with `kind = \"virtio-blk\"` and a `folder`, or remove `crash`"
+            ),
             Error::EmptyPattern { path, .. } => write!(
                 f,
                 "`{path}` is an empty string, which matches any output; remove it or write the text to look for"

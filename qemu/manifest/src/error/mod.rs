@@ -100,6 +100,21 @@ pub enum Error {
     EmptyExpect { origin: String },
     /// An empty string in `test.expect` or `test.forbid`.
     EmptyPattern { origin: String, path: String },
+    /// `test.crash.kill_after_ms` is not two numbers.
+    CrashWindowShape {
+        origin: String,
+        path: String,
+        len: usize,
+    },
+    /// `test.crash.kill_after_ms` has its minimum above its maximum.
+    CrashWindowReversed {
+        origin: String,
+        path: String,
+        min: i64,
+        max: i64,
+    },
+    /// `test.crash` in a system without a disk to crash.
+    CrashWithoutDisk { origin: String },
     /// `test.nmi_after_ms` not strictly increasing.
     NmiTimesNotIncreasing {
         origin: String,
@@ -466,6 +481,9 @@ impl Error {
             | Error::EmptyExpect { origin }
             | Error::EmptyPattern { origin, .. }
             | Error::NmiTimesNotIncreasing { origin, .. }
+            | Error::CrashWindowShape { origin, .. }
+            | Error::CrashWindowReversed { origin, .. }
+            | Error::CrashWithoutDisk { origin }
             | Error::UnknownOutcome { origin, .. }
             | Error::NoTasks { origin }
             | Error::TooManyTasks { origin, .. }

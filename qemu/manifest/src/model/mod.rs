@@ -90,6 +90,21 @@ pub struct TestSpec {
     /// When the runner injects an NMI (QMP `inject-nmi`), in milliseconds
     /// after the kernel's banner line; strictly increasing, empty for none.
     pub nmi_after_ms: Vec<u32>,
+    /// A crash test: boots killed with SIGKILL on one disk image.
+    pub crash: Option<CrashSpec>,
+}
+
+/// `[test] crash = { rounds, after, kill_after_ms = [min, max] }`: the
+/// runner boots the system `rounds` times on the same disk image; in every
+/// round but the last it waits for the console line `after`, then kills
+/// QEMU with SIGKILL after a random delay in `kill_after_ms` (seeded), and
+/// the last round runs to the end (judged like any test, then e2fsck).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrashSpec {
+    pub rounds: u32,
+    pub after: String,
+    /// The delay's range in milliseconds, `min <= max`.
+    pub kill_after_ms: (u32, u32),
 }
 
 /// How QEMU runs the guest (see the design brief, "Measuring without

@@ -14,6 +14,7 @@ fn spec(expect: &[&str], forbid: &[&str], outcome: Outcome) -> TestSpec {
         kernel_args: String::new(),
         allow_mmio_in_ram: false,
         nmi_after_ms: vec![],
+        crash: None,
     }
 }
 
