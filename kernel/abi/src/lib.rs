@@ -16,6 +16,7 @@ pub mod ipc;
 pub mod layout;
 pub mod pci;
 pub mod syscall;
+pub mod task_info;
 
 pub use error::SysError;
 pub use syscall::Sysno;

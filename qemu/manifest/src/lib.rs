@@ -100,13 +100,15 @@
 //! modes = ["tcg", "icount"] # optional, default ["tcg"]; "tcg", "icount", "kvm"; each once
 //! expect = ["...", "..."]   # required, non-empty: console text that must appear, in order
 //! forbid = ["..."]          # optional: console text that must never appear
-//! outcome = "pass"          # optional, default "pass"; or "kernel-fault"
+//! outcome = "pass"          # optional, default "pass"; or "kernel-fault", or
+//!                           # "power-off" (a task powered the machine off, ACPI S5)
 //! kernel_args = "..."       # optional: kernel command line (e.g. "selftest=panic")
 //! allow_mmio_in_ram = false # optional: skip the MMIO-in-RAM rule, so a test can show
 //!                           # that the kernel's own check stops the boot
 //! nmi_after_ms = [100, 300] # optional: the runner injects an NMI (QMP `inject-nmi` on a
 //!                           # Unix socket) this many ms after the kernel's banner;
 //!                           # each 1..=timeout in ms, strictly increasing
+//! input = "ls /\npoweroff\n" # optional: typed on the serial console after the banner
 //! ```
 //!
 //! The tasks' stacks and heaps together may take at most half of

@@ -31,6 +31,7 @@ pub(crate) const KEYS: &[&str] = &[
     "kernel_args",
     "allow_mmio_in_ram",
     "nmi_after_ms",
+    "input",
 ];
 
 pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
@@ -61,6 +62,10 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
         .to_owned();
     let allow_mmio_in_ram = fields.optional("allow_mmio_in_ram")?.unwrap_or(false);
     let nmi_after_ms = nmi_times(fields, timeout_secs)?;
+    let input = fields
+        .optional::<&str>("input")?
+        .unwrap_or_default()
+        .to_owned();
     Ok(TestSpec {
         timeout_secs,
         modes,
@@ -70,6 +75,7 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
         kernel_args,
         allow_mmio_in_ram,
         nmi_after_ms,
+        input,
     })
 }
 

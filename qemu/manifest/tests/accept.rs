@@ -87,6 +87,7 @@ fn every_key_is_read() {
             kernel_args: "selftest=panic".into(),
             allow_mmio_in_ram: false,
             nmi_after_ms: vec![],
+            input: String::new(),
         })
     );
 }
@@ -105,6 +106,7 @@ fn test_defaults_are_applied() {
             kernel_args: String::new(),
             allow_mmio_in_ram: false,
             nmi_after_ms: vec![],
+            input: String::new(),
         })
     );
 }

@@ -42,6 +42,7 @@ fn run_system(path: &std::path::Path, tally: &mut Tally) -> Result<(), String> {
             Duration::from_secs(spec.timeout_secs as u64),
             &spec.kernel_args,
             &spec.nmi_after_ms,
+            spec.input.as_bytes(),
         )?;
         // The runner's source lines for kernel faults count as console
         // output, so a test can check them too.

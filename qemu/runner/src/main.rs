@@ -17,6 +17,7 @@ mod lower;
 mod oracle;
 mod qemu;
 mod symbolize;
+mod typist;
 mod workspace;
 
 use clap::{Parser, Subcommand};

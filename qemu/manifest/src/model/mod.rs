@@ -90,6 +90,9 @@ pub struct TestSpec {
     /// When the runner injects an NMI (QMP `inject-nmi`), in milliseconds
     /// after the kernel's banner line; strictly increasing, empty for none.
     pub nmi_after_ms: Vec<u32>,
+    /// Bytes the runner types on the serial console once the kernel's
+    /// banner is out (as a person would); empty for none.
+    pub input: String,
 }
 
 /// How QEMU runs the guest (see the design brief, "Measuring without
@@ -112,6 +115,8 @@ pub enum Outcome {
     Pass,
     /// The kernel reported a fault of its own.
     KernelFault,
+    /// A task powered the machine off (ACPI S5): QEMU exits with status 0.
+    PowerOff,
 }
 
 /// A string that names no variant of [`Mode`] or [`Outcome`].
@@ -172,13 +177,14 @@ impl Mode {
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 2] = [Outcome::Pass, Outcome::KernelFault];
-    pub const NAMES: &'static [&'static str] = &["pass", "kernel-fault"];
+    pub const ALL: [Outcome; 3] = [Outcome::Pass, Outcome::KernelFault, Outcome::PowerOff];
+    pub const NAMES: &'static [&'static str] = &["pass", "kernel-fault", "power-off"];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Pass => "pass",
             Outcome::KernelFault => "kernel-fault",
+            Outcome::PowerOff => "power-off",
         }
     }
 }
