@@ -26,6 +26,8 @@ pub struct Console {
     pending: [u8; 8],
     start: usize,
     end: usize,
+    /// The last byte written was LF.
+    after_lf: bool,
 }
 
 /// A console read that failed: the kernel refused `console_read`.
@@ -53,8 +55,26 @@ impl embedded_io::Read for Console {
 }
 
 impl embedded_io::Write for Console {
+    /// Writes noline's output, less each CR right after a LF: the kernel
+    /// already ends lines with CR LF, and a CR opening the next line would
+    /// put the cursor back over the kernel's `shell: ` prefix.
     fn write(&mut self, buf: &[u8]) -> Result<usize, ConsoleError> {
-        conflux_userlib::sys::debug_write(buf).map_err(|_| ConsoleError)
+        let mut rest = buf;
+        while !rest.is_empty() {
+            if self.after_lf && rest[0] == b'\r' {
+                rest = &rest[1..];
+                self.after_lf = false;
+                continue;
+            }
+            let end = rest
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(rest.len(), |i| i + 1);
+            conflux_userlib::sys::debug_write(&rest[..end]).map_err(|_| ConsoleError)?;
+            self.after_lf = rest[end - 1] == b'\n';
+            rest = &rest[end..];
+        }
+        Ok(buf.len())
     }
 
     fn flush(&mut self) -> Result<(), ConsoleError> {
@@ -69,6 +89,7 @@ impl Console {
             pending: [0; 8],
             start: 0,
             end: 0,
+            after_lf: true,
         }
     }
 
@@ -120,7 +141,12 @@ impl Lines {
     /// The next line, without its end; `prompt` is printed first.
     pub fn read(&mut self, prompt: &str) -> Result<String, ConsoleError> {
         if let Some(editor) = self.editor.as_mut() {
-            match editor.readline(prompt, &mut self.console) {
+            // The kernel starts the line with `shell: `; CR goes back over
+            // it and noline's prompt, which repeats it, is drawn in its
+            // place, so noline's idea of the line is what is on screen.
+            print!("\r");
+            let prompt = alloc::format!("{}: {prompt}", crate::config::TASK_NAME);
+            match editor.readline(prompt.as_str(), &mut self.console) {
                 Ok(line) => return Ok(String::from(line)),
                 // Ctrl-C or Ctrl-D: an empty line, as a shell does.
                 Err(noline::error::NolineError::Aborted) => {
