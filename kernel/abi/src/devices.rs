@@ -15,6 +15,11 @@ use crate::exit::DEBUG_EXIT_PORT;
 
 /// COM1, the kernel console.
 pub const COM1: u16 = 0x3f8;
+/// COM1's interrupt line. The kernel keeps COM1's ports, but the task
+/// holding the IRQ capability for this line is the console's reader: the
+/// kernel drains what is typed into a buffer, signals that task, and hands
+/// it the bytes through `console_read`.
+pub const CONSOLE_IRQ_LINE: u8 = 4;
 /// Physical base of the I/O APIC on QEMU's q35.
 pub const IOAPIC_PHYS: u64 = 0xfec0_0000;
 /// Physical base of the local APIC (the architectural default).

@@ -17,6 +17,7 @@ pub mod ipc;
 pub mod layout;
 pub mod pci;
 pub mod syscall;
+pub mod task_info;
 
 pub use error::SysError;
 pub use syscall::Sysno;

@@ -88,6 +88,15 @@ sysnos! {
     /// pending message, or fails with `WouldBlock` when no sender waits.
     /// A server that runs long work in slices polls its endpoint with it.
     NbRecv = 22,
+    /// `console_read(irq) -> (n, bytes)`: take up to 8 bytes typed on the
+    /// serial console, packed little-endian into `rsi`; `n` (0..=8) in the
+    /// value. Needs the console's IRQ capability (line
+    /// [`crate::devices::CONSOLE_IRQ_LINE`]) with READ; never blocks.
+    ConsoleRead = 23,
+    /// `task_info(irq, index) -> info`: task `index`'s state, priority and
+    /// restarts packed per [`crate::task_info`]. Needs the console's IRQ
+    /// capability with READ: it is what an operator's shell holds.
+    TaskInfo = 24,
 }
 
 /// Packs the slots of a receive: the endpoint, where to put the reply

@@ -12,6 +12,7 @@
 
 pub mod cap;
 pub mod capops;
+pub mod console;
 pub mod cspace;
 pub mod elf;
 pub mod fastpath;

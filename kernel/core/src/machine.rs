@@ -94,6 +94,8 @@ pub trait Machine {
     fn port_in(port: u16, width: u8) -> u32;
     /// Writes `width` bytes to an I/O port the caller checked.
     fn port_out(port: u16, width: u8, value: u32);
+    /// Takes up to `out.len()` bytes typed on the console; returns how many.
+    fn console_read(out: &mut [u8; 8]) -> usize;
     /// Masks or unmasks an interrupt line.
     fn irq_mask(line: u8, masked: bool);
     /// A line on the kernel console (the kernel's own voice).

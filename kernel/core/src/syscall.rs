@@ -92,6 +92,12 @@ impl<M: Machine> Kernel<M> {
                 self.task(me).ctx.set_ok2(info, badge);
                 return Ok(Next::Resume);
             }
+            Sysno::ConsoleRead => {
+                let (n, bytes) = self.sys_console_read(me, a[0])?;
+                self.task(me).ctx.set_ok2(n, bytes);
+                return Ok(Next::Resume);
+            }
+            Sysno::TaskInfo => self.sys_task_info(me, a[0], a[1]),
             Sysno::RegionMap => self.sys_map(me, a[0], a[1], a[2]),
             Sysno::RegionUnmap => self.sys_unmap(me, a[0]),
             Sysno::RegionPhys => self.sys_phys(me, a[0], a[1]),

@@ -33,7 +33,11 @@ fn interrupt(k: &mut Kernel<X86>, vector: u64) -> Next {
         return Next::Yield;
     }
     if is_device_vector(vector) {
-        k.interrupt((vector - IRQ_BASE) as u8);
+        let line = (vector - IRQ_BASE) as u8;
+        if line == conflux_abi::devices::CONSOLE_IRQ_LINE {
+            arch::serial::receive_interrupt();
+        }
+        k.interrupt(line);
         apic::eoi();
     }
     Next::Resume // spurious vectors get no EOI

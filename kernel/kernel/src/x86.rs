@@ -94,6 +94,10 @@ impl Machine for X86 {
         port::write(p, width, value)
     }
 
+    fn console_read(out: &mut [u8; 8]) -> usize {
+        crate::arch::serial::read_typed(out)
+    }
+
     fn irq_mask(line: u8, masked: bool) {
         if masked {
             ioapic::mask(line)

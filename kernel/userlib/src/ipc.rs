@@ -257,6 +257,10 @@ impl IoPorts {
     pub fn write8(&self, port: u16, value: u8) -> Result<(), SysError> {
         crate::sys::call(Sysno::IoOut, self.0 as u64, port as u64, 1, value as u64).map(drop)
     }
+
+    pub fn write16(&self, port: u16, value: u16) -> Result<(), SysError> {
+        crate::sys::call(Sysno::IoOut, self.0 as u64, port as u64, 2, value as u64).map(drop)
+    }
 }
 
 /// Operations on any capability slot.

@@ -22,6 +22,7 @@
 extern crate alloc;
 
 pub mod bench;
+pub mod console;
 pub mod cpu_state;
 pub mod hostile;
 pub mod io;

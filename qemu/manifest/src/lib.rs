@@ -100,7 +100,8 @@
 //! modes = ["tcg", "icount"] # optional, default ["tcg"]; "tcg", "icount", "kvm"; each once
 //! expect = ["...", "..."]   # required, non-empty: console text that must appear, in order
 //! forbid = ["..."]          # optional: console text that must never appear
-//! outcome = "pass"          # optional, default "pass"; or "kernel-fault"
+//! outcome = "pass"          # optional, default "pass"; or "kernel-fault", or
+//!                           # "power-off" (a task powered the machine off, ACPI S5)
 //! kernel_args = "..."       # optional: kernel command line (e.g. "selftest=panic")
 //! allow_mmio_in_ram = false # optional: skip the MMIO-in-RAM rule, so a test can show
 //!                           # that the kernel's own check stops the boot
@@ -113,6 +114,7 @@
 //!                           # round but the last it waits for the line `after`, then
 //!                           # SIGKILLs QEMU a seeded random [min, max] ms later; the last
 //!                           # round runs to the end and is judged, then e2fsck -fn
+//! input = "ls /\npoweroff\n" # optional: typed on the serial console after the banner
 //! ```
 //!
 //! The tasks' stacks and heaps together may take at most half of

@@ -33,6 +33,7 @@ pub(crate) const KEYS: &[&str] = &[
     "allow_mmio_in_ram",
     "nmi_after_ms",
     "crash",
+    "input",
 ];
 
 pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
@@ -67,6 +68,10 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
         .optional_table("crash", crash_spec::KEYS)?
         .map(|crash| crash_spec::read(&crash, timeout_secs))
         .transpose()?;
+    let input = fields
+        .optional::<&str>("input")?
+        .unwrap_or_default()
+        .to_owned();
     Ok(TestSpec {
         timeout_secs,
         modes,
@@ -77,6 +82,7 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
         allow_mmio_in_ram,
         nmi_after_ms,
         crash,
+        input,
     })
 }
 

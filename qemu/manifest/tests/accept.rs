@@ -88,6 +88,7 @@ fn every_key_is_read() {
             allow_mmio_in_ram: false,
             nmi_after_ms: vec![],
             crash: None,
+            input: String::new(),
         })
     );
 }
@@ -107,6 +108,7 @@ fn test_defaults_are_applied() {
             allow_mmio_in_ram: false,
             nmi_after_ms: vec![],
             crash: None,
+            input: String::new(),
         })
     );
 }

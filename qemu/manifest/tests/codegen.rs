@@ -42,6 +42,9 @@ pub const HEAP_SIZE: usize = 65536;
 /// Number of tasks in the system.
 #[allow(dead_code)]
 pub const TASK_COUNT: usize = 2;
+/// Every task's name, in start order (the kernel's task index).
+#[allow(dead_code)]
+pub const TASK_NAMES: [&str; TASK_COUNT] = [\"init\", \"shell\"];
 /// The capabilities this task starts with: slot numbers, and where
 /// regions and MMIO ranges are mapped. Slot 0 is always empty.
 #[allow(dead_code)]

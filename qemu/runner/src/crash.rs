@@ -54,8 +54,15 @@ pub fn run(
             delay,
         });
         let timeout = Duration::from_secs(spec.timeout_secs.into());
-        let run =
-            qemu::run_captured_full(built, accel, timeout, &spec.kernel_args, &[], kill.as_ref())?;
+        let run = qemu::run_captured_full(
+            built,
+            accel,
+            timeout,
+            &spec.kernel_args,
+            &[],
+            spec.input.as_bytes(),
+            kill.as_ref(),
+        )?;
         built.fresh_disk = false;
         out.elapsed += run.elapsed;
         let lines = ledger::lines(&run.output, tasks);

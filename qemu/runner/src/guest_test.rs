@@ -113,6 +113,7 @@ fn one_run(
         Duration::from_secs(spec.timeout_secs as u64),
         &spec.kernel_args,
         &spec.nmi_after_ms,
+        spec.input.as_bytes(),
     )?;
     // The runner's source lines for kernel faults count as console
     // output, so a test can check them too.

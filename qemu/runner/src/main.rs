@@ -18,6 +18,7 @@ mod lower;
 mod oracle;
 mod qemu;
 mod symbolize;
+mod typist;
 mod workspace;
 
 use clap::{Parser, Subcommand};

@@ -182,7 +182,7 @@ pub fn judge(spec: &TestSpec, tasks: &[&str], output: &str, status: Option<i32>)
     check_expect(&spec.expect, tasks, output, &mut problems);
     check_forbid(&spec.forbid, output, &mut problems);
     let want = match spec.outcome {
-        Outcome::Pass => {
+        Outcome::Pass | Outcome::PowerOff => {
             for bad in KERNEL_BROKE {
                 if output.contains(bad) {
                     problems.push(format!("kernel reported `{bad}`"));
@@ -192,6 +192,20 @@ pub fn judge(spec: &TestSpec, tasks: &[&str], output: &str, status: Option<i32>)
         }
         Outcome::KernelFault => Verdict::KernelFault,
     };
+    if spec.outcome == Outcome::PowerOff {
+        match status {
+            None => problems.push(format!(
+                "timed out after {} s: the guest never powered off (hung, or the timeout is too short)",
+                spec.timeout_secs
+            )),
+            Some(0) => {}
+            Some(s) => problems.push(format!(
+                "ended with: {}; expected: the guest powers the machine off (QEMU status 0)",
+                crate::qemu::verdict_text(Some(s))
+            )),
+        }
+        return problems;
+    }
     match status {
         None => problems.push(format!(
             "timed out after {} s (hung, or the timeout is too short)",

@@ -5,9 +5,11 @@ use crate::accel::{self, Accel};
 use crate::devices;
 use crate::image::{self, Built};
 use crate::symbolize;
-use std::io::{Read, Write};
+use crate::typist;
+use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -88,12 +90,28 @@ pub fn run_interactive(system: &str, accel: Option<Accel>, fresh_disk: bool) -> 
         "conflux: booting {}; quit with Ctrl-A X",
         describe(&built, accel)
     );
-    let mut child = command(&built, accel)?
-        .args(["-serial", "mon:stdio", "-serial", "null"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start QEMU: {e}"))?;
-    let output = forward_output(&mut child)?;
+    // A terminal goes to QEMU as it is (raw mode, Ctrl-A X); piped input
+    // is typed once the kernel's banner is out, like a test's `input`.
+    let piped = !std::io::stdin().is_terminal();
+    let mut cmd = command(&built, accel)?;
+    cmd.args(["-serial", "mon:stdio", "-serial", "null"])
+        .stdout(Stdio::piped());
+    if piped {
+        cmd.stdin(Stdio::piped());
+    }
+    let mut child = cmd.spawn().map_err(|e| format!("cannot start QEMU: {e}"))?;
+    let banner = Arc::new(AtomicBool::new(false));
+    if let Some(stdin) = child.stdin.take() {
+        let seen = Arc::clone(&banner);
+        // Not joined: our input may never end; the thread ends with us.
+        let _ = typist::spawn(
+            stdin,
+            typist::Source::OurStdin,
+            move || seen.load(Ordering::Relaxed),
+            Instant::now() + Duration::from_secs(3600),
+        );
+    }
+    let output = forward_output(&mut child, &banner)?;
     let status = child.wait().map_err(|e| format!("waiting for QEMU: {e}"))?;
     for line in symbolize::annotate(&output, &built.kernel) {
         eprintln!("{line}");
@@ -102,8 +120,9 @@ pub fn run_interactive(system: &str, accel: Option<Accel>, fresh_disk: bool) -> 
     Ok(())
 }
 
-/// Copies QEMU's output to our stdout as it arrives; returns all of it.
-fn forward_output(child: &mut Child) -> Result<String, String> {
+/// Copies QEMU's output to our stdout as it arrives, raising `banner`
+/// once the kernel's banner has passed; returns all of it.
+fn forward_output(child: &mut Child, banner: &AtomicBool) -> Result<String, String> {
     let mut out = child.stdout.take().ok_or("QEMU stdout not captured")?;
     let mut all = Vec::new();
     let mut buf = [0u8; 4096];
@@ -115,6 +134,9 @@ fn forward_output(child: &mut Child) -> Result<String, String> {
         let _ = stdout.write_all(&buf[..n]);
         let _ = stdout.flush();
         all.extend_from_slice(&buf[..n]);
+        if !banner.load(Ordering::Relaxed) && String::from_utf8_lossy(&all).contains(BANNER_MARK) {
+            banner.store(true, Ordering::Relaxed);
+        }
     }
     Ok(String::from_utf8_lossy(&all).into_owned())
 }
@@ -128,7 +150,7 @@ pub fn verdict_text(code: Option<i32>) -> String {
             "the kernel stopped the machine after a kernel fault or panic".into()
         }
         None => match code {
-            Some(0) => "QEMU quit (monitor or Ctrl-A X)".into(),
+            Some(0) => "the guest powered the machine off (or QEMU was quit with Ctrl-A X)".into(),
             Some(c) => {
                 format!("QEMU exited with status {c} (not a Conflux verdict: QEMU itself failed?)")
             }
@@ -167,19 +189,29 @@ pub fn run_captured(
     timeout: Duration,
     kernel_args: &str,
 ) -> Result<Captured, String> {
-    run_captured_with_nmis(built, accel, timeout, kernel_args, &[])
+    run_captured_with_nmis(built, accel, timeout, kernel_args, &[], b"")
 }
 
 /// [`run_captured`], injecting an NMI `nmi_after_ms[i]` milliseconds after
-/// the kernel's banner (through QMP on a Unix socket, never TCP).
+/// the kernel's banner (through QMP on a Unix socket, never TCP), and
+/// typing `input` on the console once the banner is out.
 pub fn run_captured_with_nmis(
     built: &Built,
     accel: Accel,
     timeout: Duration,
     kernel_args: &str,
     nmi_after_ms: &[u32],
+    input: &[u8],
 ) -> Result<Captured, String> {
-    run_captured_full(built, accel, timeout, kernel_args, nmi_after_ms, None)
+    run_captured_full(
+        built,
+        accel,
+        timeout,
+        kernel_args,
+        nmi_after_ms,
+        input,
+        None,
+    )
 }
 
 /// [`run_captured_with_nmis`], and with `kill`, SIGKILLs QEMU once
@@ -190,6 +222,7 @@ pub fn run_captured_full(
     timeout: Duration,
     kernel_args: &str,
     nmi_after_ms: &[u32],
+    input: &[u8],
     kill: Option<&Kill>,
 ) -> Result<Captured, String> {
     let start = Instant::now();
@@ -205,7 +238,11 @@ pub fn run_captured_full(
     }
     let mut child = cmd
         .args(["-serial", "stdio", "-serial", "null", "-monitor", "none"])
-        .stdin(Stdio::null())
+        .stdin(if input.is_empty() {
+            Stdio::null()
+        } else {
+            Stdio::piped()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -228,6 +265,15 @@ pub fn run_captured_full(
             }
         })
     };
+    let typing = child.stdin.take().map(|stdin| {
+        let shared = Arc::clone(&shared);
+        typist::spawn(
+            stdin,
+            typist::Source::Text(input.to_vec()),
+            move || shared.lock().expect("reader lock").1.is_some(),
+            start + timeout,
+        )
+    });
     let nmi_sender = qmp_socket.clone().map(|path| {
         let shared = Arc::clone(&shared);
         let times = nmi_after_ms.to_vec();
@@ -264,6 +310,7 @@ pub fn run_captured_full(
     };
     let elapsed = start.elapsed();
     let _ = reader.join();
+    drop(typing.map(|t| t.join()));
     let (nmis_injected, nmi_log) = match nmi_sender {
         Some(sender) => sender
             .join()

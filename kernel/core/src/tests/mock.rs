@@ -59,6 +59,8 @@ thread_local! {
     pub static LEAKED_MAPPINGS: RefCell<usize> = const { RefCell::new(0) };
     pub static DESTROYED: RefCell<usize> = const { RefCell::new(0) };
     pub static MASKED: RefCell<Vec<(u8, bool)>> = const { RefCell::new(Vec::new()) };
+    /// Bytes "typed" on the mock console, taken by `console_read`.
+    pub static TYPED: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 pub struct Mock;
@@ -107,6 +109,16 @@ impl Machine for Mock {
         0
     }
     fn port_out(_: u16, _: u8, _: u32) {}
+    fn console_read(out: &mut [u8; 8]) -> usize {
+        TYPED.with(|t| {
+            let mut t = t.borrow_mut();
+            let n = t.len().min(out.len());
+            for (o, b) in out.iter_mut().zip(t.drain(..n)) {
+                *o = b;
+            }
+            n
+        })
+    }
     fn irq_mask(line: u8, masked: bool) {
         MASKED.with(|m| m.borrow_mut().push((line, masked)));
     }

@@ -1,4 +1,9 @@
 //! COM1, the kernel console. QEMU connects it to the terminal or a log file.
+//!
+//! Output goes straight to the UART. Input is drained into [`TYPED`], a
+//! ring the console's reader empties with `console_read`: at each receive
+//! interrupt, and whenever the reader asks (so bytes that arrived while the
+//! line was masked are not stranded in the UART's FIFO).
 
 use spin::Mutex;
 use uart_16550::backend::PioBackend;
@@ -20,14 +25,96 @@ const fn com1() -> Port {
 
 static PORT: Mutex<Port> = Mutex::new(com1());
 
-/// Programs the UART: 8N1 with the FIFO on, the crate's default (QEMU
-/// ignores the speed).
+/// Typed bytes not yet taken by the console's reader.
+static TYPED: Mutex<Ring> = Mutex::new(Ring::new());
+
+/// Bytes typed ahead of the reader: a terminal's paste or a piped script.
+/// Past this the UART's FIFO fills and QEMU stops reading its input, so a
+/// full ring slows the typist down instead of losing bytes.
+const TYPED_CAPACITY: usize = 4096;
+
+/// A byte ring of [`TYPED_CAPACITY`].
+struct Ring {
+    bytes: [u8; TYPED_CAPACITY],
+    head: usize,
+    len: usize,
+}
+
+impl Ring {
+    const fn new() -> Self {
+        Self {
+            bytes: [0; TYPED_CAPACITY],
+            head: 0,
+            len: 0,
+        }
+    }
+
+    fn is_full(&self) -> bool {
+        self.len == TYPED_CAPACITY
+    }
+
+    fn push(&mut self, b: u8) {
+        self.bytes[(self.head + self.len) % TYPED_CAPACITY] = b;
+        self.len += 1;
+    }
+
+    fn pop(&mut self) -> Option<u8> {
+        if self.len == 0 {
+            return None;
+        }
+        let b = self.bytes[self.head];
+        self.head = (self.head + 1) % TYPED_CAPACITY;
+        self.len -= 1;
+        Some(b)
+    }
+}
+
+/// Moves what the UART holds into the ring, until the ring is full.
+fn drain(port: &mut Port, ring: &mut Ring) {
+    while !ring.is_full() {
+        match port.try_receive_byte() {
+            Ok(b) => ring.push(b),
+            Err(_) => break,
+        }
+    }
+}
+
+/// Programs the UART: 8N1 with the FIFO on (QEMU ignores the speed), and
+/// the receive interrupt on, so typing signals the console's reader.
+/// Whatever was typed before this is kept: programming empties the FIFO.
 pub fn init() {
-    if let Err(e) = PORT.lock().init(Config::DEFAULT) {
+    let mut ring = TYPED.lock();
+    let mut port = PORT.lock();
+    drain(&mut port, &mut ring);
+    let config = Config {
+        interrupts: uart_16550::spec::registers::IER::DATA_READY,
+        ..Config::DEFAULT
+    };
+    if let Err(e) = port.init(config) {
         // Nothing can be printed without the console; stopping the machine
         // (kernel-fault verdict, empty log) says more than running mute.
         panic!("cannot program COM1 at {COM1:#x}: {e:?}");
     }
+}
+
+/// The receive interrupt: empty the UART so its line drops and the next
+/// byte raises it again (the line is edge-triggered).
+pub fn receive_interrupt() {
+    let mut ring = TYPED.lock();
+    drain(&mut PORT.lock(), &mut ring);
+}
+
+/// Takes up to `out.len()` typed bytes; returns how many.
+pub fn read_typed(out: &mut [u8]) -> usize {
+    let mut ring = TYPED.lock();
+    drain(&mut PORT.lock(), &mut ring);
+    let mut n = 0;
+    while n < out.len() {
+        let Some(b) = ring.pop() else { break };
+        out[n] = b;
+        n += 1;
+    }
+    n
 }
 
 /// Sends `bytes`, translating `\n` to `\r\n` for terminals.

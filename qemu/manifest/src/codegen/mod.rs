@@ -33,7 +33,12 @@ pub(crate) fn header(origin: &str) -> String {
 }
 
 fn constants(out: &mut String, manifest: &Manifest, index: usize, task: &Task) {
-    let items: [(&str, &str, String, &str); 7] = [
+    let names: Vec<String> = manifest
+        .tasks
+        .iter()
+        .map(|t| format!("{:?}", t.name))
+        .collect();
+    let items: [(&str, &str, String, &str); 8] = [
         (
             "SYSTEM_NAME",
             "&str",
@@ -75,6 +80,12 @@ fn constants(out: &mut String, manifest: &Manifest, index: usize, task: &Task) {
             "usize",
             manifest.tasks.len().to_string(),
             "Number of tasks in the system.",
+        ),
+        (
+            "TASK_NAMES",
+            "[&str; TASK_COUNT]",
+            format!("[{}]", names.join(", ")),
+            "Every task's name, in start order (the kernel's task index).",
         ),
     ];
     for (name, ty, value, doc) in items {

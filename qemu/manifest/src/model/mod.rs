@@ -92,6 +92,9 @@ pub struct TestSpec {
     pub nmi_after_ms: Vec<u32>,
     /// A crash test: boots killed with SIGKILL on one disk image.
     pub crash: Option<CrashSpec>,
+    /// Bytes the runner types on the serial console once the kernel's
+    /// banner is out (as a person would); empty for none.
+    pub input: String,
 }
 
 /// `[test] crash = { rounds, after, kill_after_ms = [min, max] }`: the
@@ -127,6 +130,8 @@ pub enum Outcome {
     Pass,
     /// The kernel reported a fault of its own.
     KernelFault,
+    /// A task powered the machine off (ACPI S5): QEMU exits with status 0.
+    PowerOff,
 }
 
 /// A string that names no variant of [`Mode`] or [`Outcome`].
@@ -187,13 +192,14 @@ impl Mode {
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 2] = [Outcome::Pass, Outcome::KernelFault];
-    pub const NAMES: &'static [&'static str] = &["pass", "kernel-fault"];
+    pub const ALL: [Outcome; 3] = [Outcome::Pass, Outcome::KernelFault, Outcome::PowerOff];
+    pub const NAMES: &'static [&'static str] = &["pass", "kernel-fault", "power-off"];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Pass => "pass",
             Outcome::KernelFault => "kernel-fault",
+            Outcome::PowerOff => "power-off",
         }
     }
 }

@@ -15,6 +15,7 @@ fn spec(expect: &[&str], forbid: &[&str], outcome: Outcome) -> TestSpec {
         allow_mmio_in_ram: false,
         nmi_after_ms: vec![],
         crash: None,
+        input: String::new(),
     }
 }
 
@@ -195,4 +196,16 @@ fn kernel_fault_fails_a_pass_test_and_passes_a_fault_test() {
     assert!(!judge(&spec(&["boom"], &[], Outcome::Pass), &[], out, Some(101)).is_empty());
     let fault = spec(&["boom"], &[], Outcome::KernelFault);
     assert!(judge(&fault, &[], out, Some(101)).is_empty());
+}
+
+#[test]
+fn power_off_passes_only_on_qemu_status_zero_without_kernel_trouble() {
+    let off = spec(&["bye"], &[], Outcome::PowerOff);
+    assert!(judge(&off, &[], "conflux: bye\n", Some(0)).is_empty());
+    let p = judge(&off, &[], "conflux: bye\n", PASS);
+    assert!(p[0].contains("powers the machine off"), "{p:?}");
+    let p = judge(&off, &[], "conflux: bye\n", None);
+    assert!(p[0].contains("never powered off"), "{p:?}");
+    let broke = "conflux: bye\nconflux: KERNEL PANIC at x.rs:1: boom\n";
+    assert!(!judge(&off, &[], broke, Some(0)).is_empty());
 }

@@ -1,0 +1,143 @@
+//! The operator's shell on the serial console, and what `cargo make run`
+//! lands in.
+//!
+//! It holds the console's IRQ capability (so it alone reads what is typed
+//! and may list the tasks), a session with the file server whose badge
+//! carries the admin bit (for `poweroff`), and the ACPI power-management
+//! ports. Every command reports a failure as `COMMAND: FILE: why`, and a
+//! failed command never ends the shell.
+#![no_std]
+#![no_main]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+mod content;
+mod files;
+mod line;
+mod system;
+mod words;
+
+use alloc::string::String;
+use conflux_fs_client::{Caps, Error, Fs};
+use conflux_userlib::console::Input;
+use conflux_userlib::println;
+
+conflux_userlib::entry!(main);
+
+/// Why a command failed, for the shell to report.
+pub enum Failed {
+    /// Already printed.
+    Reported,
+    /// Nothing to print (grep found nothing).
+    Quiet,
+    /// The arguments do not fit the command: its usage.
+    Usage(String),
+    /// An operation on `what` (a file, or `FROM -> TO`) failed.
+    On(String, Error),
+}
+
+impl Failed {
+    pub fn usage(text: &str) -> Self {
+        Self::Usage(String::from(text))
+    }
+
+    pub fn on(what: &str, e: Error) -> Self {
+        Self::On(String::from(what), e)
+    }
+}
+
+fn main() {
+    let input = Input::new(config::caps::CONSOLE, config::caps::CONSOLE_NOTIFY);
+    let mut lines = line::Lines::new(line::Console::new(input));
+    let caps = Caps {
+        endpoint: config::caps::FS,
+        control: config::caps::FS_CONTROL,
+        control_addr: config::caps::FS_CONTROL_ADDR,
+    };
+    let mut fs = match Fs::connect(caps) {
+        Ok(fs) => fs,
+        Err(e) => {
+            println!("cannot reach the file server: {e}; the shell stops (see the file server's lines above for why)");
+            conflux_userlib::sys::exit(1);
+        }
+    };
+    println!(
+        "Conflux shell on system '{}': type `help` for the commands",
+        config::SYSTEM_NAME
+    );
+    loop {
+        let cwd = fs.getcwd().unwrap_or_else(|_| String::from("?"));
+        let text = match lines.read(&alloc::format!("{cwd} $ ")) {
+            Ok(text) => text,
+            Err(_) => {
+                println!("the kernel refused to read the console: this task must hold COM1's IRQ capability; the shell stops");
+                conflux_userlib::sys::exit(1);
+            }
+        };
+        let line = match words::split(&text) {
+            Ok(line) => line,
+            Err(why) => {
+                println!("{why}");
+                continue;
+            }
+        };
+        let Some((cmd, args)) = line.words.split_first() else {
+            continue;
+        };
+        if cmd != "echo" && line.redirect != words::Redirect::None {
+            println!("{cmd}: only echo writes its output to a file (`>`, `>>`)");
+            continue;
+        }
+        let result = run(&mut fs, lines.console().input(), cmd, args, &line.redirect);
+        match result {
+            Ok(()) | Err(Failed::Reported) | Err(Failed::Quiet) => {}
+            Err(Failed::Usage(usage)) => println!("{cmd}: usage: {usage}"),
+            Err(Failed::On(what, Error::ServerRestarted)) => {
+                println!("{cmd}: {what}: {}", Error::ServerRestarted);
+                match fs.reconnect() {
+                    Ok(()) => println!("reconnected to the file server; run the command again"),
+                    Err(e) => println!("cannot reconnect to the file server: {e}"),
+                }
+            }
+            Err(Failed::On(what, e)) => println!("{cmd}: {what}: {e}"),
+        }
+    }
+}
+
+fn run(
+    fs: &mut Fs,
+    input: &Input,
+    cmd: &str,
+    args: &[String],
+    redirect: &words::Redirect,
+) -> Result<(), Failed> {
+    match cmd {
+        "help" => {
+            system::help();
+            Ok(())
+        }
+        "ls" => files::ls(fs, args),
+        "stat" => files::stat(fs, args),
+        "mkdir" => files::mkdir(fs, args),
+        "rmdir" => files::rmdir(fs, args),
+        "rm" => files::rm(fs, args),
+        "mv" => files::mv(fs, args),
+        "cd" => files::cd(fs, args),
+        "pwd" => files::pwd(fs),
+        "df" => files::df(fs),
+        "sync" => files::sync(fs),
+        "cat" => content::cat(fs, args),
+        "cp" => content::cp(fs, args),
+        "write" => content::write(fs, args),
+        "echo" => content::echo(fs, args, redirect),
+        "grep" => content::grep(fs, args),
+        "hexdump" => content::hexdump(fs, args),
+        "ps" => system::ps(input),
+        "poweroff" => system::poweroff(fs),
+        _ => {
+            println!("{cmd}: no such command; `help` lists them");
+            Err(Failed::Reported)
+        }
+    }
+}
