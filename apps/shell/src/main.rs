@@ -19,7 +19,7 @@ mod system;
 mod words;
 
 use alloc::string::String;
-use conflux_fs_client::{Caps, Error, Fs};
+use conflux_fs_client::{Error, Fs};
 use conflux_userlib::console::Input;
 use conflux_userlib::println;
 
@@ -50,12 +50,7 @@ impl Failed {
 fn main() {
     let input = Input::new(config::caps::CONSOLE, config::caps::CONSOLE_NOTIFY);
     let mut lines = line::Lines::new(line::Console::new(input));
-    let caps = Caps {
-        endpoint: config::caps::FS,
-        control: config::caps::FS_CONTROL,
-        control_addr: config::caps::FS_CONTROL_ADDR,
-    };
-    let mut fs = match Fs::connect(caps) {
+    let mut fs = match Fs::connect(conflux_fs_client::manifest_caps!()) {
         Ok(fs) => fs,
         Err(e) => {
             println!("cannot reach the file server: {e}; the shell stops (see the file server's lines above for why)");

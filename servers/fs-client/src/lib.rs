@@ -58,6 +58,19 @@ pub struct Caps {
     pub control_addr: u64,
 }
 
+/// The [`Caps`] a task's manifest names `fs` (the endpoint) and
+/// `fs_control` (the control region), read from its generated `config`.
+#[macro_export]
+macro_rules! manifest_caps {
+    () => {
+        $crate::Caps {
+            endpoint: config::caps::FS,
+            control: config::caps::FS_CONTROL,
+            control_addr: config::caps::FS_CONTROL_ADDR,
+        }
+    };
+}
+
 /// Bytes of the control region kept for two paths (VAN requests).
 const PATHS: usize = 2 * 4096;
 
@@ -88,6 +101,15 @@ impl Fs {
         };
         fs.hello()?;
         Ok(fs)
+    }
+
+    /// For test tasks: [`Fs::connect`], or a `CHECK FAILED` line that says
+    /// why and the end of the task.
+    pub fn connect_or_fail(caps: Caps) -> Fs {
+        Self::connect(caps).unwrap_or_else(|e| {
+            conflux_userlib::println!("CHECK FAILED: connect to the file server: {e}");
+            conflux_userlib::sys::exit(1)
+        })
     }
 
     fn hello(&mut self) -> Result<(), Error> {

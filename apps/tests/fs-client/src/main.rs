@@ -13,8 +13,7 @@ mod compounds;
 mod errors;
 mod van;
 
-use conflux_fs_client::{Caps, Fs};
-use conflux_userlib::println;
+use conflux_fs_client::Fs;
 use conflux_userlib::testing::Checks;
 
 conflux_userlib::entry!(main);
@@ -40,18 +39,7 @@ pub fn crc(bytes: &[u8]) -> u32 {
 
 fn main() {
     let mut c = Checks::new();
-    let caps = Caps {
-        endpoint: config::caps::FS,
-        control: config::caps::FS_CONTROL,
-        control_addr: config::caps::FS_CONTROL_ADDR,
-    };
-    let mut fs = match Fs::connect(caps) {
-        Ok(fs) => fs,
-        Err(e) => {
-            println!("CHECK FAILED: connect to the file server: {e}");
-            conflux_userlib::sys::exit(1);
-        }
-    };
+    let mut fs = Fs::connect_or_fail(conflux_fs_client::manifest_caps!());
     c.that("connected", true, ());
     van::run(&mut c, &mut fs);
     compounds::run(&mut c, &mut fs);

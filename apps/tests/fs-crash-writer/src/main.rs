@@ -23,7 +23,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use conflux_abi::durable::DurableLine;
-use conflux_fs_client::{Caps, Error, Fd, Fs};
+use conflux_fs_client::{Error, Fd, Fs};
 use conflux_fs_protocol::ops::{O_CREAT, O_RDWR};
 use conflux_fs_protocol::FsError;
 use conflux_userlib::println;
@@ -38,12 +38,7 @@ const FILES: u32 = 3;
 const BATCHES: u32 = 500;
 
 fn main() {
-    let caps = Caps {
-        endpoint: config::caps::FS,
-        control: config::caps::FS_CONTROL,
-        control_addr: config::caps::FS_CONTROL_ADDR,
-    };
-    let mut fs = match Fs::connect(caps) {
+    let mut fs = match Fs::connect(conflux_fs_client::manifest_caps!()) {
         Ok(fs) => fs,
         Err(e) => fail("connect to the file server", e),
     };

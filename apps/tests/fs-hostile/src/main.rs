@@ -15,9 +15,8 @@ mod arguments;
 mod compounds;
 mod messages;
 
-use conflux_fs_client::{Caps, Error, Fs};
+use conflux_fs_client::{Error, Fs};
 use conflux_userlib::ipc::{Endpoint, Message, Notification};
-use conflux_userlib::println;
 use conflux_userlib::testing::Checks;
 
 conflux_userlib::entry!(main);
@@ -35,18 +34,7 @@ pub fn raw(slot: usize, msg: &Message) -> Result<[u64; 4], Error> {
 fn main() {
     let mut c = Checks::new();
     messages::before_connecting(&mut c);
-    let caps = Caps {
-        endpoint: config::caps::FS,
-        control: config::caps::FS_CONTROL,
-        control_addr: config::caps::FS_CONTROL_ADDR,
-    };
-    let mut fs = match Fs::connect(caps) {
-        Ok(fs) => fs,
-        Err(e) => {
-            println!("CHECK FAILED: connect to the file server: {e}");
-            conflux_userlib::sys::exit(1);
-        }
-    };
+    let mut fs = Fs::connect_or_fail(conflux_fs_client::manifest_caps!());
     messages::run(&mut c, &mut fs);
     compounds::run(&mut c, &mut fs);
     arguments::run(&mut c, &mut fs);

@@ -14,7 +14,7 @@ extern crate alloc;
 
 use alloc::vec::Vec;
 
-use conflux_fs_client::{Caps, Error, Fs};
+use conflux_fs_client::{Error, Fs};
 use conflux_fs_protocol::ipc::{self, VAN_BASE};
 use conflux_fs_protocol::ops::STAT;
 use conflux_fs_protocol::FsError;
@@ -30,18 +30,7 @@ const ROUNDS: usize = 200;
 
 fn main() {
     let mut c = Checks::new();
-    let caps = Caps {
-        endpoint: config::caps::FS,
-        control: config::caps::FS_CONTROL,
-        control_addr: config::caps::FS_CONTROL_ADDR,
-    };
-    let mut fs = match Fs::connect(caps) {
-        Ok(fs) => fs,
-        Err(e) => {
-            println!("CHECK FAILED: connect to the file server: {e}");
-            conflux_userlib::sys::exit(1);
-        }
-    };
+    let mut fs = Fs::connect_or_fail(conflux_fs_client::manifest_caps!());
     let _ = p99(&mut fs); // warm the cache
     let idle = p99(&mut fs);
     let _ = Notification(config::caps::GO).signal();

@@ -15,7 +15,7 @@ extern crate alloc;
 
 mod files;
 
-use conflux_fs_client::{Caps, Error, Fs};
+use conflux_fs_client::{Error, Fs};
 use conflux_fs_protocol::FsError;
 use conflux_userlib::println;
 use conflux_userlib::testing::Checks;
@@ -28,18 +28,7 @@ const FILES: u32 = 16;
 
 fn main() {
     let mut c = Checks::new();
-    let caps = Caps {
-        endpoint: config::caps::FS,
-        control: config::caps::FS_CONTROL,
-        control_addr: config::caps::FS_CONTROL_ADDR,
-    };
-    let mut fs = match Fs::connect(caps) {
-        Ok(fs) => fs,
-        Err(e) => {
-            println!("CHECK FAILED: connect to the file server: {e}; the test stops");
-            conflux_userlib::sys::exit(1);
-        }
-    };
+    let mut fs = Fs::connect_or_fail(conflux_fs_client::manifest_caps!());
     c.eq("mkdir /fsr", fs.mkdir("/fsr", 0o755), Ok(()));
     let mut durable = 0;
     let mut failed = None;

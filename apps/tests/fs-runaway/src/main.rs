@@ -9,7 +9,7 @@
 
 extern crate alloc;
 
-use conflux_fs_client::{Caps, Error, Fs};
+use conflux_fs_client::{Error, Fs};
 use conflux_fs_protocol::FsError;
 use conflux_userlib::ipc::Notification;
 use conflux_userlib::println;
@@ -23,18 +23,7 @@ const MOST: u32 = 1000;
 
 fn main() {
     let mut c = Checks::new();
-    let caps = Caps {
-        endpoint: config::caps::FS,
-        control: config::caps::FS_CONTROL,
-        control_addr: config::caps::FS_CONTROL_ADDR,
-    };
-    let mut fs = match Fs::connect(caps) {
-        Ok(fs) => fs,
-        Err(e) => {
-            println!("CHECK FAILED: connect to the file server: {e}");
-            conflux_userlib::sys::exit(1);
-        }
-    };
+    let mut fs = Fs::connect_or_fail(conflux_fs_client::manifest_caps!());
     let mut b = Builder::new();
     b.step_budget(u32::MAX);
     let spin = b.label();

@@ -13,7 +13,7 @@ use alloc::format;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use conflux_fs_client::{Caps, Fs};
+use conflux_fs_client::Fs;
 use conflux_fs_protocol::ops::{O_CREAT, O_EXCL, O_RDWR, SEEK_SET};
 use conflux_userlib::ipc::Notification;
 use conflux_userlib::println;
@@ -41,18 +41,7 @@ fn pattern(seed: u32, len: usize) -> Vec<u8> {
 
 fn main() {
     let mut c = Checks::new();
-    let caps = Caps {
-        endpoint: config::caps::FS,
-        control: config::caps::FS_CONTROL,
-        control_addr: config::caps::FS_CONTROL_ADDR,
-    };
-    let mut fs = match Fs::connect(caps) {
-        Ok(fs) => fs,
-        Err(e) => {
-            println!("CHECK FAILED: connect to the file server: {e}");
-            conflux_userlib::sys::exit(1);
-        }
-    };
+    let mut fs = Fs::connect_or_fail(conflux_fs_client::manifest_caps!());
     c.eq("mkdir /w", fs.mkdir("/w", 0o755), Ok(()));
     let mut good = 0;
     for i in 0..FILES {
