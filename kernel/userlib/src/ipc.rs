@@ -26,7 +26,8 @@ pub struct Message {
     pub cap: Option<usize>,
     /// Receive: a capability was offered but no receive slot was free.
     pub cap_dropped: bool,
-    /// Receive: the kernel itself sent this message (a fault report).
+    /// Receive: the kernel itself sent this message (a fault report, or a
+    /// bound notification's signal: [`Received::notified`]).
     pub from_kernel: bool,
 }
 

@@ -5,7 +5,7 @@ use super::sim::{slots, Obj, Sim, E};
 use crate::kernel::{Decision, Next};
 use crate::object::Object;
 use crate::task::State;
-use conflux_abi::ipc::{Info, NOTIFY_LABEL};
+use conflux_abi::ipc::{FaultMessage, Info, SupervisorReply, NOTIFY_LABEL};
 use conflux_abi::time::TIMER_MAX_TICKS;
 use conflux_abi::Sysno::*;
 
@@ -124,4 +124,42 @@ fn an_ending_task_keeps_no_timer_and_nothing_waits_on_ticks() {
     assert_eq!(s.k.schedule(&mut s.cpu, Next::Block), Decision::Halt);
     ticks(&mut s, 2);
     assert_eq!(word(&s), 0);
+}
+
+#[test]
+fn a_faulted_and_restarted_task_starts_with_no_timer_or_binding() {
+    // Task 0 supervises (fault endpoint 0 in its slot 1); task 1 serves
+    // endpoint 1 and holds notification 2.
+    let objects = [
+        Obj::Endpoint { server: 0 },
+        Obj::Endpoint { server: 1 },
+        Obj::Notification,
+    ];
+    let grants = [
+        (0, 1, 0, R, 0, 0),
+        (1, 2, 1, R, 0, 0),
+        (1, 3, 2, R | W, 0, 0),
+    ];
+    let mut s = Sim::boot(&[1, 1], &objects, &grants, true);
+    assert_eq!(s.call_ok(1, NtfnBind, [2, 3, 0, 0, 0, 0]), Ok(0));
+    assert_eq!(s.call_ok(1, TimerSet, [3, 2, 0, 0, 0, 0]), Ok(0));
+    s.cpu.current = 1;
+    let fault = FaultMessage {
+        task: 1,
+        vector: 14,
+        error: 4,
+        address: 0,
+        rip: 0,
+    };
+    s.k.fault(&mut s.cpu, fault);
+    assert_eq!((s.k.task(1).bound, s.k.task(1).timer), (None, None));
+    s.k.fault_decided(1, SupervisorReply::Restart);
+    assert_eq!(s.k.task(1).generation, 1, "restarted");
+    assert_eq!((s.k.task(1).bound, s.k.task(1).timer), (None, None));
+    ticks(&mut s, 3);
+    assert!(matches!(
+        s.k.objects.get(2),
+        Object::Notification { word: 0 }
+    ));
+    assert_eq!(s.call_ok(1, NtfnBind, [2, 0, 0, 0, 0, 0]), Err(E::NotBound));
 }
