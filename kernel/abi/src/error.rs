@@ -52,7 +52,7 @@ errors! {
     /// The task at the other end died or was restarted since the capability was made.
     DeadPeer = 10 => "peer task died or was restarted",
     /// Another task already waits on this endpoint.
-    Busy = 11 => "another task is already receiving on this endpoint",
+    Busy = 11 => "another task is already receiving on this endpoint or waiting on this notification",
     /// An argument is out of its range (rights, width, port, offset, badge).
     InvalidArgument = 12 => "argument out of range",
     /// The kernel ran out of memory for the request.
@@ -63,6 +63,15 @@ errors! {
     NotMapped = 15 => "region is not mapped",
     /// A non-blocking receive found no sender waiting.
     WouldBlock = 16 => "no message is waiting (non-blocking receive)",
+    /// The notification is bound to another task (`ntfn_bind`), so only
+    /// that task may bind, wait on or poll it.
+    NotificationBound = 17 => "notification is bound to another task",
+    /// The calling task already has another notification bound (`ntfn_bind`).
+    TaskBound = 18 => "task already has a bound notification; unbind it first",
+    /// `ntfn_bind` with slot 0 (unbind), but the task has no bound notification.
+    NotBound = 19 => "task has no bound notification",
+    /// `timer_set` with more ticks than `TIMER_MAX_TICKS`.
+    TimerTooLong = 20 => "timer ticks exceed the maximum",
 }
 
 impl SysError {

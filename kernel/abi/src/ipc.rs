@@ -26,6 +26,10 @@ pub const MAX_WORDS: usize = 64;
 /// Label of the messages the kernel sends a supervisor when a task faults
 /// (see [`FaultMessage`]).
 pub const FAULT_LABEL: u32 = 0xfa17;
+/// Label of the kernel-made message that ends a receive when the task's
+/// bound notification is signalled (`ntfn_bind`): the badge is the
+/// notification word (cleared by the delivery), no words, `from_kernel` set.
+pub const NOTIFY_LABEL: u32 = 0x5167;
 
 const CAP_FLAG: u64 = 1 << 40;
 const CAP_DROPPED: u64 = 1 << 41;

@@ -18,6 +18,7 @@ pub mod layout;
 pub mod pci;
 pub mod syscall;
 pub mod task_info;
+pub mod time;
 
 pub use error::SysError;
 pub use syscall::Sysno;

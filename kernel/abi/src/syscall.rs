@@ -97,6 +97,20 @@ sysnos! {
     /// restarts packed per [`crate::task_info`]. Needs the console's IRQ
     /// capability with READ: it is what an operator's shell holds.
     TaskInfo = 24,
+    /// `ntfn_bind(ep, ntfn)`: bind a notification (READ) to the calling
+    /// task, which must hold an endpoint capability with READ in `ep` (the
+    /// binding is for a receiver). While the task is blocked in `recv`,
+    /// `reply_recv` or `nb_recv`, a signal ends the receive with a
+    /// kernel-made message labelled [`crate::ipc::NOTIFY_LABEL`] whose badge
+    /// is the notification word (then cleared). `ntfn` 0 unbinds. Deleting
+    /// or revoking the capability, or the task ending, unbinds too.
+    NtfnBind = 25,
+    /// `timer_set(ntfn, ticks) -> now`: arm the calling task's one-shot
+    /// timer to signal the notification (WRITE) with the capability's badge
+    /// (or 1) at the `ticks`-th tick from now ([`crate::time::TICK_NS`]
+    /// each); `ticks` 0 cancels. At most [`crate::time::TIMER_MAX_TICKS`].
+    /// Returns the kernel's tick count.
+    TimerSet = 26,
 }
 
 /// Packs the slots of a receive: the endpoint, where to put the reply

@@ -4,6 +4,7 @@
 //! in every in-flight message (see [`crate::cspace`]), unmaps the regions
 //! they had mapped, and wakes any task blocked through one of them with
 //! `Revoked`, so the object's rightful users are not left facing `Busy`.
+//! A binding or timer made through a deleted capability goes with it.
 
 use crate::cap::Cap;
 use crate::cspace::NodeId;
@@ -35,6 +36,7 @@ impl<M: Machine> Kernel<M> {
     pub fn sys_delete(&mut self, me: usize, slot: u64) -> Result<u64, SysError> {
         let cap = self.caps.remove(NodeId::slot(me, slot)?)?;
         self.unmap_cap(me, &cap);
+        crate::bound::forget_slot(self.task(me), slot as usize);
         Ok(0)
     }
 
@@ -55,6 +57,9 @@ impl<M: Machine> Kernel<M> {
         let count = self.caps.revoke(root, |n, cap| {
             if let Some(t) = tasks[n.task()].as_mut() {
                 unmap_in(t, objects, &cap);
+                if let Some(s) = n.slot_number() {
+                    crate::bound::forget_slot(t, s);
+                }
                 if wake_if_blocked_through(t, n, counts) {
                     woken_senders |= 1 << n.task();
                 }

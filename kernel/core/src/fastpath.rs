@@ -6,7 +6,8 @@
 //! reserved bits; a valid capability; a partner blocked exactly where
 //! expected and at least as urgent as the current task (so it may run
 //! without a scheduler search: the current task is the most urgent ready
-//! one) — and then commits in a few stores, returning the partner to run.
+//! one; for `reply_recv`, no signal pending on a bound notification) —
+//! and then commits in a few stores, returning the partner to run.
 //! `None` means "take the slow path", which handles every case, including
 //! every error, with the same results. The rules are the slow path's; the
 //! host tests run the same scenarios through both (seL4 and Hubris keep
@@ -121,7 +122,10 @@ impl<M: Machine> Kernel<M> {
         let ObjRef::Object(ObjectKind::Endpoint, obj) = ep.obj else {
             return None;
         };
-        if ep.rights & rights::READ == 0 || self.ep_blocked.get(obj as usize) != Some(&0) {
+        if ep.rights & rights::READ == 0
+            || self.ep_blocked.get(obj as usize) != Some(&0)
+            || self.bound_pending(me)
+        {
             return None;
         }
         self.caps.set_reply_slot(reply_node, Slot::Empty);

@@ -8,6 +8,9 @@
 //! sender blocks until one comes. A call leaves the caller waiting for a
 //! reply and gives the receiver a reply capability, which `reply` consumes.
 //!
+//! A task's bound notification (`crate::bound`) can end its receive too,
+//! with a kernel-made message, checked before any waiting sender.
+//!
 //! The fastpath: when a call finds its receiver waiting, or a reply_recv
 //! finds no new message, and the partner is at least as urgent as the
 //! current task, the kernel returns [`Next::Switch`] and the CPU goes to
@@ -208,6 +211,9 @@ impl<M: Machine> Kernel<M> {
     /// `recv`: take the oldest pending message, or block for one.
     pub fn sys_recv(&mut self, me: usize, packed: u64) -> Result<Next, SysError> {
         let (obj, receiving) = self.receive_state(me, packed)?;
+        if let Some(next) = self.notified_now(me) {
+            return Ok(next);
+        }
         self.set_state(me, receiving);
         match self.sender_on(obj) {
             Some(s) => {
@@ -222,6 +228,9 @@ impl<M: Machine> Kernel<M> {
     /// `WouldBlock` (the caller stays ready and nothing changes).
     pub fn sys_nb_recv(&mut self, me: usize, packed: u64) -> Result<Next, SysError> {
         let (obj, receiving) = self.receive_state(me, packed)?;
+        if let Some(next) = self.notified_now(me) {
+            return Ok(next);
+        }
         let s = self.sender_on(obj).ok_or(SysError::WouldBlock)?;
         // `deliver` writes into a task blocked receiving, so the caller is
         // one for the moment of the hand-over; it leaves it ready.

@@ -84,6 +84,8 @@ pub struct Kernel<M: Machine> {
     /// task states change, so the fastpath can ask "does anyone wait
     /// here?" without scanning the tasks.
     pub ep_blocked: [u16; MAX_OBJECTS],
+    /// Ticks of the machine's timer since boot ([`Kernel::tick`]).
+    pub ticks: u64,
     next_seq: u64,
 }
 
@@ -105,6 +107,7 @@ impl<M: Machine> Kernel<M> {
             faults_ep: None,
             failed_to_load: 0,
             ep_blocked: [0; MAX_OBJECTS],
+            ticks: 0,
             next_seq: 0,
         }
     }
@@ -218,8 +221,9 @@ impl<M: Machine> Kernel<M> {
 
     /// Ends task `me`: `fault` carries the fault report when it faulted.
     /// Its capabilities are released (mappings removed through the same
-    /// path as `region_unmap`), then its address space is destroyed, which
-    /// frees only the frames the space owns. Dependents wake with `DeadPeer`.
+    /// path as `region_unmap`), its bound notification and timer dropped,
+    /// then its address space is destroyed, which frees only the frames
+    /// the space owns. Dependents wake with `DeadPeer`.
     pub fn end_task(
         &mut self,
         cpu: &mut crate::kernel::Cpu,
@@ -240,6 +244,8 @@ impl<M: Machine> Kernel<M> {
         self.set_state(me, state);
         let t = self.task(me);
         t.fault = fault;
+        t.bound = None; // a dead task receives nothing and keeps no timer
+        t.timer = None;
         if let Some(space) = t.space.take() {
             M::destroy(space);
         }

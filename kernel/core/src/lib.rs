@@ -1,7 +1,8 @@
 //! Kernel logic that needs no hardware, so it runs (and is tested) on the host.
 //!
 //! Capability tables with their derivation tree, IPC rendezvous,
-//! notifications, regions and ports as capabilities, the scheduler's
+//! notifications (bound to receivers or signalled by task timers),
+//! regions and ports as capabilities, the scheduler's
 //! choice, and the life cycle of tasks (start, end, supervision, restart)
 //! live here, generic over a [`machine::Machine`] that supplies what needs
 //! the hardware: saved registers, address spaces, ports, interrupt lines.
@@ -10,6 +11,7 @@
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 
+pub mod bound;
 pub mod cap;
 pub mod capops;
 pub mod console;
@@ -26,6 +28,7 @@ pub mod object;
 pub mod sched;
 pub mod syscall;
 pub mod task;
+pub mod timer;
 
 #[cfg(test)]
 mod tests;

@@ -5,7 +5,9 @@
 //! clears the word, blocking while it is zero; `poll` never blocks. An IRQ
 //! line bound to a notification sets its bit when it fires; the line stays
 //! masked until the holder of the IRQ capability (with the WRITE right)
-//! acknowledges it.
+//! acknowledges it. A notification bound to a task (`crate::bound`) wakes
+//! that task's receive when no `wait` is blocked on it, and only that task
+//! may wait on or poll it.
 
 use crate::cspace::NodeId;
 use crate::kernel::{Kernel, Next};
@@ -35,14 +37,20 @@ impl<M: Machine> Kernel<M> {
         if let Object::Notification { word } = &mut self.objects.table[obj as usize] {
             *word |= bits;
         }
-        let waiter = self.live().iter().position(
-            |t| matches!(t, Some(t) if matches!(t.state, State::Waiting { obj: o, .. } if o == obj)),
-        );
-        if let Some(w) = waiter {
+        if let Some(w) = self.waiter_on(obj) {
             let word = self.take_word(obj);
             self.task(w).ctx.set_ok(word);
             self.set_state(w, State::Ready);
+        } else {
+            self.wake_bound_receiver(obj);
         }
+    }
+
+    /// The task blocked in `wait` on notification `obj`, if any.
+    pub fn waiter_on(&self, obj: u16) -> Option<usize> {
+        self.live().iter().position(
+            |t| matches!(t, Some(t) if matches!(t.state, State::Waiting { obj: o, .. } if o == obj)),
+        )
     }
 
     pub fn sys_signal(&mut self, me: usize, slot: u64) -> Result<u64, SysError> {
@@ -53,6 +61,7 @@ impl<M: Machine> Kernel<M> {
 
     pub fn sys_wait(&mut self, me: usize, slot: u64) -> Result<Next, SysError> {
         let (obj, _) = self.notification(me, slot, rights::READ)?;
+        self.check_not_bound_elsewhere(me, obj)?;
         let word = self.take_word(obj);
         if word != 0 {
             self.task(me).ctx.set_ok(word);
@@ -70,6 +79,7 @@ impl<M: Machine> Kernel<M> {
 
     pub fn sys_poll(&mut self, me: usize, slot: u64) -> Result<u64, SysError> {
         let (obj, _) = self.notification(me, slot, rights::READ)?;
+        self.check_not_bound_elsewhere(me, obj)?;
         Ok(self.take_word(obj))
     }
 

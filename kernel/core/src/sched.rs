@@ -38,11 +38,18 @@ impl<M: Machine> Kernel<M> {
             .any(|t| t.state.is_ready() && t.priority < cur)
     }
 
-    /// Some task waits on a notification an interrupt line can signal.
+    /// Some task waits on a notification an interrupt line can signal
+    /// (in `wait`, or receiving with it bound), or a timer is armed.
     pub fn waits_for_interrupt(&self) -> bool {
-        self.live().iter().flatten().any(|t| match t.state {
-            State::Waiting { obj, .. } => self.objects.fed_by_irq(obj),
-            _ => false,
-        })
+        self.timer_armed()
+            || self
+                .live()
+                .iter()
+                .flatten()
+                .any(|t| match (t.state, t.bound) {
+                    (State::Waiting { obj, .. }, _) => self.objects.fed_by_irq(obj),
+                    (State::Receiving { .. }, Some(b)) => self.objects.fed_by_irq(b.obj),
+                    _ => false,
+                })
     }
 }

@@ -103,6 +103,8 @@ impl<M: Machine> Kernel<M> {
             Sysno::RegionPhys => self.sys_phys(me, a[0], a[1]),
             Sysno::IoIn => self.sys_io_in(me, a[0], a[1], a[2]),
             Sysno::IoOut => self.sys_io_out(me, a[0], a[1], a[2], a[3]),
+            Sysno::NtfnBind => self.sys_ntfn_bind(me, a[0], a[1]),
+            Sysno::TimerSet => self.sys_timer_set(me, a[0], a[1]),
         };
         self.value(me, r)
     }

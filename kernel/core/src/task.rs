@@ -101,6 +101,10 @@ pub struct Task<M: Machine> {
     pub fault: Option<FaultMessage>,
     /// Whether the task's next console byte starts a line.
     pub at_line_start: bool,
+    /// The notification bound to this task's receives (`ntfn_bind`).
+    pub bound: Option<crate::bound::Binding>,
+    /// The task's armed one-shot timer (`timer_set`).
+    pub timer: Option<crate::timer::Timer>,
 }
 
 impl<M: Machine> Task<M> {
@@ -115,6 +119,8 @@ impl<M: Machine> Task<M> {
             ipc_buf: t.ipc_buf,
             fault: None,
             at_line_start: true,
+            bound: None,
+            timer: None,
         }
     }
 }

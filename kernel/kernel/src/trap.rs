@@ -29,6 +29,7 @@ fn is_device_vector(v: u64) -> bool {
 /// Handles interrupt `vector`: what the interrupted task should do next.
 fn interrupt(k: &mut Kernel<X86>, vector: u64) -> Next {
     if vector == apic::TIMER_VECTOR as u64 {
+        k.tick(); // counts the tick and fires task timers that are due
         apic::eoi();
         return Next::Yield;
     }

@@ -6,7 +6,7 @@
 //! is not unsafe — the kernel checks every use and answers `WrongKind`.
 
 use crate::sys::{syscall6, Ret};
-use conflux_abi::ipc::{Info, MAX_WORDS, REG_WORDS};
+use conflux_abi::ipc::{Info, MAX_WORDS, NOTIFY_LABEL, REG_WORDS};
 use conflux_abi::layout::IPC_BUFFER;
 use conflux_abi::syscall::pack_slots;
 use conflux_abi::{SysError, Sysno};
@@ -26,7 +26,8 @@ pub struct Message {
     pub cap: Option<usize>,
     /// Receive: a capability was offered but no receive slot was free.
     pub cap_dropped: bool,
-    /// Receive: the kernel itself sent this message (a fault report).
+    /// Receive: the kernel itself sent this message (a fault report, or a
+    /// bound notification's signal: [`Received::notified`]).
     pub from_kernel: bool,
 }
 
@@ -137,6 +138,17 @@ pub struct Received {
     pub badge: u64,
 }
 
+impl Received {
+    /// `Some(bits)` when this is not a task's message but the kernel's
+    /// report that the task's bound notification was signalled
+    /// ([`Notification::bind`]): `bits` is the notification word, which
+    /// the kernel cleared. No task can forge it (only the kernel sets
+    /// `from_kernel`). There is no caller to reply to.
+    pub fn notified(&self) -> Option<u64> {
+        (self.msg.from_kernel && self.msg.label == NOTIFY_LABEL).then_some(self.badge)
+    }
+}
+
 /// A capability to an endpoint.
 #[derive(Clone, Copy, Debug)]
 pub struct Endpoint(pub usize);
@@ -231,6 +243,28 @@ impl Notification {
     /// Returns and clears the bits without waiting.
     pub fn poll(&self) -> Result<u64, SysError> {
         crate::sys::call(Sysno::Poll, self.0 as u64, 0, 0, 0)
+    }
+
+    /// Binds this notification (READ) to the calling task, a receiver on
+    /// `endpoint` (READ): a signal then ends the task's `recv`,
+    /// `reply_recv` or `nb_recv` with a message whose
+    /// [`Received::notified`] gives the bits. One binding per task and
+    /// per notification; deleting or revoking this capability unbinds.
+    pub fn bind(&self, endpoint: &Endpoint) -> Result<(), SysError> {
+        crate::sys::call(Sysno::NtfnBind, endpoint.0 as u64, self.0 as u64, 0, 0).map(drop)
+    }
+
+    /// Removes the calling task's binding (`NotBound` if it has none).
+    pub fn unbind() -> Result<(), SysError> {
+        crate::sys::call(Sysno::NtfnBind, 0, 0, 0, 0).map(drop)
+    }
+
+    /// Arms the calling task's one timer (replacing any other) to signal
+    /// this notification (WRITE) at the `ticks`-th kernel tick from now
+    /// ([`conflux_abi::time::TICK_NS`] each); 0 cancels. Returns the
+    /// kernel's tick count at the call.
+    pub fn timer(&self, ticks: u64) -> Result<u64, SysError> {
+        crate::sys::call(Sysno::TimerSet, self.0 as u64, ticks, 0, 0)
     }
 }
 

@@ -4,6 +4,7 @@
 //! into a `Kernel<Mock>` and drives it syscall by syscall, the way the trap
 //! entry does on the real machine.
 
+mod bound;
 mod console;
 mod cspace_props;
 mod fastpath_equiv;
@@ -13,3 +14,4 @@ mod mock;
 mod revoke;
 mod sched_props;
 mod sim;
+mod timer;

@@ -13,8 +13,8 @@ pub const TIMER_VECTOR: u8 = 32;
 /// Vector for spurious interrupts; its low four bits are set, as older
 /// APICs require.
 pub const SPURIOUS_VECTOR: u8 = 47;
-/// Scheduling tick.
-pub const TICK_NS: u32 = 10_000_000;
+/// Scheduling tick (shared with tasks, which set timers in ticks).
+pub use conflux_abi::time::TICK_NS;
 
 const IA32_APIC_BASE: u32 = 0x1b;
 const BUS_HZ: u64 = 1_000_000_000;
@@ -48,7 +48,7 @@ pub fn init() {
     write(REG_SVR, SOFTWARE_ENABLE | SPURIOUS_VECTOR as u32);
     write(REG_TIMER_DIV, DIVIDE_BY_16);
     write(REG_LVT_TIMER, PERIODIC | TIMER_VECTOR as u32);
-    let count = BUS_HZ / 16 * TICK_NS as u64 / 1_000_000_000;
+    let count = BUS_HZ / 16 * TICK_NS / 1_000_000_000;
     write(REG_TIMER_INIT, count as u32);
 }
 
