@@ -214,3 +214,18 @@ fn ending_a_session_closes_every_socket_of_the_client() {
     call(&mut net.a, SRV, BIND, &[u2, addr([0; 4], 53)]).unwrap();
     let _ = IP_B;
 }
+
+#[test]
+fn a_closed_connection_the_peer_never_closes_is_dropped_in_time() {
+    let mut net = Net::new();
+    let l = listener(&mut net, 9, 1);
+    let _c = connect(&mut net, 9);
+    let s = accept(&mut net, l);
+    let before = net.a.stack().sockets_in_use();
+    call(&mut net.a, SRV, CLOSE, &[s]).unwrap();
+    net.pump(10);
+    // The peer acknowledged the FIN but keeps its side open.
+    assert_eq!(net.a.stack().sockets_in_use(), before);
+    net.pump_every(1000, 62);
+    assert_eq!(net.a.stack().sockets_in_use(), before - 1);
+}

@@ -4,13 +4,19 @@
 
 use conflux_socket_protocol::{Events, NetError, SockAddr};
 use smoltcp::socket::tcp::State;
-use smoltcp::time::Instant;
+use smoltcp::time::{Duration, Instant};
 
 use super::{find, refill, Stack};
 use crate::client::{Badge, Entry, Handle, Sock};
 use crate::datagram::Datagram;
 use crate::ports::Proto;
 use crate::stream::{sock_addr, Phase};
+
+/// How long a closed connection may take to finish closing. smoltcp's own
+/// timeout covers a peer that stops acknowledging; this covers one that
+/// acknowledges our FIN but never sends its own (FIN-WAIT-2 has no timer
+/// in smoltcp), which would otherwise hold a socket for ever.
+const LINGER: Duration = Duration::from_secs(60);
 
 impl Stack {
     /// `close`.
@@ -48,13 +54,13 @@ impl Stack {
                 } else {
                     tcp.close();
                 }
-                self.lingering.push(s.handle);
+                self.lingering.push((s.handle, self.now + LINGER));
             }
             Sock::Listener(l) => {
                 self.ports.release(Proto::Tcp, l.local.port);
                 for h in l.pool {
                     self.sockets.tcp_mut(h).abort();
-                    self.lingering.push(h);
+                    self.lingering.push((h, self.now + LINGER));
                 }
             }
             Sock::Datagram(d) => {
@@ -79,12 +85,17 @@ impl Stack {
             }
         }
         // The poll that just ran sent any reset or final segment they had.
-        self.lingering.retain(|&h| {
-            let closed = sockets.tcp(h).state() == State::Closed;
-            if closed {
+        self.lingering.retain(|&(h, deadline)| {
+            let tcp = sockets.tcp_mut(h);
+            if tcp.state() == State::Closed {
                 sockets.remove(h);
+                return false;
             }
-            !closed
+            if now >= deadline {
+                // Dropped after the next poll has sent the reset.
+                tcp.abort();
+            }
+            true
         });
     }
 

@@ -32,8 +32,9 @@ pub struct Stack {
     pub(crate) sockets: Sockets,
     clients: BTreeMap<Badge, ClientTable>,
     ports: Ports,
-    /// Closed by their clients, still sending what was queued (or a reset).
-    lingering: Vec<SocketHandle>,
+    /// Closed by their clients, still sending what was queued (or a
+    /// reset), each with the time it is aborted if still not closed.
+    lingering: Vec<(SocketHandle, Instant)>,
     config: Config,
     now: Instant,
 }

@@ -103,8 +103,13 @@ impl Net {
 
     /// Polls both stacks `rounds` times, a millisecond apart.
     pub fn pump(&mut self, rounds: usize) {
+        self.pump_every(1, rounds);
+    }
+
+    /// Polls both stacks `rounds` times, `ms` milliseconds apart.
+    pub fn pump_every(&mut self, ms: u64, rounds: usize) {
         for _ in 0..rounds {
-            self.now += Duration::from_millis(1);
+            self.now += Duration::from_millis(ms);
             self.a.poll(self.now);
             self.b.poll(self.now);
         }
