@@ -5,8 +5,8 @@
 
 mod common;
 
-use common::{Net, IP_A, IP_B};
-use conflux_socket_protocol::ops::ALL;
+use common::{call as setup, Net, IP_A, IP_B};
+use conflux_socket_protocol::ops::{ALL, BIND, CONNECT, LISTEN, SOCKET};
 use conflux_socket_protocol::SockAddr;
 use cosy_abi::{Args, Service};
 use proptest::prelude::*;
@@ -34,7 +34,7 @@ fn value() -> impl Strategy<Value = u64> {
     ]
 }
 
-fn call() -> impl Strategy<Value = Call> {
+fn random_call() -> impl Strategy<Value = Call> {
     (
         any::<bool>(),
         0u64..3,
@@ -55,13 +55,21 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
-    fn random_operations_never_panic(calls in prop::collection::vec(call(), 1..120)) {
+    fn random_operations_never_panic(calls in prop::collection::vec(random_call(), 1..120)) {
         let mut net = Net::with(|c| {
             c.max_client_sockets = 6;
             c.max_sockets = 24;
             c.tcp_buffer = 2048;
         });
         let baseline = net.a.stack().sockets_in_use() + net.b.stack().sockets_in_use();
+        // A live listener and connection, so random calls meet sockets in
+        // every state and not only fresh ones.
+        let l = setup(&mut net.a, 0, SOCKET, &[1]).unwrap();
+        setup(&mut net.a, 0, BIND, &[l, SockAddr::new([0; 4], 7).to_word()]).unwrap();
+        setup(&mut net.a, 0, LISTEN, &[l, 2]).unwrap();
+        let c = setup(&mut net.b, 1, SOCKET, &[1]).unwrap();
+        let _ = setup(&mut net.b, 1, CONNECT, &[c, SockAddr::new(IP_A, 7).to_word()]);
+        net.pump(1500);
         let mut region = vec![0u8; 256];
         for c in &calls {
             let core = if c.on_b { &mut net.b } else { &mut net.a };

@@ -161,10 +161,10 @@ impl Stack {
 
     /// `recv`: a stream's bytes, or a datagram's (without its sender).
     pub fn recv(&mut self, badge: Badge, h: Handle, out: &mut [u8]) -> Result<usize, NetError> {
-        match self.with_stream(badge, h, NetError::NotSupported, |s, tcp| s.recv(tcp, out)) {
-            Err(NetError::NotSupported) => self.recv_from(badge, h, out).map(|(n, _)| n),
-            other => other,
+        if matches!(self.entry(badge, h)?.sock, Sock::Datagram(_)) {
+            return self.recv_from(badge, h, out).map(|(n, _)| n);
         }
+        self.with_stream(badge, h, NetError::NotSupported, |s, tcp| s.recv(tcp, out))
     }
 
     /// `shutdown` of the receiving (`rd`) and sending (`wr`) halves.

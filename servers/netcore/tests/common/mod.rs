@@ -3,7 +3,7 @@
 //! `Args` built by hand over one client region).
 #![allow(dead_code)]
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -19,20 +19,31 @@ type Queue = Rc<RefCell<VecDeque<Vec<u8>>>>;
 pub struct Wire {
     rx: Queue,
     tx: Queue,
+    cut: Rc<Cell<bool>>,
 }
 
 /// Both ends of a cable.
 pub fn cable() -> (Wire, Wire) {
     let (ab, ba) = (Queue::default(), Queue::default());
+    let cut = Rc::new(Cell::new(false));
     let a = Wire {
         rx: ba.clone(),
         tx: ab.clone(),
+        cut: cut.clone(),
     };
-    (a, Wire { rx: ab, tx: ba })
+    (
+        a,
+        Wire {
+            rx: ab,
+            tx: ba,
+            cut,
+        },
+    )
 }
 
 pub struct Rx(Vec<u8>);
-pub struct Tx(Queue);
+/// A frame to send, and where it goes (`None`: the cable is cut).
+pub struct Tx(Option<Queue>);
 
 impl RxToken for Rx {
     fn consume<R, F: FnOnce(&[u8]) -> R>(self, f: F) -> R {
@@ -44,8 +55,21 @@ impl TxToken for Tx {
     fn consume<R, F: FnOnce(&mut [u8]) -> R>(self, len: usize, f: F) -> R {
         let mut frame = vec![0; len];
         let r = f(&mut frame);
-        self.0.borrow_mut().push_back(frame);
+        if let Some(q) = self.0 {
+            q.borrow_mut().push_back(frame);
+        }
         r
+    }
+}
+
+impl Wire {
+    fn tx_token(&self) -> Tx {
+        Tx((!self.cut.get()).then(|| self.tx.clone()))
+    }
+
+    /// Cuts the cable (both ways) or mends it.
+    pub fn set_cut(&self, cut: bool) {
+        self.cut.set(cut);
     }
 }
 
@@ -55,11 +79,11 @@ impl Device for Wire {
 
     fn receive(&mut self, _: Instant) -> Option<(Rx, Tx)> {
         let frame = self.rx.borrow_mut().pop_front()?;
-        Some((Rx(frame), Tx(self.tx.clone())))
+        Some((Rx(frame), self.tx_token()))
     }
 
     fn transmit(&mut self, _: Instant) -> Option<Tx> {
-        Some(Tx(self.tx.clone()))
+        Some(self.tx_token())
     }
 
     fn capabilities(&self) -> DeviceCapabilities {
