@@ -18,7 +18,12 @@ pub struct NetCore<D: Device> {
 }
 
 impl<D: Device> NetCore<D> {
-    /// A stack on `device` (an Ethernet device) at `config`'s address.
+    /// A stack on `device` at `config`'s address.
+    ///
+    /// # Panics
+    ///
+    /// If the device's medium is not Ethernet (smoltcp checks it; a
+    /// server wiring bug, never a client's doing).
     pub fn new(config: Config, mut device: D, now: Instant) -> NetCore<D> {
         let mut ic = IfaceConfig::new(HardwareAddress::Ethernet(config.mac));
         ic.random_seed = config.random_seed;

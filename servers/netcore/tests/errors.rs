@@ -118,3 +118,20 @@ fn datagrams_carry_their_sender() {
     }
     panic!("no datagram arrived ({sent:?})");
 }
+
+#[test]
+fn the_same_handle_names_each_clients_own_socket() {
+    let mut net = Net::new();
+    let a = &mut net.a;
+    let one = call(a, 1, SOCKET, &[1]).unwrap();
+    let two = call(a, 2, SOCKET, &[2]).unwrap();
+    assert_eq!(one, two, "both clients start at handle 0");
+    call(a, 1, BIND, &[one, addr([0; 4], 80)]).unwrap();
+    // Client 2's handle 0 is its datagram socket, not client 1's stream.
+    assert_eq!(call(a, 2, LISTEN, &[two, 1]), Err(NotSupported));
+    call(a, 2, CLOSE, &[two]).unwrap();
+    assert_eq!(call(a, 2, CLOSE, &[two]), Err(BadSocket));
+    call(a, 1, LISTEN, &[one, 1]).unwrap();
+    let name = call(a, 1, GETSOCKNAME, &[one]).unwrap();
+    assert_eq!(SockAddr::from_word(name), Some(SockAddr::new([0; 4], 80)));
+}
