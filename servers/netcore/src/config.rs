@@ -1,0 +1,46 @@
+//! What the server decides when it starts the stack: its addresses and the
+//! limits that keep one client from taking every socket or byte.
+
+use smoltcp::wire::{EthernetAddress, Ipv4Address, Ipv4Cidr};
+
+/// The interface's identity and the stack's limits.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// The link's MAC address.
+    pub mac: EthernetAddress,
+    /// The interface's IPv4 address and prefix.
+    pub ip: Ipv4Cidr,
+    /// Where packets for other networks go, if anywhere.
+    pub gateway: Option<Ipv4Address>,
+    /// Seed for smoltcp's initial sequence numbers and ephemeral choices.
+    pub random_seed: u64,
+    /// Handles one client may hold at once (`TooManySockets` past it).
+    pub max_client_sockets: usize,
+    /// smoltcp sockets of all clients together, including listener pools
+    /// and closing connections (`NoBuffers` past it).
+    pub max_sockets: usize,
+    /// Receive and send buffer of each stream, bytes.
+    pub tcp_buffer: usize,
+    /// Payload bytes buffered each way per datagram socket.
+    pub udp_buffer: usize,
+    /// Datagrams buffered each way per datagram socket.
+    pub udp_packets: usize,
+}
+
+impl Config {
+    /// A configuration with the default limits for this address.
+    pub fn new(mac: [u8; 6], ip: [u8; 4], prefix: u8) -> Config {
+        let [a, b, c, d] = ip;
+        Config {
+            mac: EthernetAddress(mac),
+            ip: Ipv4Cidr::new(Ipv4Address::new(a, b, c, d), prefix),
+            gateway: None,
+            random_seed: 0x0043_6f6e_666c_7578,
+            max_client_sockets: 32,
+            max_sockets: 128,
+            tcp_buffer: 64 * 1024,
+            udp_buffer: 16 * 1024,
+            udp_packets: 16,
+        }
+    }
+}

@@ -1,0 +1,43 @@
+//! The network server's logic, apart from IPC and devices, so that the
+//! host can test it:
+//!
+//! - [`NetCore`]: smoltcp's `Interface` and `SocketSet` over any
+//!   `smoltcp::phy::Device` (the server plugs in its virtio-net link;
+//!   tests plug in an in-memory cable). Time is always passed in
+//!   ([`NetCore::poll`], [`NetCore::poll_delay`]), never read from a clock.
+//! - Per-client socket tables keyed by the caller's IPC badge: a handle is
+//!   an index into the caller's own table, so a client cannot name another
+//!   client's socket. Ending a session closes every socket of the client.
+//! - Listener pools: a smoltcp TCP socket listens for one connection at a
+//!   time, so a listener keeps `backlog` listening sockets and `accept`
+//!   hands out whichever has connected, then refills the pool.
+//! - The socket operations as a `cosy_abi::Service` ([`NetService`]), the
+//!   one implementation behind compounds and per-call requests.
+//!
+//! Principles: no operation blocks (one that cannot finish fails with
+//! `WouldBlock`, and parking the request is the server's business); no
+//! client input can panic the server (every operand is decoded once into a
+//! checked type, every bad one gets its own `NetError`); and a socket's
+//! kind is fixed when it is made, so a smoltcp handle is only ever read as
+//! the socket type it was created as.
+#![cfg_attr(not(test), no_std)]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+mod client;
+mod config;
+mod datagram;
+mod listener;
+mod netcore;
+mod ports;
+mod service;
+mod sockets;
+mod stack;
+mod stream;
+
+pub use client::{Badge, Handle};
+pub use config::Config;
+pub use netcore::NetCore;
+pub use service::NetService;
+pub use stack::Stack;

@@ -1,0 +1,183 @@
+//! The stack: smoltcp's interface, the socket set, and every client's
+//! socket table, with one method per socket operation.
+//!
+//! Each method takes the caller's badge and operands already decoded into
+//! checked types (see `service`), finds the socket in the caller's table
+//! only, and brings the socket's phase up to date before acting on it, so
+//! an operation never acts on a state the last poll did not look at.
+
+mod life;
+mod tcp;
+mod udp;
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+use conflux_socket_protocol::{NetError, SockAddr, SockKind};
+use smoltcp::iface::{Interface, SocketHandle};
+use smoltcp::socket::tcp::State;
+use smoltcp::time::Instant;
+
+use crate::client::{Badge, ClientTable, Entry, Handle, Sock};
+use crate::config::Config;
+use crate::datagram::Datagram;
+use crate::listener::{listen_endpoint, Listener};
+use crate::ports::{Ports, Proto};
+use crate::sockets::Sockets;
+use crate::stream::{Phase, Stream};
+
+/// The interface, its sockets and their owners.
+pub struct Stack {
+    pub(crate) iface: Interface,
+    pub(crate) sockets: Sockets,
+    clients: BTreeMap<Badge, ClientTable>,
+    ports: Ports,
+    /// Closed by their clients, still sending what was queued (or a
+    /// reset), each with the time it is aborted if still not closed.
+    lingering: Vec<(SocketHandle, Instant)>,
+    config: Config,
+    now: Instant,
+}
+
+impl Stack {
+    pub(crate) fn new(iface: Interface, config: Config, now: Instant) -> Stack {
+        Stack {
+            iface,
+            sockets: Sockets::new(config),
+            clients: BTreeMap::new(),
+            ports: Ports::new(config.random_seed),
+            lingering: Vec::new(),
+            config,
+            now,
+        }
+    }
+
+    /// smoltcp sockets held, clients' and the stack's own.
+    pub fn sockets_in_use(&self) -> usize {
+        self.sockets.live()
+    }
+
+    /// Sockets client `badge` has open.
+    pub fn client_sockets(&self, badge: Badge) -> usize {
+        self.clients.get(&badge).map_or(0, ClientTable::len)
+    }
+
+    fn entry(&mut self, badge: Badge, h: Handle) -> Result<&mut Entry, NetError> {
+        find(&mut self.clients, &self.sockets, self.now, badge, h)
+    }
+
+    /// Whether the server should answer `WouldBlock` for `h` instead of
+    /// parking the request.
+    pub fn is_nonblocking(&mut self, badge: Badge, h: Handle) -> Result<bool, NetError> {
+        Ok(self.entry(badge, h)?.nonblocking)
+    }
+
+    /// `set_nonblocking`.
+    pub fn set_nonblocking(&mut self, badge: Badge, h: Handle, on: bool) -> Result<(), NetError> {
+        self.entry(badge, h)?.nonblocking = on;
+        Ok(())
+    }
+
+    /// `socket`.
+    pub fn socket(&mut self, badge: Badge, kind: SockKind) -> Result<Handle, NetError> {
+        let limit = self.config.max_client_sockets;
+        if !self.clients.get(&badge).is_none_or(|t| t.has_room(limit)) {
+            return Err(NetError::TooManySockets);
+        }
+        let sock = match kind {
+            SockKind::Stream => Sock::Stream(Stream::new(self.sockets.add_tcp()?)),
+            SockKind::Datagram => Sock::Datagram(Datagram {
+                handle: self.sockets.add_udp()?,
+                local: None,
+            }),
+        };
+        let entry = Entry {
+            sock,
+            nonblocking: false,
+        };
+        self.clients.entry(badge).or_default().insert(entry, limit)
+    }
+
+    /// Whether `addr` may be a local address: any, or the interface's.
+    fn check_local(&self, addr: SockAddr) -> Result<(), NetError> {
+        if addr.is_unspecified() || addr.ip == self.config.ip.address().octets() {
+            Ok(())
+        } else {
+            Err(NetError::AddressNotAvailable)
+        }
+    }
+
+    /// `bind`.
+    pub fn bind(&mut self, badge: Badge, h: Handle, addr: SockAddr) -> Result<(), NetError> {
+        self.check_local(addr)?;
+        let Stack {
+            clients,
+            sockets,
+            ports,
+            now,
+            ..
+        } = self;
+        let entry = find(clients, sockets, *now, badge, h)?;
+        match &mut entry.sock {
+            Sock::Stream(s) if s.local.is_none() && s.phase == Phase::Fresh => {
+                let port = ports.take(Proto::Tcp, addr.port)?;
+                s.local = Some(SockAddr::new(addr.ip, port));
+                s.owns_port = true;
+                Ok(())
+            }
+            Sock::Datagram(d) if d.local.is_none() => {
+                let port = ports.take(Proto::Udp, addr.port)?;
+                let local = SockAddr::new(addr.ip, port);
+                if sockets
+                    .udp_mut(d.handle)
+                    .bind(listen_endpoint(local))
+                    .is_err()
+                {
+                    ports.release(Proto::Udp, port);
+                    return Err(NetError::Invalid);
+                }
+                d.local = Some(local);
+                Ok(())
+            }
+            _ => Err(NetError::Invalid),
+        }
+    }
+}
+
+/// Client `badge`'s socket `h`, its phase brought up to date.
+fn find<'a>(
+    clients: &'a mut BTreeMap<Badge, ClientTable>,
+    sockets: &Sockets,
+    now: Instant,
+    badge: Badge,
+    h: Handle,
+) -> Result<&'a mut Entry, NetError> {
+    let entry = clients
+        .get_mut(&badge)
+        .ok_or(NetError::BadSocket)?
+        .get_mut(h)?;
+    if let Sock::Stream(s) = &mut entry.sock {
+        s.observe(sockets.tcp(s.handle), now);
+    }
+    Ok(entry)
+}
+
+/// Tops `l`'s pool up to its backlog, as far as the server has room, and
+/// sets pool sockets whose connection died before `accept` listening again.
+fn refill(l: &mut Listener, sockets: &mut Sockets) {
+    for &h in &l.pool {
+        let tcp = sockets.tcp_mut(h);
+        if tcp.state() == State::Closed {
+            // Cannot fail: the socket is closed and the port is not 0.
+            let _ = tcp.listen(l.endpoint());
+        }
+    }
+    while l.pool.len() < l.backlog {
+        let Ok(h) = sockets.add_tcp() else { break };
+        if sockets.tcp_mut(h).listen(l.endpoint()).is_err() {
+            sockets.remove(h);
+            break;
+        }
+        l.pool.push(h);
+    }
+}
