@@ -239,14 +239,17 @@ fn driver_client_slots(device: &Device) -> Vec<Slot> {
 }
 
 /// Client `i`'s capabilities to its connection with the device's driver:
-/// `NAME` (the shared region, mapped), `NAME_done` (read: the driver's
-/// completions) and `NAME_doorbell` (write, badged with bit `1 + i` of the
+/// `NAME` (the shared region, mapped), `NAME_done` (the driver's
+/// completions; read, and write so that the client may also arm its timer
+/// on it: a task binds one notification to its endpoint, so a server that
+/// waits for calls, completions and timeouts in one receive needs them all
+/// on this one) and `NAME_doorbell` (write, badged with bit `1 + i` of the
 /// driver's notification, whose bit 0 is the interrupt).
 fn client_slots(device: &Device, i: usize) -> [Slot; 3] {
     let c = &device.clients[i];
     [
         (device.name.clone(), c.region, READ | WRITE, 0),
-        (format!("{}_done", device.name), c.done, READ, 0),
+        (format!("{}_done", device.name), c.done, READ | WRITE, 0),
         (
             format!("{}_doorbell", device.name),
             device.objects.notify,

@@ -387,3 +387,33 @@ fn a_missing_disk_folder_is_refused_on_load() {
     assert_eq!(not_a_dir, error);
     assert!(loaded.is_ok());
 }
+
+#[test]
+fn a_device_client_may_wait_on_and_arm_a_timer_on_its_done_notification() {
+    let m = ok(&with(&device(
+        "net0",
+        "virtio-net",
+        "clients = [\"other\"]\n",
+    )));
+    let client = &m.tasks[1];
+    let caps: Vec<(&str, u8)> = client
+        .caps
+        .iter()
+        .map(|c| (c.name.as_str(), c.rights))
+        .collect();
+    assert_eq!(
+        caps,
+        [
+            ("net0", READ | WRITE),
+            ("net0_done", READ | WRITE),
+            ("net0_doorbell", WRITE)
+        ]
+    );
+    // The driver only signals it.
+    let driver_done = m.tasks[0]
+        .caps
+        .iter()
+        .find(|c| c.name == "net0_client0_done")
+        .map(|c| c.rights);
+    assert_eq!(driver_done, Some(WRITE));
+}

@@ -3,6 +3,7 @@
 use core::fmt;
 
 use conflux_abi::SysError;
+use conflux_cosy_ipc::client::Failure;
 use conflux_fs_protocol::{ipc, ops, FsError};
 use cosy_abi::code;
 
@@ -43,6 +44,18 @@ impl Error {
             Some(e) if status & code::SERVICE != 0 => Error::Fs(e),
             _ => Error::Request(status),
         })
+    }
+}
+
+impl From<Failure> for Error {
+    fn from(f: Failure) -> Self {
+        match f {
+            Failure::Status { label, word0 } => {
+                Error::from_status(label, word0).unwrap_or(Error::Request(0))
+            }
+            Failure::Ipc(e) => e.into(),
+            Failure::TooLarge => Error::TooLarge,
+        }
     }
 }
 

@@ -39,24 +39,15 @@ mod van;
 
 use alloc::vec::Vec;
 
+use conflux_cosy_ipc::client::Session;
+pub use conflux_cosy_ipc::client::{Caps, Operand};
 use conflux_fs_protocol::ipc::{self, BufArg, RunReply};
 use conflux_fs_protocol::recipes::{list_long, ListLayout, LIST_TRUNCATED};
 use conflux_fs_protocol::record::{Dirent, Stat};
-use conflux_userlib::ipc::{set_long_word, Endpoint, Message, Region};
-use conflux_userlib::window::Window;
+use conflux_userlib::ipc::Message;
 
 pub use error::{op_name, Error};
-pub use van::{Fd, Operand};
-
-/// The capabilities a connection needs, from the task's `config::caps`.
-#[derive(Clone, Copy, Debug)]
-pub struct Caps {
-    /// The file server's endpoint (with a badge only this task has).
-    pub endpoint: usize,
-    /// The control region, and where the manifest mapped it.
-    pub control: usize,
-    pub control_addr: u64,
-}
+pub use van::Fd;
 
 /// The [`Caps`] a task's manifest names `fs` (the endpoint) and
 /// `fs_control` (the control region), read from its generated `config`.
@@ -76,31 +67,15 @@ const PATHS: usize = 2 * 4096;
 
 /// A connection to the file server.
 pub struct Fs {
-    caps: Caps,
-    ep: Endpoint,
-    control: Window,
-    data: Vec<(usize, u64, Window)>,
-    max_steps: u64,
-    max_ops: u64,
+    session: Session,
 }
 
 impl Fs {
     /// Connects: shares the control region with the server.
     pub fn connect(caps: Caps) -> Result<Fs, Error> {
-        // The manifest mapped the region at start; map it again as a
-        // window (which learns its size from the kernel).
-        let _ = Region(caps.control).unmap();
-        let control = Window::map(caps.control, caps.control_addr, true)?;
-        let mut fs = Fs {
-            caps,
-            ep: Endpoint(caps.endpoint),
-            control,
-            data: Vec::new(),
-            max_steps: 0,
-            max_ops: 0,
-        };
-        fs.hello()?;
-        Ok(fs)
+        Ok(Fs {
+            session: Session::connect(caps)?,
+        })
     }
 
     /// For test tasks: [`Fs::connect`], or a `CHECK FAILED` line that says
@@ -112,36 +87,17 @@ impl Fs {
         })
     }
 
-    fn hello(&mut self) -> Result<(), Error> {
-        let msg = Message::new(ipc::CONNECT, &[ipc::VERSION]).with_cap(self.caps.control);
-        let words = self.exchange(&msg)?;
-        self.max_steps = words[1];
-        self.max_ops = words[2];
-        Ok(())
-    }
-
     /// Connects again after [`Error::ServerRestarted`]: the new server
     /// instance gets the control region and every data region again, in
     /// the same order. Handles and prepared compounds are gone.
     pub fn reconnect(&mut self) -> Result<(), Error> {
-        self.hello()?;
-        let slots: Vec<usize> = self.data.iter().map(|(slot, _, _)| *slot).collect();
-        for slot in slots {
-            let msg = Message::new(ipc::ATTACH, &[]).with_cap(slot);
-            self.exchange(&msg)?;
-        }
-        Ok(())
+        Ok(self.session.reconnect()?)
     }
 
     /// Shares the region in `slot` (mapped by the manifest at `addr`) as
     /// the next data region; returns its number in buffer operands (1, 2, ...).
     pub fn attach(&mut self, slot: usize, addr: u64) -> Result<u8, Error> {
-        let _ = Region(slot).unmap();
-        let window = Window::map(slot, addr, true)?;
-        let msg = Message::new(ipc::ATTACH, &[]).with_cap(slot);
-        let number = self.exchange(&msg)?[0];
-        self.data.push((slot, addr, window));
-        Ok(number as u8)
+        Ok(self.session.attach(slot, addr)?)
     }
 
     /// Asks the server to write everything back, unmount and stop (the
@@ -153,37 +109,32 @@ impl Fs {
 
     /// Ends the session (the server closes its handles).
     pub fn detach(&mut self) -> Result<(), Error> {
-        self.exchange(&Message::new(ipc::DETACH, &[])).map(drop)
+        Ok(self.session.detach()?)
     }
 
     /// The control region's bytes (region 0 of every compound).
     pub fn control(&mut self) -> &mut [u8] {
-        self.control.bytes()
+        self.session.control()
     }
 
     /// Data region `number`'s bytes (1 for the first attached).
     pub fn data(&mut self, number: u8) -> Option<&mut [u8]> {
-        let i = usize::from(number).checked_sub(1)?;
-        self.data.get_mut(i).map(|(_, _, w)| w.bytes())
+        self.session.data(number)
     }
 
     /// The most steps the server lets one run take.
     pub fn max_steps(&self) -> u64 {
-        self.max_steps
+        self.session.max_steps()
     }
 
     /// The most ops the server decodes in one compound.
     pub fn max_ops(&self) -> u64 {
-        self.max_ops
+        self.session.max_ops()
     }
 
     /// Sends `msg` and returns the reply's words, or its status as an error.
     fn exchange(&mut self, msg: &Message) -> Result<[u64; 4], Error> {
-        let reply = self.ep.call(msg)?;
-        match Error::from_status(reply.label, reply.words[0]) {
-            None => Ok(reply.words),
-            Some(e) => Err(e),
-        }
+        Ok(self.session.exchange(msg)?)
     }
 
     /// Runs `compound` (placed at the end of the control region, so the
@@ -192,45 +143,29 @@ impl Fs {
     /// read it with `cosy_abi::Compound::new_checked(&fs.control()[at..])`
     /// at [`Fs::compound_offset`].
     pub fn run(&mut self, compound: &[u8], params: &[u64]) -> Result<RunReply, Error> {
-        let at = self.place(compound)?;
-        self.run_at(at, compound.len(), params)
+        Ok(self.session.run(compound, params)?)
     }
 
     /// Where [`Fs::run`] puts a compound of `len` bytes.
     pub fn compound_offset(&self, len: usize) -> Option<usize> {
-        self.control.len().checked_sub(len).map(|at| at & !7)
-    }
-
-    fn place(&mut self, compound: &[u8]) -> Result<usize, Error> {
-        let at = self
-            .compound_offset(compound.len())
-            .ok_or(Error::TooLarge)?;
-        self.control()[at..at + compound.len()].copy_from_slice(compound);
-        Ok(at)
+        self.session.compound_offset(len)
     }
 
     /// Runs the compound already at `offset..offset + len` of the control
     /// region.
     pub fn run_at(&mut self, offset: usize, len: usize, params: &[u64]) -> Result<RunReply, Error> {
-        let words = with_params(&[offset as u64, len as u64], params)?;
-        let msg = message(ipc::RUN, &words);
-        let w = self.exchange(&msg)?;
-        Ok(RunReply::from_words([w[0], w[1], w[2]]))
+        Ok(self.session.run_at(offset, len, params)?)
     }
 
     /// Verifies `compound` once (placed as [`Fs::run`] places it); returns
     /// a handle for [`Fs::run_prepared`].
     pub fn prepare(&mut self, compound: &[u8]) -> Result<u64, Error> {
-        let at = self.place(compound)?;
-        let msg = Message::new(ipc::PREPARE, &[at as u64, compound.len() as u64]);
-        Ok(self.exchange(&msg)?[0])
+        Ok(self.session.prepare(compound)?)
     }
 
     /// Runs a prepared compound with new parameters.
     pub fn run_prepared(&mut self, handle: u64, params: &[u64]) -> Result<RunReply, Error> {
-        let words = with_params(&[handle], params)?;
-        let w = self.exchange(&message(ipc::RUN_PREPARED, &words))?;
-        Ok(RunReply::from_words([w[0], w[1], w[2]]))
+        Ok(self.session.run_prepared(handle, params)?)
     }
 
     /// `ls -l` of directory `path` as one compound (COSY): every entry
@@ -239,7 +174,10 @@ impl Fs {
     pub fn list_long(&mut self, path: &str) -> Result<(Vec<(Dirent, Stat)>, bool), Error> {
         let probe = list_long(ListLayout::packed(0, 0, 1)).map_err(|_| Error::TooLarge)?;
         let per = (Dirent::SIZE + Stat::SIZE) as u32;
-        let room = self.control.len().saturating_sub(probe.len() + 4096 + 64) as u32;
+        let room = self
+            .session
+            .control_len()
+            .saturating_sub(probe.len() + 4096 + 64) as u32;
         let layout = ListLayout::packed(0, 0, room / per);
         let compound = list_long(layout).map_err(|_| Error::TooLarge)?;
         put_path(self.control(), 0, path)?;
@@ -261,25 +199,6 @@ impl Fs {
         }
         Ok((out, reply.exit_value & LIST_TRUNCATED != 0))
     }
-}
-
-/// `fixed` then `params`, at most the request's word limit.
-fn with_params(fixed: &[u64], params: &[u64]) -> Result<Vec<u64>, Error> {
-    if params.len() > 32 {
-        return Err(Error::TooLarge);
-    }
-    let mut words = Vec::with_capacity(fixed.len() + params.len());
-    words.extend_from_slice(fixed);
-    words.extend_from_slice(params);
-    Ok(words)
-}
-
-/// A message with any number of words (past four, in the IPC buffer).
-fn message(label: u32, words: &[u64]) -> Message {
-    for (i, w) in words.iter().enumerate().skip(4) {
-        set_long_word(i, *w);
-    }
-    Message::new(label, words).with_len(words.len())
 }
 
 /// Writes `path` NUL-terminated at `at`; its buffer operand.

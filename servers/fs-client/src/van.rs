@@ -6,56 +6,26 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use conflux_fs_protocol::ipc::{BufArg, VAN_BASE};
+use conflux_cosy_ipc::client::Operand;
+use conflux_fs_protocol::ipc::BufArg;
 use conflux_fs_protocol::ops;
 use conflux_fs_protocol::record::{Dirent, FsTotals, Stat};
 
-use crate::{message, put_path, Error, Fs, PATHS};
+use crate::{put_path, Error, Fs, PATHS};
 
 /// An open file or directory on the server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fd(pub u64);
 
-/// One operand of a raw per-call request.
-#[derive(Clone, Copy, Debug)]
-pub enum Operand {
-    Value(u64),
-    /// `len` bytes at `offset` of region `region` (0: control).
-    Buf {
-        region: u8,
-        offset: u32,
-        len: u32,
-    },
-}
-
 impl Fs {
     /// Any operation, one IPC, operands as given (tests and tools use it
     /// to send exactly what they want).
     pub fn call(&mut self, op: u16, operands: &[Operand]) -> Result<u64, Error> {
-        let mut words = [0u64; 6];
-        for (w, o) in words.iter_mut().zip(operands) {
-            *w = match *o {
-                Operand::Value(v) => v,
-                Operand::Buf {
-                    region,
-                    offset,
-                    len,
-                } => BufArg {
-                    region,
-                    offset,
-                    len,
-                }
-                .pack()
-                .ok_or(Error::TooLarge)?,
-            };
-        }
-        let n = operands.len().min(words.len());
-        let label = VAN_BASE + u32::from(op);
-        Ok(self.exchange(&message(label, &words[..n]))?[0])
+        Ok(self.session.call(op, operands)?)
     }
 
     fn staging(&self) -> usize {
-        self.control.len().saturating_sub(PATHS)
+        self.session.control_len().saturating_sub(PATHS)
     }
 
     fn path_arg(&mut self, slot: usize, path: &str) -> Result<Operand, Error> {
@@ -181,7 +151,7 @@ impl Fs {
     ) -> Result<&[u8], Error> {
         operands.push(Fs::data_arg(len));
         self.call(op, &operands)?;
-        Ok(&self.control.bytes()[PATHS..PATHS + len])
+        Ok(&self.session.control()[PATHS..PATHS + len])
     }
 
     pub fn stat(&mut self, path: &str) -> Result<Stat, Error> {
@@ -205,7 +175,7 @@ impl Fs {
             Operand::Value(len as u64),
         ];
         let n = self.call(ops::READDIR, &operands)? as usize;
-        let bytes = &self.control.bytes()[PATHS..PATHS + len];
+        let bytes = &self.session.control()[PATHS..PATHS + len];
         Ok(bytes
             .chunks(Dirent::SIZE)
             .take(n.min(room))
@@ -266,7 +236,7 @@ impl Fs {
 
     pub fn getcwd(&mut self) -> Result<String, Error> {
         let len = self.call(ops::GETCWD, &[Fs::data_arg(4096)])? as usize;
-        let bytes = &self.control.bytes()[PATHS..PATHS + len.min(4096)];
+        let bytes = &self.session.control()[PATHS..PATHS + len.min(4096)];
         Ok(String::from_utf8_lossy(bytes).into_owned())
     }
 

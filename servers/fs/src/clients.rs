@@ -3,23 +3,19 @@
 //! regions it shared (the control region 0, data regions 1..), and the
 //! compounds it prepared.
 //!
-//! Regions arrive by capability transfer. Each client slot has fixed
-//! capability slots and a fixed stretch of the region window for them, so
-//! one client's regions can never land on another's; the kernel reports
-//! each region's size when mapping it, so a client cannot claim a larger
-//! one. Reconnecting (a restarted client) drops the old session first,
+//! Regions arrive by capability transfer and are mapped by the shared
+//! Cosy region table (`conflux_cosy_ipc::regions`), which keeps each
+//! client's regions in capability slots and addresses of their own.
+//! Reconnecting (a restarted client) drops the old session first,
 //! and with it any compound still running (the caller learns it was
 //! cancelled from the server, which owns the reply).
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use conflux_abi::layout::REGION_BASE;
+use conflux_cosy_ipc::regions::{Layout, RegionError, Regions};
 use conflux_fs_core::{Inodes, Session};
-use conflux_fs_protocol::ipc::MAX_REGIONS;
 use conflux_fs_protocol::FsError;
-use conflux_userlib::ipc::Slot;
-use conflux_userlib::window::Window;
 use cosy_abi::{Insn, Program};
 
 use crate::jobs::Job;
@@ -28,10 +24,6 @@ use crate::jobs::Job;
 pub const MAX_CLIENTS: usize = 8;
 /// Prepared compounds one client may keep.
 pub const MAX_PREPARED: usize = 4;
-/// Where client regions are mapped: far above the manifest's own
-/// mappings, 128 MiB apart (the largest region is 64 MiB).
-const WINDOW_BASE: u64 = REGION_BASE + 0x100_0000_0000;
-const WINDOW_STRIDE: u64 = 128 << 20;
 
 /// A compound verified once, run many times.
 pub struct Prepared {
@@ -45,7 +37,7 @@ pub struct Prepared {
 pub struct Client {
     pub badge: u64,
     pub session: Session,
-    pub regions: [Option<Window>; MAX_REGIONS],
+    pub regions: Regions,
     pub prepared: [Option<Box<Prepared>>; MAX_PREPARED],
     /// The compound still running for this session, if one is.
     pub job: Option<Box<Job>>,
@@ -61,11 +53,7 @@ impl Client {
     /// The region slices and the session, borrowed together (the file
     /// service needs both).
     pub fn parts(&mut self) -> (Vec<&mut [u8]>, &mut Session) {
-        let slices = self
-            .regions
-            .iter_mut()
-            .map_while(|r| r.as_mut().map(Window::bytes))
-            .collect();
+        let slices = self.regions.slices().collect();
         (slices, &mut self.session)
     }
 }
@@ -73,9 +61,8 @@ impl Client {
 /// Every client slot, and the capability slots they use.
 pub struct Clients {
     slots: [Option<Client>; MAX_CLIENTS],
-    /// First capability slot for client regions: client `i`'s region `j`
-    /// lives in `cap_base + i * MAX_REGIONS + j`.
-    cap_base: usize,
+    /// Where each client's regions go.
+    layout: Layout,
 }
 
 impl Clients {
@@ -83,7 +70,7 @@ impl Clients {
     pub fn new(cap_base: usize) -> Self {
         Clients {
             slots: Default::default(),
-            cap_base,
+            layout: Layout { cap_base },
         }
     }
 
@@ -130,7 +117,7 @@ impl Clients {
             prepared: Default::default(),
             job: None,
         });
-        if let Err(e) = self.attach_at(index, 0, received) {
+        if let Err(e) = self.attach_at(index, Some(0), received) {
             self.slots[index] = None;
             return Err(e);
         }
@@ -141,31 +128,23 @@ impl Clients {
     /// returns its number.
     pub fn attach(&mut self, badge: u64, received: usize) -> Result<usize, FsError> {
         let index = self.index(badge)?;
-        let client = self.slots[index].as_ref().ok_or(FsError::NotConnected)?;
-        let number = client
-            .regions
-            .iter()
-            .position(Option::is_none)
-            .ok_or(FsError::TooManyOpen)?;
-        self.attach_at(index, number, received)?;
-        Ok(number)
+        self.attach_at(index, None, received)
     }
 
-    fn attach_at(&mut self, index: usize, number: usize, received: usize) -> Result<(), FsError> {
-        let slot = self.cap_base + index * MAX_REGIONS + number;
-        let _ = Slot(slot).delete();
-        Slot(received).copy(slot).map_err(|_| FsError::Invalid)?;
-        let _ = Slot(received).delete();
-        let vaddr = WINDOW_BASE + (index * MAX_REGIONS + number) as u64 * WINDOW_STRIDE;
-        let window = Window::map(slot, vaddr, true).map_err(|_| {
-            // Not a region, or not writable, or not mappable: refuse it.
-            let _ = Slot(slot).delete();
-            FsError::Invalid
-        })?;
-        if let Some(c) = self.slots[index].as_mut() {
-            c.regions[number] = Some(window);
-        }
-        Ok(())
+    fn attach_at(
+        &mut self,
+        index: usize,
+        number: Option<usize>,
+        received: usize,
+    ) -> Result<usize, FsError> {
+        let client = self.slots[index].as_mut().ok_or(FsError::NotConnected)?;
+        client
+            .regions
+            .attach(self.layout, index, number, received)
+            .map_err(|e| match e {
+                RegionError::Full => FsError::TooManyOpen,
+                RegionError::NotARegion => FsError::Invalid,
+            })
     }
 
     fn index(&self, badge: u64) -> Result<usize, FsError> {
@@ -183,11 +162,7 @@ impl Clients {
         };
         if let Some(mut client) = self.slots[index].take() {
             client.session.close_all(inodes);
-            for window in client.regions.iter_mut().filter_map(Option::take) {
-                let slot = window.slot();
-                let _ = window.unmap();
-                let _ = Slot(slot).delete();
-            }
+            client.regions.unmap_all();
         }
     }
 }

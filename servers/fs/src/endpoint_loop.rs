@@ -15,8 +15,9 @@
 //! server did not take (refused with `UnexpectedCap`) can never make the
 //! kernel drop the next client's region.
 
+use conflux_cosy_ipc::replies::ReplySlots;
 use conflux_fs_protocol::ipc;
-use conflux_userlib::ipc::{reply, Endpoint, Message, Received, Slot};
+use conflux_userlib::ipc::{Endpoint, Message, Received, Slot};
 use conflux_userlib::{println, sys};
 
 use crate::clients::MAX_CLIENTS;
@@ -24,37 +25,6 @@ use crate::serve::Server;
 
 /// Reply slots: one per possible job, and one to receive into.
 const REPLY_SLOTS: usize = MAX_CLIENTS + 1;
-
-/// Which reply slots hold the reply capability of a call not yet answered.
-struct ReplySlots {
-    base: usize,
-    taken: u32,
-}
-
-impl ReplySlots {
-    /// A slot no call holds. There is always one: jobs are at most one per
-    /// client, and every other call is answered before the next receive.
-    fn take(&mut self) -> usize {
-        let free = (0..REPLY_SLOTS)
-            .find(|i| self.taken & 1 << i == 0)
-            .unwrap_or(0);
-        self.taken |= 1 << free;
-        self.base + free
-    }
-
-    fn free(&mut self, slot: usize) {
-        if let Some(i) = slot.checked_sub(self.base).filter(|i| *i < REPLY_SLOTS) {
-            self.taken &= !(1 << i);
-        }
-    }
-
-    /// Answers the call whose reply capability is in `slot` and frees it.
-    /// A caller that died meanwhile is no error of the server's.
-    fn answer(&mut self, slot: usize, msg: &Message) {
-        let _ = reply(slot, msg);
-        self.free(slot);
-    }
-}
 
 /// Serves `ep` until an administrator asks for SHUTDOWN; every compound
 /// still running is cancelled then. Returns the reply slot of the
@@ -68,10 +38,7 @@ pub fn serve(
     received: usize,
     injection: &mut crate::fault::Injection,
 ) -> usize {
-    let mut slots = ReplySlots {
-        base: replies,
-        taken: 0,
-    };
+    let mut slots = ReplySlots::new(replies, REPLY_SLOTS);
     // The answer to the last request, sent with the next receive.
     let mut pending: Option<(usize, Message)> = None;
     loop {
@@ -113,7 +80,8 @@ pub fn serve(
 
 /// Takes a waiting request, if there is one.
 fn poll(ep: Endpoint, slots: &mut ReplySlots, received: usize) -> Option<(usize, Received)> {
-    let slot = slots.take();
+    // Jobs are at most one per client, so a slot is always free.
+    let slot = slots.take()?;
     match ep.nb_recv(slot, received) {
         Ok(Some(got)) => Some((slot, got)),
         Ok(None) => {
@@ -135,7 +103,11 @@ fn wait(
     received: usize,
     answer: Option<(usize, Message)>,
 ) -> Option<(usize, Received)> {
-    let (slot, msg) = answer.unwrap_or_else(|| (slots.take(), Message::default()));
+    let (slot, msg) = match answer {
+        Some(a) => a,
+        // Jobs are at most one per client, so a slot is always free.
+        None => (slots.take()?, Message::default()),
+    };
     match ep.reply_recv(slot, received, &msg) {
         Ok(got) => Some((slot, got)),
         Err(e) => {

@@ -16,11 +16,12 @@ use alloc::boxed::Box;
 use alloc::vec;
 use alloc::vec::Vec;
 
+use conflux_cosy_ipc::write_results;
 use conflux_fs_core::{FileService, Inodes};
 use conflux_fs_protocol::ipc::RunReply;
 use conflux_fs_protocol::{ipc, FsError};
 use conflux_userlib::ipc::Message;
-use cosy_abi::{CallError, Compound, Execution, Insn, OpResult, Program, Progress, Report};
+use cosy_abi::{CallError, Execution, Insn, OpResult, Program, Progress, Report};
 
 use crate::clients::{Client, Prepared};
 use crate::serve::{Fs, Server};
@@ -213,35 +214,11 @@ fn finish(
     report: &Report,
     results: &[OpResult],
 ) -> Message {
-    write_back(client, at.0, at.1, report, results);
-    let reply = RunReply {
-        outcome: report.outcome as u16,
-        stop_code: report.stop.map_or(0, |f| f.code),
-        failures: report.failures,
-        steps: report.steps,
-        exit_value: report.exit_value,
-    };
-    Message::new(ipc::OK, &reply.to_words())
-}
-
-/// Writes the run's results into the compound's results area, if its
-/// bytes still describe one (the client may have overwritten them).
-fn write_back(
-    client: &mut Client,
-    offset: usize,
-    len: usize,
-    report: &Report,
-    results: &[OpResult],
-) {
-    let Some(bytes) = client.regions[0]
-        .as_mut()
-        .and_then(|w| w.bytes().get_mut(offset..offset + len))
-    else {
-        return;
-    };
-    if let Ok(mut view) = Compound::new_checked(bytes) {
-        view.write_results(report, results);
+    if let Some(control) = client.regions.get_mut(0) {
+        let (offset, len) = (at.0 as u64, at.1 as u64);
+        write_results(control.bytes(), offset, len, report, results);
     }
+    Message::new(ipc::OK, &RunReply::of(report).to_words())
 }
 
 /// A failure reply.

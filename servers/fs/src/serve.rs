@@ -16,19 +16,18 @@ use alloc::boxed::Box;
 use alloc::vec;
 use alloc::vec::Vec;
 
+use conflux_cosy_ipc::{verify_at, Refused};
 use conflux_ext4::FileSystem;
 use conflux_fs_core::{BlockCache, FileService, Inodes};
 use conflux_fs_protocol::ipc;
 use conflux_fs_protocol::{ops, FsError};
 use conflux_userlib::ipc::Message;
-use cosy_abi::{
-    ArgKind, Args, Compound, Insn, OpResult, Program, Registers, Service, Target, VerifyError,
-};
+use cosy_abi::{ArgKind, Args, Insn, OpResult, Program, Registers, Service};
 
 use crate::clients::{Client, Clients, Prepared, MAX_PREPARED};
 use crate::disk::BlkDisk;
 use crate::jobs::{fs_fail, owned, Started};
-use crate::request::{buf_operand, Request, Words};
+use crate::request::{buf_operand, max_words, words, Request, Words};
 
 /// The file system as the server runs it.
 pub type Fs = FileSystem<BlockCache<BlkDisk>>;
@@ -59,11 +58,6 @@ fn fail(code: u16) -> Message {
     Message::new(u32::from(code), &[])
 }
 
-fn rejected(e: &VerifyError) -> Message {
-    let op = e.op().map_or(0xFFFF, u64::from);
-    Message::new(ipc::REJECTED | u32::from(e.code()), &[op])
-}
-
 impl Server {
     pub fn new(fs: Fs, clients: Clients) -> Self {
         Server {
@@ -81,7 +75,7 @@ impl Server {
     /// capability is in slot `reply`; `None` when the request became a
     /// running compound, answered later through `outbox`.
     pub fn handle(&mut self, badge: u64, msg: &Message, reply: usize) -> Option<Message> {
-        let words = match Words::of(msg) {
+        let words = match words(msg) {
             Ok(w) => w,
             Err(e) => return Some(fs_fail(e)),
         };
@@ -131,7 +125,7 @@ impl Server {
         if matches!(request, Request::Unknown) {
             return Err(FsError::NoSuchOp);
         }
-        if words.len() > request.max_words() {
+        if words.len() > max_words(request) {
             return Err(FsError::TooManyWords);
         }
         match (request.takes_cap(), msg.cap.is_some()) {
@@ -170,7 +164,7 @@ impl Server {
         };
         match self.clients.connect(&mut self.inodes, badge, slot) {
             Ok(c) => {
-                let len = c.regions[0].as_ref().map_or(0, |w| w.len());
+                let len = c.regions.get_mut(0).map_or(0, |w| w.len());
                 Message::new(ipc::OK, &[len as u64, u64::from(MAX_STEPS), MAX_OPS as u64])
             }
             Err(e) => fs_fail(e),
@@ -296,7 +290,7 @@ impl Server {
 
 /// `offset..offset + len` as a range of the client's control region.
 fn span(client: &mut Client, offset: u64, len: u64) -> Result<(usize, usize), FsError> {
-    let region = client.regions[0].as_ref().ok_or(FsError::NotConnected)?;
+    let region = client.regions.get_mut(0).ok_or(FsError::NotConnected)?;
     let end = offset.checked_add(len).ok_or(FsError::BadBuffer)?;
     if end > region.len() as u64 {
         return Err(FsError::BadBuffer);
@@ -314,18 +308,9 @@ fn verify<S: AsRef<[Insn]> + AsMut<[Insn]>>(
     storage: S,
 ) -> Result<Program<S>, Message> {
     let mut slices = client.slices();
-    let lens: Vec<usize> = slices.iter().map(|s| s.len()).collect();
-    let target = Target {
-        ops: ops::TABLE,
-        regions: &lens,
-        max_steps: MAX_STEPS,
-    };
-    let bytes = slices
-        .first_mut()
-        .and_then(|r| r.get_mut(offset..offset + len))
-        .ok_or_else(|| fs_fail(FsError::BadBuffer))?;
-    Program::verify(bytes, &target, storage).map_err(|e| {
-        Compound::new_unchecked(&mut *bytes).write_rejection(&e);
-        rejected(&e)
+    let (offset, len) = (offset as u64, len as u64);
+    verify_at(&mut slices, offset, len, ops::TABLE, MAX_STEPS, storage).map_err(|r| match r {
+        Refused::BadSpan => fs_fail(FsError::BadBuffer),
+        Refused::Rejected { code, op } => Message::new(ipc::REJECTED | u32::from(code), &[op]),
     })
 }

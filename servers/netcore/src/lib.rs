@@ -13,6 +13,8 @@
 //!   hands out whichever has connected, then refills the pool.
 //! - The socket operations as a `cosy_abi::Service` ([`NetService`]), the
 //!   one implementation behind compounds and per-call requests.
+//! - [`parking`]: which failed requests the server keeps until they can
+//!   finish, and when a `wait` gives up.
 //!
 //! Principles: no operation blocks (one that cannot finish fails with
 //! `WouldBlock`, and parking the request is the server's business); no
@@ -30,6 +32,7 @@ mod config;
 mod datagram;
 mod listener;
 mod netcore;
+pub mod parking;
 mod ports;
 mod service;
 mod sockets;

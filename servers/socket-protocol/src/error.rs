@@ -79,6 +79,24 @@ errors! {
     Already = 114, "a connection attempt is already under way";
     /// The connection attempt has started and is not finished yet.
     InProgress = 115, "connection in progress";
+    /// The request carries more words than any request of its kind takes
+    /// (refused whole, never cut).
+    TooManyWords = 7, "the request carries more words than it takes";
+    /// The session has every region (or prepared compound) it may have.
+    SessionFull = 28, "the session has no room for another region or prepared compound";
+    /// A prepared-compound handle names nothing this session prepared.
+    BadPrepared = 57, "no prepared compound by that handle in this session";
+    /// The request needs a session (CONNECT first) the client does not have.
+    NoSession = 67, "no session: connect to the network server first";
+    /// The request carries a capability, and this request takes none.
+    UnexpectedCap = 74, "the request carries a capability it does not take";
+    /// The server has a session for every client it can serve at once.
+    TooManyClients = 87, "the network server serves too many clients";
+    /// A parked request was cancelled: its session was detached or
+    /// reconnected (a restarted client), or its socket was closed.
+    Cancelled = 125, "the request was cancelled (session ended or reconnected)";
+    /// CONNECT or ATTACH came without the region capability it needs.
+    MissingCap = 126, "the request needs a region capability and carries none";
 }
 
 impl NetError {

@@ -1,0 +1,258 @@
+//! A client's session with a Cosy server (feature `client`): connecting
+//! with the control region, attaching data regions, one-operation calls,
+//! and compounds placed in the control region and run, prepared or
+//! released. Each server's client library (`conflux-fs-client`,
+//! `conflux-net-client`) wraps a [`Session`] with its typed operations and
+//! turns a [`Failure`] into its own error type.
+
+use alloc::vec::Vec;
+
+use conflux_abi::SysError;
+use conflux_userlib::ipc::{set_long_word, Endpoint, Message, Region};
+use conflux_userlib::window::Window;
+
+use crate::{
+    BufArg, RunReply, ATTACH, CONNECT, DETACH, OK, PARAMS, PREPARE, RELEASE, RUN, RUN_PREPARED,
+    VAN_BASE, VERSION,
+};
+
+/// The capabilities a session needs, from the task's `config::caps`.
+#[derive(Clone, Copy, Debug)]
+pub struct Caps {
+    /// The server's endpoint (with a badge only this task has).
+    pub endpoint: usize,
+    /// The control region, and where the manifest mapped it.
+    pub control: usize,
+    pub control_addr: u64,
+}
+
+/// Why a request failed, before the client library names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// The server answered with a status other than OK: the reply's label
+    /// and first word (the op a verifier refusal names).
+    Status { label: u32, word0: u64 },
+    /// The IPC itself failed (`DeadPeer`: the server restarted).
+    Ipc(SysError),
+    /// A compound, operand or parameter list does not fit.
+    TooLarge,
+}
+
+impl From<SysError> for Failure {
+    fn from(e: SysError) -> Self {
+        Failure::Ipc(e)
+    }
+}
+
+/// One operand of a per-call request.
+#[derive(Clone, Copy, Debug)]
+pub enum Operand {
+    Value(u64),
+    /// `len` bytes at `offset` of region `region` (0: control).
+    Buf {
+        region: u8,
+        offset: u32,
+        len: u32,
+    },
+}
+
+/// A connection to a Cosy server.
+pub struct Session {
+    caps: Caps,
+    ep: Endpoint,
+    control: Window,
+    data: Vec<(usize, Window)>,
+    max_steps: u64,
+    max_ops: u64,
+}
+
+impl Session {
+    /// Connects: shares the control region with the server.
+    pub fn connect(caps: Caps) -> Result<Session, Failure> {
+        // The manifest mapped the region at start; map it again as a
+        // window (which learns its size from the kernel).
+        let _ = Region(caps.control).unmap();
+        let control = Window::map(caps.control, caps.control_addr, true)?;
+        let mut s = Session {
+            caps,
+            ep: Endpoint(caps.endpoint),
+            control,
+            data: Vec::new(),
+            max_steps: 0,
+            max_ops: 0,
+        };
+        s.hello()?;
+        Ok(s)
+    }
+
+    fn hello(&mut self) -> Result<(), Failure> {
+        let msg = Message::new(CONNECT, &[VERSION]).with_cap(self.caps.control);
+        let words = self.exchange(&msg)?;
+        self.max_steps = words[1];
+        self.max_ops = words[2];
+        Ok(())
+    }
+
+    /// Connects again (after the server restarted): the control region
+    /// and every data region are shared again, in the same order.
+    pub fn reconnect(&mut self) -> Result<(), Failure> {
+        self.hello()?;
+        let slots: Vec<usize> = self.data.iter().map(|(slot, _)| *slot).collect();
+        for slot in slots {
+            self.exchange(&Message::new(ATTACH, &[]).with_cap(slot))?;
+        }
+        Ok(())
+    }
+
+    /// Shares the region in `slot` (mapped by the manifest at `addr`) as
+    /// the next data region; returns its number in buffer operands.
+    pub fn attach(&mut self, slot: usize, addr: u64) -> Result<u8, Failure> {
+        let _ = Region(slot).unmap();
+        let window = Window::map(slot, addr, true)?;
+        let number = self.exchange(&Message::new(ATTACH, &[]).with_cap(slot))?[0];
+        self.data.push((slot, window));
+        Ok(number as u8)
+    }
+
+    /// Ends the session.
+    pub fn detach(&mut self) -> Result<(), Failure> {
+        self.exchange(&Message::new(DETACH, &[])).map(drop)
+    }
+
+    /// The control region's bytes (region 0 of every compound).
+    pub fn control(&mut self) -> &mut [u8] {
+        self.control.bytes()
+    }
+
+    /// The control region's size.
+    pub fn control_len(&self) -> usize {
+        self.control.len()
+    }
+
+    /// Data region `number`'s bytes (1 for the first attached).
+    pub fn data(&mut self, number: u8) -> Option<&mut [u8]> {
+        let i = usize::from(number).checked_sub(1)?;
+        self.data.get_mut(i).map(|(_, w)| w.bytes())
+    }
+
+    /// The most steps the server lets one run take.
+    pub fn max_steps(&self) -> u64 {
+        self.max_steps
+    }
+
+    /// The most ops the server decodes in one compound.
+    pub fn max_ops(&self) -> u64 {
+        self.max_ops
+    }
+
+    /// Sends `msg`; the reply's words, or its status as a failure.
+    pub fn exchange(&mut self, msg: &Message) -> Result<[u64; 4], Failure> {
+        let reply = self.ep.call(msg)?;
+        match reply.label {
+            OK => Ok(reply.words),
+            label => Err(Failure::Status {
+                label,
+                word0: reply.words[0],
+            }),
+        }
+    }
+
+    /// Op `op` of the server's table, one IPC, operands as given.
+    pub fn call(&mut self, op: u16, operands: &[Operand]) -> Result<u64, Failure> {
+        let mut words = [0u64; 6];
+        if operands.len() > words.len() {
+            return Err(Failure::TooLarge);
+        }
+        for (w, o) in words.iter_mut().zip(operands) {
+            *w = match *o {
+                Operand::Value(v) => v,
+                Operand::Buf {
+                    region,
+                    offset,
+                    len,
+                } => BufArg {
+                    region,
+                    offset,
+                    len,
+                }
+                .pack()
+                .ok_or(Failure::TooLarge)?,
+            };
+        }
+        let label = VAN_BASE + u32::from(op);
+        Ok(self.exchange(&message(label, &words[..operands.len()]))?[0])
+    }
+
+    /// Runs `compound` (placed at the end of the control region, so the
+    /// region's start stays free for its buffers) with `params` in
+    /// `r0`.. — one IPC.
+    pub fn run(&mut self, compound: &[u8], params: &[u64]) -> Result<RunReply, Failure> {
+        let at = self.place(compound)?;
+        self.run_at(at, compound.len(), params)
+    }
+
+    /// Where [`Session::run`] puts a compound of `len` bytes.
+    pub fn compound_offset(&self, len: usize) -> Option<usize> {
+        self.control.len().checked_sub(len).map(|at| at & !7)
+    }
+
+    fn place(&mut self, compound: &[u8]) -> Result<usize, Failure> {
+        let at = self
+            .compound_offset(compound.len())
+            .ok_or(Failure::TooLarge)?;
+        self.control()[at..at + compound.len()].copy_from_slice(compound);
+        Ok(at)
+    }
+
+    /// Runs the compound already at `offset..offset + len` of the control
+    /// region.
+    pub fn run_at(
+        &mut self,
+        offset: usize,
+        len: usize,
+        params: &[u64],
+    ) -> Result<RunReply, Failure> {
+        let words = with_params(&[offset as u64, len as u64], params)?;
+        let w = self.exchange(&message(RUN, &words))?;
+        Ok(RunReply::from_words([w[0], w[1], w[2]]))
+    }
+
+    /// Verifies `compound` once (placed as [`Session::run`] places it);
+    /// returns a handle for [`Session::run_prepared`].
+    pub fn prepare(&mut self, compound: &[u8]) -> Result<u64, Failure> {
+        let at = self.place(compound)?;
+        let msg = Message::new(PREPARE, &[at as u64, compound.len() as u64]);
+        Ok(self.exchange(&msg)?[0])
+    }
+
+    /// Runs a prepared compound with new parameters.
+    pub fn run_prepared(&mut self, handle: u64, params: &[u64]) -> Result<RunReply, Failure> {
+        let words = with_params(&[handle], params)?;
+        let w = self.exchange(&message(RUN_PREPARED, &words))?;
+        Ok(RunReply::from_words([w[0], w[1], w[2]]))
+    }
+
+    /// Forgets a prepared compound.
+    pub fn release(&mut self, handle: u64) -> Result<(), Failure> {
+        self.exchange(&Message::new(RELEASE, &[handle])).map(drop)
+    }
+}
+
+/// `fixed` then `params`, at most the request's word limit.
+fn with_params(fixed: &[u64], params: &[u64]) -> Result<Vec<u64>, Failure> {
+    if params.len() > PARAMS {
+        return Err(Failure::TooLarge);
+    }
+    let mut words = Vec::with_capacity(fixed.len() + params.len());
+    words.extend_from_slice(fixed);
+    words.extend_from_slice(params);
+    Ok(words)
+}
+
+/// A message with any number of words (past four, in the IPC buffer).
+pub fn message(label: u32, words: &[u64]) -> Message {
+    for (i, w) in words.iter().enumerate().skip(4) {
+        set_long_word(i, *w);
+    }
+    Message::new(label, words).with_len(words.len())
+}

@@ -1,0 +1,104 @@
+//! The regions a Cosy server's clients share with it (feature `server`).
+//!
+//! Regions arrive by capability transfer into the server's receive slot.
+//! Each client slot of the server has fixed capability slots and a fixed
+//! stretch of the region window for its regions ([`Layout`]), so one
+//! client's regions can never land on another's; the kernel reports each
+//! region's size when mapping it, so a client cannot claim a larger one.
+//! The control region is number 0, data regions 1.. ([`MAX_REGIONS`]).
+
+use conflux_abi::layout::REGION_BASE;
+use conflux_userlib::ipc::Slot;
+use conflux_userlib::window::Window;
+
+use crate::MAX_REGIONS;
+
+/// Where client `i`'s region `j` lives: capability slot and address.
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
+    /// First capability slot for client regions: client `i`'s region `j`
+    /// lives in `cap_base + i * MAX_REGIONS + j`.
+    pub cap_base: usize,
+}
+
+/// Client regions are mapped far above the manifest's own mappings,
+/// 128 MiB apart (the largest region is 64 MiB).
+const WINDOW_BASE: u64 = REGION_BASE + 0x100_0000_0000;
+const WINDOW_STRIDE: u64 = 128 << 20;
+
+/// Why a region was not mapped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegionError {
+    /// The session has every region it may have.
+    Full,
+    /// The capability is not a writable, mappable region.
+    NotARegion,
+}
+
+/// One client's mapped regions, numbered as the client numbers them.
+#[derive(Debug, Default)]
+pub struct Regions {
+    windows: [Option<Window>; MAX_REGIONS],
+}
+
+impl Regions {
+    /// Maps the region whose capability is in `received` as number
+    /// `number` of client slot `index` (0 for CONNECT's control region,
+    /// the next free one for ATTACH when `number` is `None`); returns its
+    /// number. `received` is emptied either way.
+    pub fn attach(
+        &mut self,
+        layout: Layout,
+        index: usize,
+        number: Option<usize>,
+        received: usize,
+    ) -> Result<usize, RegionError> {
+        let number = number
+            .or_else(|| self.windows.iter().position(Option::is_none))
+            .filter(|n| *n < MAX_REGIONS)
+            .ok_or(RegionError::Full);
+        let number = match number {
+            Ok(n) => n,
+            Err(e) => {
+                let _ = Slot(received).delete();
+                return Err(e);
+            }
+        };
+        let at = index * MAX_REGIONS + number;
+        let slot = layout.cap_base + at;
+        let _ = Slot(slot).delete();
+        let copied = Slot(received).copy(slot);
+        let _ = Slot(received).delete();
+        copied.map_err(|_| RegionError::NotARegion)?;
+        let vaddr = WINDOW_BASE + at as u64 * WINDOW_STRIDE;
+        let window = Window::map(slot, vaddr, true).map_err(|_| {
+            // Not a region, or not writable, or not mappable: refuse it.
+            let _ = Slot(slot).delete();
+            RegionError::NotARegion
+        })?;
+        self.windows[number] = Some(window);
+        Ok(number)
+    }
+
+    /// Region `number`'s window, if mapped.
+    pub fn get_mut(&mut self, number: usize) -> Option<&mut Window> {
+        self.windows.get_mut(number)?.as_mut()
+    }
+
+    /// The mapped regions as the slices a compound executor takes (a gap
+    /// ends the list).
+    pub fn slices(&mut self) -> impl Iterator<Item = &mut [u8]> {
+        self.windows
+            .iter_mut()
+            .map_while(|r| r.as_mut().map(Window::bytes))
+    }
+
+    /// Unmaps every region and deletes its capability.
+    pub fn unmap_all(&mut self) {
+        for window in self.windows.iter_mut().filter_map(Option::take) {
+            let slot = window.slot();
+            let _ = window.unmap();
+            let _ = Slot(slot).delete();
+        }
+    }
+}
