@@ -1,0 +1,86 @@
+//! Why a request to the network server failed, as a client sees it.
+
+use core::fmt;
+
+use conflux_abi::SysError;
+use conflux_cosy_ipc::client::Failure;
+use conflux_cosy_ipc::REJECTED;
+use conflux_socket_protocol::NetError;
+use cosy_abi::code;
+
+/// A failed request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// The socket or session operation failed (`WouldBlock`,
+    /// `ConnectionReset`, `BadSocket`, `NoSession`, ...).
+    Net(NetError),
+    /// The request itself was malformed (a buffer operand outside its
+    /// region, ...): a cosy-abi code.
+    Request(u16),
+    /// The verifier refused a compound: its code and the op it names.
+    Rejected { code: u16, op: Option<u16> },
+    /// The network server died or restarted: reconnect.
+    ServerRestarted,
+    /// The IPC itself failed.
+    Ipc(SysError),
+    /// Data or a compound does not fit the control region.
+    TooLarge,
+}
+
+impl Error {
+    /// The error a reply's status label stands for.
+    pub fn from_status(label: u32, word0: u64) -> Error {
+        if label & REJECTED != 0 {
+            let op = u16::try_from(word0).ok().filter(|op| *op != 0xFFFF);
+            return Error::Rejected {
+                code: label as u16,
+                op,
+            };
+        }
+        let status = label as u16;
+        match NetError::from_code(status & !code::SERVICE) {
+            Some(e) if status & code::SERVICE != 0 => Error::Net(e),
+            _ => Error::Request(status),
+        }
+    }
+
+    /// The socket error, if it is one.
+    pub fn net(self) -> Option<NetError> {
+        match self {
+            Error::Net(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<Failure> for Error {
+    fn from(f: Failure) -> Self {
+        match f {
+            Failure::Status { label, word0 } => Error::from_status(label, word0),
+            Failure::Ipc(SysError::DeadPeer) => Error::ServerRestarted,
+            Failure::Ipc(e) => Error::Ipc(e),
+            Failure::TooLarge => Error::TooLarge,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Net(e) => write!(f, "{e}"),
+            Error::Request(c) => write!(f, "malformed request (cosy-abi code {c:#06x})"),
+            Error::Rejected { code, op: Some(op) } => {
+                write!(
+                    f,
+                    "compound refused by the verifier at op {op} (code {code:#06x})"
+                )
+            }
+            Error::Rejected { code, op: None } => {
+                write!(f, "compound refused by the verifier (code {code:#06x})")
+            }
+            Error::ServerRestarted => f.write_str("the network server restarted: reconnect"),
+            Error::Ipc(e) => write!(f, "IPC to the network server failed: {e}"),
+            Error::TooLarge => f.write_str("too large for the control region"),
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! A task's client of the network server (`servers/net`):
+//!
+//! - **VAN**: one IPC per socket operation ([`Net::socket`], [`Net::bind`],
+//!   [`Net::listen`], [`Net::accept`], [`Net::connect_to`], [`Net::send`],
+//!   [`Net::recv`], [`Net::close`], [`Net::wait`], ...). Data is copied
+//!   through the control region's staging area, as a system call's user
+//!   buffer would be. On a blocking socket (the default) an operation that
+//!   must wait — `accept`, `recv` with nothing to read, `connect` — waits
+//!   in the server (it parks the request), so the call returns when it is
+//!   done; a non-blocking socket gets [`NetError::WouldBlock`].
+//! - **Compounds**: built with `cosy_abi::Builder` over
+//!   `conflux_socket_protocol::ops`, run as one IPC ([`Net::run`]); their
+//!   buffers are in the control region or in attached data regions (zero
+//!   copy). No op inside a compound waits: one that would block fails with
+//!   `WouldBlock`, so call [`Net::wait`] first.
+//!
+//! ```ignore
+//! let mut net = Net::connect(conflux_net_client::manifest_caps!())?;
+//! let l = net.socket(SockKind::Stream)?;
+//! net.bind(l, SockAddr::new([0; 4], 7))?;
+//! net.listen(l, 4)?;
+//! let c = net.accept(l)?;                  // waits for a connection
+//! let n = net.recv(c, &mut buf)?;          // waits for data
+//! ```
+#![no_std]
+#![deny(unsafe_code)]
+
+extern crate alloc;
+
+mod error;
+mod van;
+
+use conflux_cosy_ipc::client::Session;
+use conflux_cosy_ipc::RunReply;
+
+pub use conflux_cosy_ipc as ipc;
+pub use conflux_cosy_ipc::client::{Caps, Operand};
+pub use conflux_socket_protocol::{Events, NetError, PollEntry, SockAddr, SockKind};
+pub use error::Error;
+pub use van::Socket;
+
+/// The [`Caps`] a task's manifest names `net` (the endpoint) and
+/// `net_control` (the control region), read from its generated `config`.
+#[macro_export]
+macro_rules! manifest_caps {
+    () => {
+        $crate::Caps {
+            endpoint: config::caps::NET,
+            control: config::caps::NET_CONTROL,
+            control_addr: config::caps::NET_CONTROL_ADDR,
+        }
+    };
+}
+
+/// A connection to the network server.
+pub struct Net {
+    session: Session,
+}
+
+impl Net {
+    /// Connects: shares the control region with the server.
+    pub fn connect(caps: Caps) -> Result<Net, Error> {
+        Ok(Net {
+            session: Session::connect(caps)?,
+        })
+    }
+
+    /// Connects again (a new session: every socket of the old one is
+    /// closed, its waiting requests cancelled).
+    pub fn reconnect(&mut self) -> Result<(), Error> {
+        Ok(self.session.reconnect()?)
+    }
+
+    /// Shares the region in `slot` (mapped by the manifest at `addr`) as
+    /// the next data region; returns its number in buffer operands.
+    pub fn attach(&mut self, slot: usize, addr: u64) -> Result<u8, Error> {
+        Ok(self.session.attach(slot, addr)?)
+    }
+
+    /// Ends the session: the server closes every socket of this client.
+    pub fn detach(&mut self) -> Result<(), Error> {
+        Ok(self.session.detach()?)
+    }
+
+    /// The control region's bytes (region 0 of every compound).
+    pub fn control(&mut self) -> &mut [u8] {
+        self.session.control()
+    }
+
+    /// Data region `number`'s bytes (1 for the first attached).
+    pub fn data(&mut self, number: u8) -> Option<&mut [u8]> {
+        self.session.data(number)
+    }
+
+    /// Runs `compound` (placed at the end of the control region) with
+    /// `params` in `r0`.. — one IPC. Its results area is read with
+    /// `cosy_abi::Compound::new_checked` at [`Net::compound_offset`].
+    pub fn run(&mut self, compound: &[u8], params: &[u64]) -> Result<RunReply, Error> {
+        Ok(self.session.run(compound, params)?)
+    }
+
+    /// Where [`Net::run`] puts a compound of `len` bytes.
+    pub fn compound_offset(&self, len: usize) -> Option<usize> {
+        self.session.compound_offset(len)
+    }
+
+    /// Verifies `compound` once; a handle for [`Net::run_prepared`].
+    pub fn prepare(&mut self, compound: &[u8]) -> Result<u64, Error> {
+        Ok(self.session.prepare(compound)?)
+    }
+
+    /// Runs a prepared compound with new parameters.
+    pub fn run_prepared(&mut self, handle: u64, params: &[u64]) -> Result<RunReply, Error> {
+        Ok(self.session.run_prepared(handle, params)?)
+    }
+
+    /// Forgets a prepared compound.
+    pub fn release(&mut self, handle: u64) -> Result<(), Error> {
+        Ok(self.session.release(handle)?)
+    }
+
+    /// Any operation, one IPC, operands as given (tests send exactly what
+    /// they want with it).
+    pub fn call(&mut self, op: u16, operands: &[Operand]) -> Result<u64, Error> {
+        Ok(self.session.call(op, operands)?)
+    }
+}

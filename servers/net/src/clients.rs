@@ -1,0 +1,120 @@
+//! The server's clients, keyed by the badge on their endpoint capability:
+//! each has the regions it shared (the control region 0, data regions
+//! 1.., mapped by the shared Cosy region table) and the compounds it
+//! prepared. Its sockets live in the network core, under the same badge.
+
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+
+use conflux_cosy_ipc::regions::{Layout, RegionError, Regions};
+use conflux_socket_protocol::NetError;
+use cosy_abi::{Insn, Program};
+
+/// Clients served at once.
+pub const MAX_CLIENTS: usize = 8;
+/// Prepared compounds one client may keep.
+pub const MAX_PREPARED: usize = 4;
+
+/// A compound verified once, run many times.
+pub struct Prepared {
+    pub program: Program<Vec<Insn>>,
+    /// Where its bytes (and results area) are in the control region.
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// One connected client.
+pub struct Client {
+    pub badge: u64,
+    pub regions: Regions,
+    pub prepared: [Option<Box<Prepared>>; MAX_PREPARED],
+}
+
+impl Client {
+    /// The mapped regions as the slices the executor takes.
+    pub fn slices(&mut self) -> Vec<&mut [u8]> {
+        self.regions.slices().collect()
+    }
+}
+
+/// Every client slot, and where their regions go.
+pub struct Clients {
+    slots: [Option<Client>; MAX_CLIENTS],
+    layout: Layout,
+}
+
+fn region_error(e: RegionError) -> NetError {
+    match e {
+        RegionError::Full => NetError::SessionFull,
+        RegionError::NotARegion => NetError::Invalid,
+    }
+}
+
+impl Clients {
+    /// No clients yet; region capabilities go from `cap_base` on.
+    pub fn new(cap_base: usize) -> Self {
+        Clients {
+            slots: Default::default(),
+            layout: Layout { cap_base },
+        }
+    }
+
+    fn index(&self, badge: u64) -> Result<usize, NetError> {
+        self.slots
+            .iter()
+            .position(|c| c.as_ref().is_some_and(|c| c.badge == badge))
+            .ok_or(NetError::NoSession)
+    }
+
+    /// The client with this badge.
+    pub fn get(&mut self, badge: u64) -> Result<&mut Client, NetError> {
+        let i = self.index(badge)?;
+        self.slots[i].as_mut().ok_or(NetError::NoSession)
+    }
+
+    /// Starts a session for `badge` with the control region whose
+    /// capability is in `received` (the caller ended any old one); returns
+    /// the region's size.
+    pub fn connect(&mut self, badge: u64, received: usize) -> Result<usize, NetError> {
+        let index = self
+            .slots
+            .iter()
+            .position(Option::is_none)
+            .ok_or(NetError::TooManyClients)?;
+        let mut client = Client {
+            badge,
+            regions: Regions::default(),
+            prepared: Default::default(),
+        };
+        client
+            .regions
+            .attach(self.layout, index, Some(0), received)
+            .map_err(region_error)?;
+        let len = client.regions.get_mut(0).map_or(0, |w| w.len());
+        self.slots[index] = Some(client);
+        Ok(len)
+    }
+
+    /// Maps the region in `received` as the client's next data region;
+    /// returns its number.
+    pub fn attach(&mut self, badge: u64, received: usize) -> Result<usize, NetError> {
+        let index = self.index(badge)?;
+        let client = self.slots[index].as_mut().ok_or(NetError::NoSession)?;
+        client
+            .regions
+            .attach(self.layout, index, None, received)
+            .map_err(region_error)
+    }
+
+    /// Ends `badge`'s session if it has one: unmaps and deletes its
+    /// regions, forgets its prepared compounds. True if it had one.
+    pub fn disconnect(&mut self, badge: u64) -> bool {
+        let Ok(index) = self.index(badge) else {
+            return false;
+        };
+        if let Some(mut client) = self.slots[index].take() {
+            client.regions.unmap_all();
+        }
+        true
+    }
+}

@@ -1,0 +1,87 @@
+//! The network server: smoltcp (`conflux-netcore`) over the virtio-net
+//! driver task, serving sockets to the tasks on its endpoint.
+//!
+//! It formats its connection to the driver (`NET0`), waits for the MAC,
+//! starts the stack at 10.0.2.15/24 with the gateway 10.0.2.2 (QEMU's
+//! user network; smoltcp answers ARP and ICMP echo for the interface) and
+//! serves: each client, known by the badge on its endpoint capability,
+//! connects by sharing its control region, and then sends socket
+//! operations one per IPC (VAN; an op that must wait on a blocking socket
+//! is parked until it can finish) or compounds verified with `cosy-abi`
+//! and run with the socket operations as the service. One receive loop
+//! takes calls, the driver's signals and the stack's timer (`events`).
+//! See `docs/ARCHITECTURE.md`, "The network server".
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+extern crate alloc;
+
+mod clients;
+mod compound;
+mod events;
+mod link;
+mod serve;
+
+use conflux_cosy_ipc::MAX_REGIONS;
+use conflux_netcore::parking::MAX_PARKED;
+use conflux_netcore::{Config, NetCore};
+use conflux_userlib::ipc::{Endpoint, Notification, Region};
+use conflux_userlib::println;
+use conflux_userlib::sys::rdtsc;
+use smoltcp::wire::Ipv4Address;
+
+use clients::{Clients, MAX_CLIENTS};
+use link::Link;
+use serve::Server;
+
+conflux_userlib::entry!(main);
+
+/// The interface's address on QEMU's user network, and its gateway.
+const ADDRESS: [u8; 4] = [10, 0, 2, 15];
+const PREFIX: u8 = 24;
+const GATEWAY: Ipv4Address = Ipv4Address::new(10, 0, 2, 2);
+/// Where a transferred capability lands.
+const RECEIVED: usize = config::caps::FIRST_FREE;
+/// Client regions' capability slots follow.
+const CLIENT_CAPS: usize = RECEIVED + 1;
+/// Then the reply slots, one per parked request and one more.
+const REPLIES: usize = CLIENT_CAPS + MAX_CLIENTS * MAX_REGIONS;
+const _: () = assert!(
+    REPLIES + MAX_PARKED < conflux_abi::cap::CAP_SLOTS,
+    "the network server's capability slots do not fit its table"
+);
+
+fn main() {
+    let caps = (
+        Region(config::caps::NET0),
+        config::caps::NET0_ADDR,
+        config::caps::NET0_SIZE,
+    );
+    let done = Notification(config::caps::NET0_DONE);
+    let doorbell = Notification(config::caps::NET0_DOORBELL);
+    let link = match Link::open(caps.0, caps.1, caps.2, doorbell, done) {
+        Ok(l) => l,
+        Err(e) => {
+            println!("cannot set up the connection to the net driver: {e:?}; the server stops");
+            return;
+        }
+    };
+    let ep = Endpoint(config::caps::NET);
+    if let Err(e) = done.bind(&ep) {
+        println!("cannot bind the driver's notification to the endpoint: {e}; the server stops");
+        return;
+    }
+    let mac = link.mac();
+    let mut cfg = Config::new(mac, ADDRESS, PREFIX);
+    cfg.gateway = Some(GATEWAY);
+    cfg.random_seed = rdtsc();
+    let now = events::clock(done);
+    let core = NetCore::new(cfg, link, now);
+    let [a, b, c, d, e, f] = mac;
+    println!(
+        "up: MAC {a:02x}:{b:02x}:{c:02x}:{d:02x}:{e:02x}:{f:02x}, 10.0.2.15/{PREFIX} via {GATEWAY}"
+    );
+    let mut server = Server::new(core, Clients::new(CLIENT_CAPS), now);
+    events::serve(&mut server, ep, done, REPLIES, RECEIVED);
+}

@@ -1,0 +1,233 @@
+//! The server's answers: for each request, what it does to the sessions
+//! and the stack, and the reply it sends. Every reply label is a status:
+//! 0, or the code a compound op would report for the same failure
+//! (`0x8000 | NetError` for socket and session errors), or
+//! `REJECTED | code` for a compound the verifier refused.
+//!
+//! Before a request is decoded for what it asks, the message itself is
+//! checked, in this order: more words than any request takes
+//! (`TooManyWords`), an unknown label or op (`NoSuchOp`), more words than
+//! this request takes (`TooManyWords`), a capability on a request that
+//! takes none (`UnexpectedCap`) or none on one that needs it
+//! (`MissingCap`). A request of a client without a session gets
+//! `NoSession`.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use conflux_cosy_ipc::{self as ipc, Request, Words};
+use conflux_netcore::parking::{self, Parked, Parking, MAX_OPERANDS};
+use conflux_netcore::{Handle, NetCore};
+use conflux_socket_protocol::{ops, NetError};
+use conflux_userlib::ipc::{long_word, Message};
+use cosy_abi::{ArgKind, Args, CallError, Insn, OpResult, Service};
+use smoltcp::time::Instant;
+
+use crate::clients::Clients;
+use crate::link::Link;
+
+/// The most ops one compound may have.
+pub const MAX_OPS: usize = 256;
+/// The most steps one run may take: compounds run to the end at once, so
+/// this bounds how long one client holds the server.
+pub const MAX_STEPS: u32 = 16_384;
+
+const _: () = assert!(
+    ops::VAN_BASE == ipc::VAN_BASE,
+    "socket ops and the session protocol disagree on VAN_BASE"
+);
+
+/// Everything the server keeps.
+pub struct Server {
+    pub core: NetCore<Link>,
+    pub clients: Clients,
+    pub parked: Parking,
+    /// Scratch storage a RUN is verified into, and run results.
+    pub(crate) insns: Vec<Insn>,
+    pub(crate) results: Vec<OpResult>,
+    /// Replies to parked calls that ended: reply slot and message. The
+    /// loop sends them.
+    pub outbox: Vec<(usize, Message)>,
+    /// The time of the last poll.
+    pub now: Instant,
+}
+
+/// The reply for a failure with `e`.
+pub fn fail(e: impl Into<CallError>) -> Message {
+    Message::new(u32::from(e.into().code()), &[])
+}
+
+/// The words of `msg` (registers, then the IPC buffer).
+fn words(msg: &Message) -> Result<Words, NetError> {
+    Words::new(msg.len, |i| {
+        msg.words.get(i).copied().unwrap_or_else(|| long_word(i))
+    })
+    .map_err(|_| NetError::TooManyWords)
+}
+
+impl Server {
+    pub fn new(core: NetCore<Link>, clients: Clients, now: Instant) -> Self {
+        Server {
+            core,
+            clients,
+            parked: Parking::default(),
+            insns: vec![Insn::EMPTY; MAX_OPS],
+            results: vec![OpResult::EMPTY; MAX_OPS],
+            outbox: Vec::new(),
+            now,
+        }
+    }
+
+    /// The reply to `msg` from the client with `badge`, whose reply
+    /// capability is in slot `reply`; `None` when the request was parked
+    /// (answered later through `outbox`).
+    pub fn handle(&mut self, badge: u64, msg: &Message, reply: usize) -> Option<Message> {
+        let words = match words(msg) {
+            Ok(w) => w,
+            Err(e) => return Some(fail(e)),
+        };
+        let request = Request::of(msg.label, &words);
+        if let Err(e) = admit(msg, &request, &words) {
+            return Some(fail(e));
+        }
+        Some(match request {
+            Request::Connect { version } => self.connect(badge, version, msg.cap),
+            Request::Attach => match msg.cap.map(|slot| self.clients.attach(badge, slot)) {
+                Some(Ok(n)) => Message::new(ipc::OK, &[n as u64]),
+                Some(Err(e)) => fail(e),
+                None => fail(NetError::MissingCap),
+            },
+            Request::Detach => match self.end_session(badge) {
+                true => Message::new(ipc::OK, &[]),
+                false => fail(NetError::NoSession),
+            },
+            Request::Op(op) => return self.one_op(badge, op, &words, reply),
+            Request::Run { offset, len } => self.run(badge, offset, len, words.from(2)),
+            Request::Prepare { offset, len } => self.prepare(badge, offset, len),
+            Request::RunPrepared { handle } => self.run_prepared(badge, handle, words.from(1)),
+            Request::Release { handle } => self.release(badge, handle),
+            // The network server has no SHUTDOWN: it runs as long as the
+            // system does.
+            Request::Shutdown | Request::Unknown => fail(NetError::NoSuchOp),
+        })
+    }
+
+    fn connect(&mut self, badge: u64, version: u64, received: Option<usize>) -> Message {
+        if version != ipc::VERSION {
+            return fail(NetError::Invalid);
+        }
+        let Some(slot) = received else {
+            return fail(NetError::MissingCap);
+        };
+        // A restarted client reconnects: its old session ends first.
+        self.end_session(badge);
+        match self.clients.connect(badge, slot) {
+            Ok(len) => Message::new(ipc::OK, &[len as u64, u64::from(MAX_STEPS), MAX_OPS as u64]),
+            Err(e) => fail(e),
+        }
+    }
+
+    /// Ends `badge`'s session: its parked requests are answered
+    /// `Cancelled`, its sockets closed, its regions unmapped. True if it
+    /// had one.
+    pub fn end_session(&mut self, badge: u64) -> bool {
+        for p in self.parked.take_client(badge) {
+            self.outbox.push((p.reply, fail(NetError::Cancelled)));
+        }
+        self.core.stack().end_session(badge);
+        self.clients.disconnect(badge)
+    }
+
+    /// One socket operation (the per-call path); parked if it must wait.
+    fn one_op(&mut self, badge: u64, op: u16, words: &Words, reply: usize) -> Option<Message> {
+        let mut operands = [0; MAX_OPERANDS];
+        for (i, o) in operands.iter_mut().enumerate() {
+            *o = words.get(i);
+        }
+        let p = Parked {
+            badge,
+            reply,
+            op,
+            operands,
+            deadline: parking::deadline(op, &operands, self.now),
+        };
+        self.attempt(p)
+    }
+
+    /// Runs `p`'s op; the reply, or `None` if it was parked (again).
+    pub fn attempt(&mut self, p: Parked) -> Option<Message> {
+        let e = match self.call(p.badge, p.op, &p.operands) {
+            Ok(value) => return Some(Message::new(ipc::OK, &[value])),
+            Err(e) => e,
+        };
+        let Some(net) = NetError::from_call(e) else {
+            return Some(fail(e));
+        };
+        let stack = self.core.stack();
+        let blocking = !Handle::from_word(p.operands[0])
+            .and_then(|h| stack.is_nonblocking(p.badge, h))
+            .unwrap_or(true);
+        let expired = p.deadline.is_some_and(|d| d <= self.now);
+        if expired && p.op == ops::WAIT {
+            return Some(Message::new(ipc::OK, &[0]));
+        }
+        if parking::parks(p.op, net, blocking) && self.parked.has_room() {
+            self.parked.push(p);
+            return None;
+        }
+        Some(fail(e))
+    }
+
+    /// Op `op` with `operands` on behalf of `badge`.
+    fn call(&mut self, badge: u64, op: u16, operands: &[u64]) -> Result<u64, CallError> {
+        let spec = ops::TABLE.get(op).ok_or(NetError::NoSuchOp)?;
+        let client = self.clients.get(badge)?;
+        let mut slices = client.slices();
+        let mut args = Args::new(&mut slices);
+        for (i, kind) in spec.args.iter().enumerate() {
+            let word = operands.get(i).copied().unwrap_or(0);
+            args = match kind {
+                ArgKind::Value => args.with_value(word),
+                ArgKind::Buf => {
+                    let b = ipc::BufArg::unpack(word);
+                    let (region, offset) = (usize::from(b.region), b.offset as usize);
+                    args.with_buf(region, offset, b.len as usize)?
+                }
+            };
+        }
+        self.core.service(badge).call(op, &mut args)
+    }
+
+    /// Runs every parked request again (after a poll that changed some
+    /// socket, or a deadline); those that finish are answered.
+    pub fn retry_parked(&mut self) {
+        for p in self.parked.take_all() {
+            let reply = p.reply;
+            if let Some(answer) = self.attempt(p) {
+                self.outbox.push((reply, answer));
+            }
+        }
+    }
+}
+
+/// The checks on the message itself (see the module docs).
+fn admit(msg: &Message, request: &Request, words: &Words) -> Result<(), NetError> {
+    let operands = |op: u16| ops::TABLE.get(op).map(|s| s.args.len());
+    if let Request::Unknown | Request::Shutdown = request {
+        return Err(NetError::NoSuchOp);
+    }
+    if let Request::Op(op) = request {
+        let n = operands(*op).ok_or(NetError::NoSuchOp)?;
+        if words.len() < n {
+            return Err(NetError::Invalid);
+        }
+    }
+    if words.len() > request.max_words(operands) {
+        return Err(NetError::TooManyWords);
+    }
+    match (request.takes_cap(), msg.cap.is_some()) {
+        (false, true) => Err(NetError::UnexpectedCap),
+        (true, false) => Err(NetError::MissingCap),
+        _ => Ok(()),
+    }
+}
