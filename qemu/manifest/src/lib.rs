@@ -178,7 +178,9 @@ mod crash_spec;
 mod device_table;
 mod devices;
 mod error;
+mod generated;
 mod graph;
+mod http_spec;
 pub mod limits;
 mod model;
 mod objects;
@@ -197,10 +199,11 @@ use std::path::Path;
 pub use build_script::{build_script_main, CONSTANTS_FILE, MANIFEST_ENV};
 pub use codegen::task_constants;
 pub use device_table::check_files;
-pub use error::{Error, Span};
+pub use error::{Error, ExchangeRule, GeneratedRule, Span};
 pub use model::{
-    constant_name, rights_text, Cap, CrashSpec, Device, DeviceKind, DeviceObjects, DiskImage,
-    Forward, Manifest, Mode, Object, ObjectSpec, Outcome, Restart, System, Task, TestSpec,
+    constant_name, rights_text, BodyCheck, Cap, CrashSpec, Device, DeviceKind, DeviceObjects,
+    DiskImage, Fetch, Forward, GeneratedFile, HttpExchange, HttpKind, Manifest, Method, Mode,
+    Object, ObjectSpec, Outcome, Raw, RawSend, Restart, System, Task, TestSpec, Then,
     UnknownVariant, BAR_WINDOW,
 };
 pub use suggest::{Suggestion, Words};
@@ -227,6 +230,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Manifest, Error> {
     }
     devices::check(&manifest)?;
     validate::crash_disk(&manifest)?;
+    http_spec::check(&manifest)?;
     graph::check(&manifest)?;
     Ok(manifest)
 }
