@@ -157,7 +157,7 @@ fn generated_size_and_seed_rules() {
     );
     assert_eq!(
         generate_error("{ path = \"a\", size = 1, seed = 1, mode = 1 }"),
-        "systems/t.toml: unknown key `mode` in `[devices.disk0.generate[0]]`; did you mean `seed`?"
+        "systems/t.toml: unknown key `mode` in `[devices.disk0.generate[0]]`; the keys allowed there are `path`, `size`, `seed`"
     );
 }
 
