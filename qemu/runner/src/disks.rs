@@ -13,9 +13,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use conflux_manifest::{DiskImage, Manifest};
+use conflux_manifest::{DiskImage, GeneratedFile, Manifest};
 
 use crate::workspace;
+
+pub mod generate;
 
 /// The folder-built disk of `manifest`'s system (there is at most one).
 pub fn image_path(manifest: &Manifest) -> PathBuf {
@@ -27,7 +29,19 @@ pub fn image_path(manifest: &Manifest) -> PathBuf {
 /// The folder and size of the system's folder-built disk, if it has one.
 fn folder_disk(manifest: &Manifest) -> Option<(&Path, u32)> {
     manifest.devices.iter().find_map(|d| match &d.disk {
-        Some(DiskImage::Folder { folder, size_mib }) => Some((folder.as_path(), *size_mib)),
+        Some(DiskImage::Folder {
+            folder, size_mib, ..
+        }) => Some((folder.as_path(), *size_mib)),
+        _ => None,
+    })
+}
+
+/// The folder of the system's folder-built disk and its generated files.
+pub fn folder_and_generated(manifest: &Manifest) -> Option<(&Path, &[GeneratedFile])> {
+    manifest.devices.iter().find_map(|d| match &d.disk {
+        Some(DiskImage::Folder {
+            folder, generate, ..
+        }) => Some((folder.as_path(), generate.as_slice())),
         _ => None,
     })
 }
@@ -41,7 +55,16 @@ pub fn prepare(manifest: &Manifest, image: &Path, fresh: bool) -> Result<(), Str
     if image.is_file() && !fresh {
         return Ok(());
     }
-    build(folder, size_mib, image)
+    let generated = folder_and_generated(manifest).map_or(&[][..], |(_, g)| g);
+    if generated.is_empty() {
+        return build(folder, size_mib, image);
+    }
+    // The folder is never written: the generated files go into a copy.
+    let staging = image.with_extension("staging");
+    generate::stage(folder, generated, &staging)?;
+    let built = build(&staging, size_mib, image);
+    let _ = std::fs::remove_dir_all(&staging);
+    built
 }
 
 /// Makes `image`, `size_mib` MiB of ext4 holding a copy of `folder`.
