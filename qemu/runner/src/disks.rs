@@ -200,6 +200,32 @@ mod tests {
     }
 
     #[test]
+    fn generated_files_are_in_the_image_and_not_in_the_folder() {
+        let dir = scratch("generated");
+        let folder = dir.join("files");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("README"), b"r\n").unwrap();
+        let text = format!(
+            "[system]\nname = \"t\"\n[tasks.a]\ncrate = \"a\"\npriority = 1\nstart_order = 1\n\
+             [devices.disk0]\nkind = \"virtio-blk\"\ndriver = \"a\"\nfolder = \"{}\"\nsize_mib = 16\n\
+             generate = [{{ path = \"data/g.bin\", size = 70000, seed = 9 }}]\n",
+            folder.display()
+        );
+        let m = conflux_manifest::parse(&text, "/t.toml").unwrap();
+        let image = dir.join("t.img");
+        prepare(&m, &image, true).unwrap();
+        check(&m, &image).unwrap();
+        assert_eq!(
+            debugfs_cat(&image, "/data/g.bin"),
+            generate::bytes(9, 70000)
+        );
+        assert_eq!(debugfs_cat(&image, "/README"), b"r\n");
+        assert!(!folder.join("data").exists());
+        assert!(!image.with_extension("staging").exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn a_damaged_image_fails_the_check_with_e2fscks_report() {
         let dir = scratch("damaged");
         let folder = dir.join("files");

@@ -83,10 +83,11 @@ fn run_all(plans: Vec<(HttpExchange, Plan)>, console: &Console, deadline: Instan
     for (index, (exchange, plan)) in plans.into_iter().enumerate() {
         let name = describe(index, &exchange);
         if !console.wait_until(deadline, |out| out.contains(&exchange.after)) {
-            report.problems.push(format!(
-                "{name}: never started: the console never showed {:?}",
+            let never = format!(
+                "never started: the console never showed {:?}",
                 exchange.after
-            ));
+            );
+            done.push((index, name, Err(never)));
             continue;
         }
         if exchange.background {
@@ -238,3 +239,6 @@ fn folder_file(folder: &Path, relative: &str) -> Result<Vec<u8>, String> {
         )
     })
 }
+
+#[cfg(test)]
+mod tests;

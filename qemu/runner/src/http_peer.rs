@@ -77,4 +77,4 @@ pub fn status_of(answer: &[u8]) -> Option<u16> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

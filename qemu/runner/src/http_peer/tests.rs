@@ -2,7 +2,7 @@
 //! on a correct server and fails, with a message saying why, on a wrong
 //! one.
 
-mod server;
+pub(crate) mod server;
 
 use std::collections::HashMap;
 use std::sync::Arc;

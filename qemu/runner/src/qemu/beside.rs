@@ -41,6 +41,15 @@ impl Console {
         }
     }
 
+    /// A console that already shows `text` (for tests of beside work).
+    #[cfg(test)]
+    pub fn showing(text: &str) -> Self {
+        Self::new(Arc::new(std::sync::Mutex::new((
+            text.as_bytes().to_vec(),
+            None,
+        ))))
+    }
+
     /// Ends every wait: QEMU has exited.
     pub(super) fn qemu_exited(&self) {
         self.exited.store(true, Ordering::Relaxed);
