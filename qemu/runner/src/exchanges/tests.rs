@@ -126,3 +126,17 @@ fn a_missing_folder_file_fails_before_qemu_starts() {
     );
     let _ = std::fs::remove_dir_all(&folder);
 }
+
+#[test]
+fn a_system_without_a_folder_disk_checks_unchecked_bodies() {
+    let (folder, port) = setup("nofolder", Fault::None);
+    let text = format!(
+        "[system]\nname = \"t\"\n[tasks.httpd]\ncrate = \"httpd\"\npriority = 1\nstart_order = 1\n\
+         [devices.net0]\nkind = \"virtio-net\"\ndriver = \"httpd\"\nforwards = [{{ host = {port}, guest = 80 }}]\n\
+         [test]\nexpect = [\"x\"]\nhttp = [{{ port = {port}, after = \"up\", get = \"/index.html\", body = \"none\" }}]\n"
+    );
+    let m = conflux_manifest::parse(&text, "/t.toml").unwrap();
+    let (report, _) = run_with(&m, "up\n");
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    let _ = std::fs::remove_dir_all(&folder);
+}
