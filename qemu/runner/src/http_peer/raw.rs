@@ -234,8 +234,8 @@ fn verdict(plan: &RawPlan, report: &RawReport) -> Option<String> {
         RawThen::Idle(_) if status_ok(status) => None,
         RawThen::Idle(_) if closed && report.answer.is_empty() => None,
         RawThen::Idle(n) => Some(format!(
-            "expected {want}, or a close with nothing sent, within {} s of the last byte sent",
-            n.as_secs()
+            "expected {want}, or a close with nothing sent, within {:.1} s of the last byte sent",
+            n.as_secs_f64()
         )),
     }
 }

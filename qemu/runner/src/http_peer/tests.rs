@@ -191,7 +191,7 @@ fn an_idle_connection_gets_408_or_a_close_in_time() {
     let hasty = RawThen::Idle(Duration::from_millis(300));
     let error = raw(&raw_plan(port, b"GET / HTTP/1.1\r\n", hasty, Some(408))).unwrap_err();
     assert!(
-        error.contains("or a close with nothing sent, within 0 s"),
+        error.contains("or a close with nothing sent, within 0.3 s"),
         "{error}"
     );
     // A server that answers idleness with another status fails.
