@@ -20,6 +20,7 @@ use std::path::{Component, Path, PathBuf};
 use conflux_abi::pci::Bdf;
 
 use crate::error::Error;
+use crate::generated;
 use crate::limits::*;
 use crate::model::{
     Device, DeviceClient, DeviceKind, DeviceObjects, DiskImage, Forward, Manifest, Object,
@@ -41,6 +42,7 @@ pub(crate) const KEYS: &[&str] = &[
     "image",
     "size_mib",
     "folder",
+    "generate",
     "forwards",
     "mac",
 ];
@@ -87,7 +89,7 @@ pub(crate) fn read(top: &Fields) -> Result<Vec<DeviceDecl>, Error> {
 /// The keys only some kinds take, with the kinds that take them.
 fn kind_keys(kind: DeviceKind) -> &'static [&'static str] {
     match kind {
-        DeviceKind::VirtioBlk => &["image", "size_mib", "folder"],
+        DeviceKind::VirtioBlk => &["image", "size_mib", "folder", "generate"],
         DeviceKind::VirtioNet => &["forwards", "mac"],
         DeviceKind::VirtioCrypto => &[],
     }
@@ -103,7 +105,7 @@ fn device(name: &str, fields: &Fields) -> Result<DeviceDecl, Error> {
         suggestion: Box::new(Suggestion::new(kind_name, DeviceKind::NAMES, Words::Values)),
     })?;
     let driver: &str = fields.required("driver")?;
-    for key in ["image", "size_mib", "folder", "forwards", "mac"] {
+    for key in ["image", "size_mib", "folder", "generate", "forwards", "mac"] {
         if fields.has(key) && !kind_keys(kind).contains(&key) {
             return Err(Error::KeyNotForKind {
                 origin: fields.origin().to_owned(),
@@ -168,8 +170,10 @@ fn disk(fields: &Fields) -> Result<DiskImage, Error> {
         return Ok(DiskImage::Folder {
             folder: clean(&dir.join(folder)),
             size_mib,
+            generate: generated::read(fields, true, size_mib)?,
         });
     }
+    generated::read(fields, false, 0)?;
     let both = image.is_some() && fields.has("size_mib");
     if both || (image.is_none() && !fields.has("size_mib")) {
         return Err(Error::DiskBacking {

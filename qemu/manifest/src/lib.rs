@@ -75,6 +75,14 @@
 //! size_mib = 64             # virtio-blk: a fresh zero-filled raw disk, made again for each run
 //! # image = "disk.img"      # virtio-blk, instead of size_mib: a raw image file, relative to
 //!                           # this manifest's directory; it must exist; one device per file
+//! # folder = "disk"        # virtio-blk, with size_mib: an ext4 image built from this host
+//!                           # folder (relative to the manifest; one such disk per system)
+//! # generate = [{ path = "data/16m.bin", size = 16777216, seed = 7 }]
+//!                           # with folder: files added to a staging copy of the folder (never
+//!                           # to the folder); path relative, plain components (no `..`), each
+//!                           # once; size 0..=256 MiB, at most 256 files, together at most
+//!                           # the disk; bytes: xorshift64 from the seed
+//!                           # (qemu/runner/src/disks/generate.rs)
 //!
 //! [devices.net0]            # QEMU user networking with restrict=on: the guest reaches nothing
 //! kind = "virtio-net"       # outside this machine
@@ -101,7 +109,9 @@
 //! expect = ["...", "..."]   # required, non-empty: console text that must appear, in order
 //! forbid = ["..."]          # optional: console text that must never appear
 //! outcome = "pass"          # optional, default "pass"; or "kernel-fault", or
-//!                           # "power-off" (a task powered the machine off, ACPI S5)
+//!                           # "power-off" (a task powered the machine off, ACPI S5), or
+//!                           # "serving" (never ends by itself: the runner stops QEMU once
+//!                           # every `http` exchange is judged and every `expect` line is out)
 //! kernel_args = "..."       # optional: kernel command line (e.g. "selftest=panic")
 //! allow_mmio_in_ram = false # optional: skip the MMIO-in-RAM rule, so a test can show
 //!                           # that the kernel's own check stops the boot
@@ -115,6 +125,24 @@
 //!                           # SIGKILLs QEMU a seeded random [min, max] ms later; the last
 //!                           # round runs to the end and is judged, then e2fsck -fn
 //! input = "ls /\npoweroff\n" # optional: typed on the serial console after the banner
+//! http = [                 # optional: exchanges with 127.0.0.1:port, each once the console
+//!                           # shows `after`; not in crash tests. Every entry: port (a forwarded
+//!                           # host port), after, background = false (run beside the next ones;
+//!                           # all are judged at the end), deadline_secs (default 30, at most the
+//!                           # timeout). Exactly one of get, head, send, send_header_bytes:
+//!   { port = 8080, after = "httpd: ready", get = "/data/16m.bin", body = "generated",
+//!     paths = ["/index.html"], status = 200, clients = 32, requests = 100 },
+//!                           # get/head: paths cycled per client (the get/head path first);
+//!                           # status default 200; body required: "generated" | "folder" (the
+//!                           # host file at the URL path) | "empty" | "none"; clients 1..=256
+//!                           # threads, requests 1..=100000 each on one kept-alive connection
+//!   { port = 8080, after = "x", send = "GARBAGE\r\n\r\n", expect_status = 400 },
+//!   { port = 8080, after = "x", send_header_bytes = 1048576, expect_status = 431 },
+//!   { port = 8080, after = "x", send = "GET / HT", close = true },  # truncated; then the
+//!                           # server must close (expect_status optional, for any answer)
+//!   { port = 8080, after = "x", send = "GET / HTTP/1.1\r\n", idle_secs = 5, expect_status = 408 },
+//!                           # idle: the status, or a close with nothing sent, within idle_secs
+//! ]                         # (rules: `qemu/runner/src/http_peer/raw.rs`)
 //! ```
 //!
 //! The tasks' stacks and heaps together may take at most half of
@@ -178,7 +206,9 @@ mod crash_spec;
 mod device_table;
 mod devices;
 mod error;
+mod generated;
 mod graph;
+mod http_spec;
 pub mod limits;
 mod model;
 mod objects;
@@ -197,10 +227,11 @@ use std::path::Path;
 pub use build_script::{build_script_main, CONSTANTS_FILE, MANIFEST_ENV};
 pub use codegen::task_constants;
 pub use device_table::check_files;
-pub use error::{Error, Span};
+pub use error::{Error, ExchangeRule, GeneratedRule, Span};
 pub use model::{
-    constant_name, rights_text, Cap, CrashSpec, Device, DeviceKind, DeviceObjects, DiskImage,
-    Forward, Manifest, Mode, Object, ObjectSpec, Outcome, Restart, System, Task, TestSpec,
+    constant_name, rights_text, BodyCheck, Cap, CrashSpec, Device, DeviceKind, DeviceObjects,
+    DiskImage, Fetch, Forward, GeneratedFile, HttpExchange, HttpKind, Manifest, Method, Mode,
+    Object, ObjectSpec, Outcome, Raw, RawSend, Restart, System, Task, TestSpec, Then,
     UnknownVariant, BAR_WINDOW,
 };
 pub use suggest::{Suggestion, Words};
@@ -227,6 +258,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Manifest, Error> {
     }
     devices::check(&manifest)?;
     validate::crash_disk(&manifest)?;
+    http_spec::check(&manifest)?;
     graph::check(&manifest)?;
     Ok(manifest)
 }

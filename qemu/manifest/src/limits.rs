@@ -99,3 +99,16 @@ pub const MIN_HOST_PORT: u16 = 1024;
 /// Longest device name: object names (`NAME.config`, `NAME.notify`) must
 /// fit the boot image's 31 bytes.
 pub const MAX_DEVICE_NAME_LEN: usize = MAX_NAME_LEN - ".config".len();
+
+/// `devices.*.generate[].size`: the largest generated file (the runner
+/// keeps a copy in memory to check what the guest serves).
+pub const MAX_GENERATED_SIZE: u64 = 256 * MIB as u64;
+/// `devices.*.generate`: most generated files on one disk.
+pub const MAX_GENERATED_FILES: usize = 256;
+
+/// `test.http[]`: default and largest deadline, clients and requests.
+pub const DEFAULT_HTTP_DEADLINE_SECS: u32 = 30;
+pub const MAX_HTTP_CLIENTS: u32 = 256;
+pub const MAX_HTTP_REQUESTS: u32 = 100_000;
+/// `test.http[].send_header_bytes`: the largest header flood.
+pub const MAX_FLOOD_BYTES: u64 = 64 * MIB as u64;

@@ -16,6 +16,7 @@
 
 use crate::crash_spec;
 use crate::error::Error;
+use crate::http_spec;
 use crate::limits::*;
 use crate::model::{Mode, Outcome, TestSpec};
 use crate::rules::{self, Unit};
@@ -34,6 +35,7 @@ pub(crate) const KEYS: &[&str] = &[
     "nmi_after_ms",
     "crash",
     "input",
+    "http",
 ];
 
 pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
@@ -72,6 +74,7 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
         .optional::<&str>("input")?
         .unwrap_or_default()
         .to_owned();
+    let http = http_spec::read(fields, timeout_secs)?;
     Ok(TestSpec {
         timeout_secs,
         modes,
@@ -83,6 +86,7 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
         nmi_after_ms,
         crash,
         input,
+        http,
     })
 }
 

@@ -89,6 +89,7 @@ fn every_key_is_read() {
             nmi_after_ms: vec![],
             crash: None,
             input: String::new(),
+            http: Vec::new(),
         })
     );
 }
@@ -109,6 +110,7 @@ fn test_defaults_are_applied() {
             nmi_after_ms: vec![],
             crash: None,
             input: String::new(),
+            http: Vec::new(),
         })
     );
 }

@@ -363,7 +363,8 @@ fn a_disk_folder_is_relative_to_the_manifest() {
         m.devices[0].disk,
         Some(DiskImage::Folder {
             folder: "disk".into(),
-            size_mib: 8
+            size_mib: 8,
+            generate: Vec::new(),
         })
     );
 }

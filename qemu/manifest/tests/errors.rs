@@ -364,7 +364,7 @@ fn nmi_times_not_integers() {
 fn unknown_outcome() {
     assert_eq!(
         message(&with_test("expect = [\"x\"]\noutcome = \"fail\"\n")),
-        "systems/t.toml: `test.outcome` is \"fail\", which is not an outcome; use one of \"pass\", \"kernel-fault\", \"power-off\""
+        "systems/t.toml: `test.outcome` is \"fail\", which is not an outcome; use one of \"pass\", \"kernel-fault\", \"power-off\", \"serving\""
     );
 }
 

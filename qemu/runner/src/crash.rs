@@ -62,6 +62,7 @@ pub fn run(
             &[],
             spec.input.as_bytes(),
             kill.as_ref(),
+            None,
         )?;
         built.fresh_disk = false;
         out.elapsed += run.elapsed;

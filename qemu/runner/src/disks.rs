@@ -13,9 +13,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use conflux_manifest::{DiskImage, Manifest};
+use conflux_manifest::{DiskImage, GeneratedFile, Manifest};
 
 use crate::workspace;
+
+pub mod generate;
 
 /// The folder-built disk of `manifest`'s system (there is at most one).
 pub fn image_path(manifest: &Manifest) -> PathBuf {
@@ -27,7 +29,19 @@ pub fn image_path(manifest: &Manifest) -> PathBuf {
 /// The folder and size of the system's folder-built disk, if it has one.
 fn folder_disk(manifest: &Manifest) -> Option<(&Path, u32)> {
     manifest.devices.iter().find_map(|d| match &d.disk {
-        Some(DiskImage::Folder { folder, size_mib }) => Some((folder.as_path(), *size_mib)),
+        Some(DiskImage::Folder {
+            folder, size_mib, ..
+        }) => Some((folder.as_path(), *size_mib)),
+        _ => None,
+    })
+}
+
+/// The folder of the system's folder-built disk and its generated files.
+pub fn folder_and_generated(manifest: &Manifest) -> Option<(&Path, &[GeneratedFile])> {
+    manifest.devices.iter().find_map(|d| match &d.disk {
+        Some(DiskImage::Folder {
+            folder, generate, ..
+        }) => Some((folder.as_path(), generate.as_slice())),
         _ => None,
     })
 }
@@ -41,7 +55,16 @@ pub fn prepare(manifest: &Manifest, image: &Path, fresh: bool) -> Result<(), Str
     if image.is_file() && !fresh {
         return Ok(());
     }
-    build(folder, size_mib, image)
+    let generated = folder_and_generated(manifest).map_or(&[][..], |(_, g)| g);
+    if generated.is_empty() {
+        return build(folder, size_mib, image);
+    }
+    // The folder is never written: the generated files go into a copy.
+    let staging = image.with_extension("staging");
+    generate::stage(folder, generated, &staging)?;
+    let built = build(&staging, size_mib, image);
+    let _ = std::fs::remove_dir_all(&staging);
+    built
 }
 
 /// Makes `image`, `size_mib` MiB of ext4 holding a copy of `folder`.
@@ -173,6 +196,32 @@ mod tests {
         assert_eq!(debugfs_cat(&image, "/README"), b"hello from the host\n");
         prepare(&m, &image, true).unwrap();
         assert_eq!(debugfs_cat(&image, "/README"), b"changed\n");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn generated_files_are_in_the_image_and_not_in_the_folder() {
+        let dir = scratch("generated");
+        let folder = dir.join("files");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("README"), b"r\n").unwrap();
+        let text = format!(
+            "[system]\nname = \"t\"\n[tasks.a]\ncrate = \"a\"\npriority = 1\nstart_order = 1\n\
+             [devices.disk0]\nkind = \"virtio-blk\"\ndriver = \"a\"\nfolder = \"{}\"\nsize_mib = 16\n\
+             generate = [{{ path = \"data/g.bin\", size = 70000, seed = 9 }}]\n",
+            folder.display()
+        );
+        let m = conflux_manifest::parse(&text, "/t.toml").unwrap();
+        let image = dir.join("t.img");
+        prepare(&m, &image, true).unwrap();
+        check(&m, &image).unwrap();
+        assert_eq!(
+            debugfs_cat(&image, "/data/g.bin"),
+            generate::bytes(9, 70000)
+        );
+        assert_eq!(debugfs_cat(&image, "/README"), b"r\n");
+        assert!(!folder.join("data").exists());
+        assert!(!image.with_extension("staging").exists());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -4,7 +4,7 @@
 //! per listed mode.
 
 use crate::accel::{self, Accel};
-use crate::{crash, disks, host_test, image, oracle, qemu, symbolize, workspace};
+use crate::{crash, disks, exchanges, host_test, image, oracle, qemu, symbolize, workspace};
 use conflux_manifest::TestSpec;
 use std::time::Duration;
 
@@ -107,13 +107,16 @@ fn one_run(
     accel: Accel,
     tasks: &[&str],
 ) -> Result<Judged, String> {
-    let mut run = qemu::run_captured_with_nmis(
+    let timeout = Duration::from_secs(spec.timeout_secs.into());
+    let mut run = qemu::run_captured_full(
         built,
         accel,
-        Duration::from_secs(spec.timeout_secs as u64),
+        timeout,
         &spec.kernel_args,
         &spec.nmi_after_ms,
         spec.input.as_bytes(),
+        None,
+        exchanges::beside(&built.manifest, timeout)?,
     )?;
     // The runner's source lines for kernel faults count as console
     // output, so a test can check them too.
@@ -121,7 +124,8 @@ fn one_run(
         run.output.push_str(&l);
         run.output.push('\n');
     }
-    let mut problems = oracle::judge(spec, tasks, &run.output, run.status);
+    let mut problems = oracle::judge_end(spec, tasks, &run.output, run.status, run.stopped);
+    problems.extend(run.beside.take().into_iter().flat_map(|b| b.problems));
     if run.nmis_injected < spec.nmi_after_ms.len() {
         problems.push(format!(
             "the runner injected {} of the {} NMIs in `nmi_after_ms` (see the [runner] lines of the log)",

@@ -173,8 +173,30 @@ fn check_forbid(forbid: &[String], output: &str, problems: &mut Vec<String>) {
     }
 }
 
-/// Everything wrong with a run, judged against its spec. Empty means pass.
+/// Whether every expected line of `expect` is on the console `output`,
+/// by the rules of [`judge`] (a serving system is stopped only then).
+pub fn expect_met(expect: &[String], tasks: &[&str], output: &str) -> bool {
+    let mut problems = Vec::new();
+    check_expect(expect, tasks, output, &mut problems);
+    problems.is_empty()
+}
+
+/// Everything wrong with a run that ended by itself or timed out (status
+/// `None`), judged against its spec. Empty means pass.
 pub fn judge(spec: &TestSpec, tasks: &[&str], output: &str, status: Option<i32>) -> Vec<String> {
+    judge_end(spec, tasks, output, status, false)
+}
+
+/// [`judge`], for a run the runner may have `stopped` on purpose (a
+/// serving system, once its exchanges were judged and its expected lines
+/// were out): that is how a serving system must end, and no other.
+pub fn judge_end(
+    spec: &TestSpec,
+    tasks: &[&str],
+    output: &str,
+    status: Option<i32>,
+    stopped: bool,
+) -> Vec<String> {
     let mut problems = Vec::new();
     if tasks.contains(&"conflux") {
         problems.push("a task is named `conflux`, the kernel's console prefix, so its lines cannot be told from the kernel's: rename it in the manifest".into());
@@ -182,6 +204,10 @@ pub fn judge(spec: &TestSpec, tasks: &[&str], output: &str, status: Option<i32>)
     check_expect(&spec.expect, tasks, output, &mut problems);
     check_forbid(&spec.forbid, output, &mut problems);
     let want = match spec.outcome {
+        Outcome::Serving => {
+            serving_end(spec, output, status, stopped, &mut problems);
+            return problems;
+        }
         Outcome::Pass | Outcome::PowerOff => {
             for bad in KERNEL_BROKE {
                 if output.contains(bad) {
@@ -219,6 +245,33 @@ pub fn judge(spec: &TestSpec, tasks: &[&str], output: &str, status: Option<i32>)
         Some(_) => {}
     }
     problems
+}
+
+/// A serving system must have been stopped by the runner, and its kernel
+/// must not have broken.
+fn serving_end(
+    spec: &TestSpec,
+    output: &str,
+    status: Option<i32>,
+    stopped: bool,
+    problems: &mut Vec<String>,
+) {
+    for bad in KERNEL_BROKE {
+        if output.contains(bad) {
+            problems.push(format!("kernel reported `{bad}`"));
+        }
+    }
+    match (stopped, status) {
+        (true, _) => {}
+        (false, None) => problems.push(format!(
+            "timed out after {} s before every exchange was judged and every expected line was out (a serving system is stopped only then)",
+            spec.timeout_secs
+        )),
+        (false, Some(s)) => problems.push(format!(
+            "ended by itself with: {}; a serving system must keep running until the runner stops it",
+            crate::qemu::verdict_text(Some(s))
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,10 @@ use crate::devices;
 use crate::image::{self, Built};
 use crate::symbolize;
 use crate::typist;
+
+mod beside;
+
+pub use beside::{Beside, BesideReport, Console};
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -172,6 +176,11 @@ pub struct Captured {
     /// When the runner killed QEMU on purpose ([`Kill`]): how long after
     /// the line appeared.
     pub killed_after: Option<Duration>,
+    /// What the [`Beside`] work reported, if there was one.
+    pub beside: Option<BesideReport>,
+    /// The runner stopped QEMU because the [`Beside`] work was done and
+    /// asked for it.
+    pub stopped: bool,
 }
 
 /// Kill QEMU with SIGKILL `delay` after `line` appears on the console
@@ -211,11 +220,15 @@ pub fn run_captured_with_nmis(
         nmi_after_ms,
         input,
         None,
+        None,
     )
 }
 
-/// [`run_captured_with_nmis`], and with `kill`, SIGKILLs QEMU once
-/// `kill.line` has been on the console for `kill.delay`.
+/// [`run_captured_with_nmis`]; with `kill`, SIGKILLs QEMU once
+/// `kill.line` has been on the console for `kill.delay`; with `beside`,
+/// runs that work on its own thread (and stops QEMU when it returns, if
+/// it asks to).
+#[allow(clippy::too_many_arguments)]
 pub fn run_captured_full(
     built: &Built,
     accel: Accel,
@@ -224,6 +237,7 @@ pub fn run_captured_full(
     nmi_after_ms: &[u32],
     input: &[u8],
     kill: Option<&Kill>,
+    beside: Option<Beside>,
 ) -> Result<Captured, String> {
     let start = Instant::now();
     let mut cmd = command(built, accel)?;
@@ -279,14 +293,27 @@ pub fn run_captured_full(
         let times = nmi_after_ms.to_vec();
         std::thread::spawn(move || inject_nmis(&path, &times, start, timeout, &shared))
     });
+    let console = Console::new(Arc::clone(&shared));
+    let stop_after_beside = beside.as_ref().is_some_and(|b| b.stop);
+    let beside = beside.map(|b| {
+        let console = console.clone();
+        std::thread::spawn(move || (b.work)(&console))
+    });
     let mut line_seen: Option<Instant> = None;
     let mut killed_after = None;
+    let mut stopped = false;
     let status = loop {
         if let Some(s) = child
             .try_wait()
             .map_err(|e| format!("waiting for QEMU: {e}"))?
         {
             break s.code();
+        }
+        if stop_after_beside && beside.as_ref().is_some_and(|b| b.is_finished()) {
+            let _ = child.kill();
+            let _ = child.wait();
+            stopped = true;
+            break None;
         }
         if let Some(kill) = kill {
             if line_seen.is_none() && contains(&shared, kill.line) {
@@ -309,6 +336,13 @@ pub fn run_captured_full(
         std::thread::sleep(Duration::from_millis(5));
     };
     let elapsed = start.elapsed();
+    console.qemu_exited();
+    let beside = beside.map(|b| {
+        b.join().unwrap_or_else(|_| BesideReport {
+            log: "[runner] the work beside the guest panicked\n".into(),
+            problems: vec!["the runner's work beside the guest panicked".into()],
+        })
+    });
     let _ = reader.join();
     drop(typing.map(|t| t.join()));
     let (nmis_injected, nmi_log) = match nmi_sender {
@@ -334,6 +368,16 @@ pub fn run_captured_full(
         output.push('\n');
         output.push_str(&nmi_log);
     }
+    if let Some(report) = beside.as_ref().filter(|r| !r.log.is_empty()) {
+        output.push('\n');
+        output.push_str(&report.log);
+    }
+    if stopped {
+        output.push_str(&format!(
+            "[runner] QEMU stopped by the runner after {:.1} s: the work beside the guest was done\n",
+            elapsed.as_secs_f64()
+        ));
+    }
     Ok(Captured {
         output,
         status,
@@ -341,6 +385,8 @@ pub fn run_captured_full(
         banner_after: g.1,
         nmis_injected,
         killed_after,
+        beside,
+        stopped,
     })
 }
 

@@ -243,7 +243,7 @@ impl Error {
             Error::KeyNotForKind { path, kind, .. } => {
                 let key = path.rsplit('.').next().unwrap_or(path);
                 let takes = match kind {
-                    DeviceKind::VirtioBlk => "besides `kind`, `driver` and `dma_pool` it takes `image` or `size_mib`",
+                    DeviceKind::VirtioBlk => "besides `kind`, `driver` and `dma_pool` it takes `image`, or `size_mib` (with `folder` and `generate`)",
                     DeviceKind::VirtioNet => "besides `kind`, `driver` and `dma_pool` it takes `forwards` and `mac`",
                     DeviceKind::VirtioCrypto => "it takes only `kind`, `driver` and `dma_pool`",
                 };
@@ -312,6 +312,8 @@ impl Error {
                 f,
                 "`{path}`: the disk folder `{folder}` does not exist or is not a directory; create it with the files the disk should start with, or correct the path (it is relative to the manifest's directory)"
             ),
+            Error::Generated { path, rule, .. } => write!(f, "`{path}`: {rule}"),
+            Error::Exchange { path, rule, .. } => write!(f, "`{path}` {rule}"),
             Error::DeviceObject { path, object, device, driver, .. } => write!(
                 f,
                 "`{path}` names `{object}`, an object of device `{device}`; only its driver `{driver}` holds a device's objects, and it gets them without `caps` entries: remove this entry"

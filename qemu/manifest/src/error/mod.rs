@@ -9,6 +9,9 @@
 
 mod describe;
 mod format;
+mod http;
+
+pub use http::{ExchangeRule, GeneratedRule};
 
 use std::fmt;
 
@@ -444,6 +447,18 @@ pub enum Error {
         path: String,
         folder: String,
     },
+    /// A `devices.*.generate` entry breaks a rule.
+    Generated {
+        origin: String,
+        path: String,
+        rule: GeneratedRule,
+    },
+    /// A `test.http` entry breaks a rule.
+    Exchange {
+        origin: String,
+        path: String,
+        rule: ExchangeRule,
+    },
     /// A `caps` entry names one of a device's objects, which only its
     /// driver holds.
     DeviceObject {
@@ -535,6 +550,8 @@ impl Error {
             | Error::FolderBacking { origin, .. }
             | Error::TwoFolderDisks { origin, .. }
             | Error::MissingDiskFolder { origin, .. }
+            | Error::Generated { origin, .. }
+            | Error::Exchange { origin, .. }
             | Error::DeviceObject { origin, .. } => origin,
         }
     }

@@ -5,6 +5,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use super::GeneratedFile;
+
 /// One `[devices.NAME]` table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Device {
@@ -62,8 +64,13 @@ pub enum DiskImage {
     Fresh { size_mib: u32 },
     /// An ext4 image of `size_mib` MiB that the runner builds from the
     /// host folder `folder` (joined with the manifest's directory) with
-    /// `mke2fs -t ext4 -b 4096 -d`, and keeps across runs.
-    Folder { folder: PathBuf, size_mib: u32 },
+    /// `mke2fs -t ext4 -b 4096 -d`, and keeps across runs; `generate`
+    /// files are added to a staging copy of the folder first.
+    Folder {
+        folder: PathBuf,
+        size_mib: u32,
+        generate: Vec<GeneratedFile>,
+    },
 }
 
 /// `hostfwd=tcp:127.0.0.1:HOST-:GUEST`.

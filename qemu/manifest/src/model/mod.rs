@@ -7,12 +7,16 @@
 //! a new list beside `tasks`, so existing users keep working.
 
 mod devices;
+mod http;
 mod objects;
 
 use std::fmt;
 use std::str::FromStr;
 
 pub use devices::{Device, DeviceClient, DeviceKind, DeviceObjects, DiskImage, Forward};
+pub use http::{
+    BodyCheck, Fetch, GeneratedFile, HttpExchange, HttpKind, Method, Raw, RawSend, Then,
+};
 pub use objects::{
     constant_name, rights_text, Cap, Object, ObjectSpec, Restart, BAR_WINDOW, RIGHT_LETTERS,
 };
@@ -95,6 +99,8 @@ pub struct TestSpec {
     /// Bytes the runner types on the serial console once the kernel's
     /// banner is out (as a person would); empty for none.
     pub input: String,
+    /// Exchanges the runner performs against forwarded ports, in order.
+    pub http: Vec<HttpExchange>,
 }
 
 /// `[test] crash = { rounds, after, kill_after_ms = [min, max] }`: the
@@ -132,6 +138,9 @@ pub enum Outcome {
     KernelFault,
     /// A task powered the machine off (ACPI S5): QEMU exits with status 0.
     PowerOff,
+    /// The system never ends by itself (a server): the runner stops QEMU
+    /// once every exchange is judged and every expected line is out.
+    Serving,
 }
 
 /// A string that names no variant of [`Mode`] or [`Outcome`].
@@ -192,14 +201,20 @@ impl Mode {
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 3] = [Outcome::Pass, Outcome::KernelFault, Outcome::PowerOff];
-    pub const NAMES: &'static [&'static str] = &["pass", "kernel-fault", "power-off"];
+    pub const ALL: [Outcome; 4] = [
+        Outcome::Pass,
+        Outcome::KernelFault,
+        Outcome::PowerOff,
+        Outcome::Serving,
+    ];
+    pub const NAMES: &'static [&'static str] = &["pass", "kernel-fault", "power-off", "serving"];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Pass => "pass",
             Outcome::KernelFault => "kernel-fault",
             Outcome::PowerOff => "power-off",
+            Outcome::Serving => "serving",
         }
     }
 }

@@ -16,6 +16,7 @@ fn spec(expect: &[&str], forbid: &[&str], outcome: Outcome) -> TestSpec {
         nmi_after_ms: vec![],
         crash: None,
         input: String::new(),
+        http: vec![],
     }
 }
 
@@ -208,4 +209,43 @@ fn power_off_passes_only_on_qemu_status_zero_without_kernel_trouble() {
     assert!(p[0].contains("never powered off"), "{p:?}");
     let broke = "conflux: bye\nconflux: KERNEL PANIC at x.rs:1: boom\n";
     assert!(!judge(&off, &[], broke, Some(0)).is_empty());
+}
+
+#[test]
+fn a_serving_system_passes_only_when_the_runner_stopped_it() {
+    let serving = spec(&["up"], &[], Outcome::Serving);
+    assert!(judge_end(&serving, &[], "conflux: up\n", None, true).is_empty());
+    let timed_out = judge_end(&serving, &[], "conflux: up\n", None, false);
+    assert_eq!(timed_out.len(), 1);
+    assert!(
+        timed_out[0].starts_with("timed out after 5 s before"),
+        "{timed_out:?}"
+    );
+    let ended = judge_end(&serving, &[], "conflux: up\n", PASS, false);
+    assert!(
+        ended[0].contains("a serving system must keep running"),
+        "{ended:?}"
+    );
+    let broke = judge_end(
+        &serving,
+        &[],
+        "conflux: up\nconflux: KERNEL PANIC\n",
+        None,
+        true,
+    );
+    assert_eq!(broke, ["kernel reported `KERNEL PANIC`"]);
+    let missing = judge_end(&serving, &[], "conflux: down\n", None, true);
+    assert_eq!(missing, ["never printed `up`"]);
+}
+
+#[test]
+fn expect_met_follows_the_oracles_order_and_owners() {
+    let expect = ["client: a".to_owned(), "b".to_owned()];
+    assert!(expect_met(&expect, &TASKS, "client: a\nconflux: b\n"));
+    assert!(!expect_met(&expect, &TASKS, "conflux: b\nclient: a\n"));
+    assert!(!expect_met(
+        &expect,
+        &TASKS,
+        "evil: client: a\nconflux: b\n"
+    ));
 }

@@ -1,0 +1,247 @@
+//! A test's `[test] http` exchanges, run beside the guest
+//! (`qemu::Beside`): each waits for its `after` line, then runs through
+//! the HTTP peer against 127.0.0.1:`port`; `background` ones run on
+//! their own threads while the next ones start. All are joined and judged
+//! at the end, in manifest order. A serving system (`outcome =
+//! "serving"`) is then stopped once every expected line is out.
+//!
+//! Expected bodies are loaded before QEMU starts (files of the disk
+//! folder; generated files from their seed), so a wrong path fails early.
+//! Each fetch logs its requests/s and bytes/s as a `[runner]` line.
+
+use std::collections::HashMap;
+use std::path::{Component, Path};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use conflux_manifest::{BodyCheck, HttpExchange, HttpKind, Manifest, Method, RawSend, Then};
+
+use crate::disks::{self, generate};
+use crate::http_peer::{self, Expected, FetchPlan, RawPlan, RawReport, RawThen, Stats, Target};
+use crate::oracle;
+use crate::qemu::{Beside, BesideReport, Console};
+
+/// One exchange ready to run.
+enum Plan {
+    Fetch(FetchPlan),
+    Raw(RawPlan),
+}
+
+/// The exchanges of `manifest`'s test as work beside the guest, or `None`
+/// when there is nothing to do beside it. `timeout` bounds the waits for
+/// console lines.
+pub fn beside(manifest: &Manifest, timeout: Duration) -> Result<Option<Beside>, String> {
+    let Some(spec) = &manifest.test else {
+        return Ok(None);
+    };
+    let serving = spec.outcome == conflux_manifest::Outcome::Serving;
+    if spec.http.is_empty() && !serving {
+        return Ok(None);
+    }
+    let mut bodies = Bodies::new(manifest);
+    let plans: Vec<(HttpExchange, Plan)> = spec
+        .http
+        .iter()
+        .enumerate()
+        .map(|(i, ex)| {
+            Ok((
+                ex.clone(),
+                plan(ex, &mut bodies).map_err(|e| format!("test.http[{i}]: {e}"))?,
+            ))
+        })
+        .collect::<Result<_, String>>()?;
+    let expect = spec.expect.clone();
+    let tasks: Vec<String> = manifest.tasks.iter().map(|t| t.name.clone()).collect();
+    let work = move |console: &Console| {
+        let deadline = Instant::now() + timeout;
+        let mut report = run_all(plans, console, deadline);
+        if serving {
+            let names: Vec<&str> = tasks.iter().map(String::as_str).collect();
+            let met = console.wait_until(deadline, |out| oracle::expect_met(&expect, &names, out));
+            report.log.push_str(&format!(
+                "[runner] serving: every exchange judged{}\n",
+                if met {
+                    ", every expected line out"
+                } else {
+                    "; not every expected line came"
+                }
+            ));
+        }
+        report
+    };
+    Ok(Some(Beside {
+        work: Box::new(work),
+        stop: serving,
+    }))
+}
+
+/// Runs every exchange in order, each after its line, and judges them.
+fn run_all(plans: Vec<(HttpExchange, Plan)>, console: &Console, deadline: Instant) -> BesideReport {
+    let mut report = BesideReport::default();
+    let mut running = Vec::new();
+    let mut done = Vec::new();
+    for (index, (exchange, plan)) in plans.into_iter().enumerate() {
+        let name = describe(index, &exchange);
+        if !console.wait_until(deadline, |out| out.contains(&exchange.after)) {
+            let never = format!(
+                "never started: the console never showed {:?}",
+                exchange.after
+            );
+            done.push((index, name, Err(never)));
+            continue;
+        }
+        if exchange.background {
+            running.push((index, name, std::thread::spawn(move || run(&plan))));
+        } else {
+            done.push((index, name, run(&plan)));
+        }
+    }
+    for (index, name, handle) in running {
+        let result = handle
+            .join()
+            .unwrap_or_else(|_| Err("the exchange's thread panicked".into()));
+        done.push((index, name, result));
+    }
+    done.sort_by_key(|(index, _, _)| *index);
+    for (_, name, result) in done {
+        match result {
+            Ok(line) => report
+                .log
+                .push_str(&format!("[runner] {name}: ok: {line}\n")),
+            Err(e) => {
+                report
+                    .log
+                    .push_str(&format!("[runner] {name}: FAILED: {e}\n"));
+                report.problems.push(format!("{name}: {e}"));
+            }
+        }
+    }
+    report
+}
+
+/// `http #3 (get, port 8080, /a, /b)`: index, kind, port and paths.
+fn describe(index: usize, exchange: &HttpExchange) -> String {
+    let paths = match &exchange.kind {
+        HttpKind::Fetch(f) => format!(", {}", f.paths.join(", ")),
+        HttpKind::Raw(_) => String::new(),
+    };
+    format!(
+        "http #{index} ({}, port {}{paths})",
+        exchange.kind.name(),
+        exchange.port
+    )
+}
+
+/// Runs one plan: a summary for the log, or what went wrong.
+fn run(plan: &Plan) -> Result<String, String> {
+    match plan {
+        Plan::Fetch(p) => http_peer::fetch(p).map(|s: Stats| {
+            format!(
+                "{} requests in {:.2} s: {:.1} requests/s, {:.0} bytes/s ({} body bytes, {} reconnects)",
+                s.requests,
+                s.elapsed.as_secs_f64(),
+                s.requests_per_sec(),
+                s.bytes_per_sec(),
+                s.body_bytes,
+                s.reconnects
+            )
+        }),
+        Plan::Raw(p) => http_peer::raw(p).map(|r: RawReport| r.summary()),
+    }
+}
+
+fn plan(exchange: &HttpExchange, bodies: &mut Bodies) -> Result<Plan, String> {
+    let target = Target::loopback(exchange.port);
+    let deadline = Duration::from_secs(exchange.deadline_secs.into());
+    Ok(match &exchange.kind {
+        HttpKind::Fetch(f) => Plan::Fetch(FetchPlan {
+            target,
+            head: f.method == Method::Head,
+            paths: f
+                .paths
+                .iter()
+                .map(|p| Ok((p.clone(), bodies.expected(f.body, p)?)))
+                .collect::<Result<_, String>>()?,
+            status: f.status,
+            clients: f.clients,
+            requests: f.requests,
+            deadline,
+        }),
+        HttpKind::Raw(r) => Plan::Raw(RawPlan {
+            target,
+            send: match &r.send {
+                RawSend::Text(text) => text.as_bytes().to_vec(),
+                RawSend::HeaderFlood(n) => http_peer::flood_head(*n),
+            },
+            then: match r.then {
+                Then::Wait => RawThen::Wait,
+                Then::Close => RawThen::Close,
+                Then::Idle(secs) => RawThen::Idle(Duration::from_secs(secs.into())),
+            },
+            expect_status: r.expect_status,
+            deadline,
+        }),
+    })
+}
+
+/// The host copies of the bodies the exchanges check, each made once.
+struct Bodies<'m> {
+    manifest: &'m Manifest,
+    made: HashMap<String, Arc<[u8]>>,
+}
+
+impl<'m> Bodies<'m> {
+    fn new(manifest: &'m Manifest) -> Self {
+        Self {
+            manifest,
+            made: HashMap::new(),
+        }
+    }
+
+    /// What the body at `url` must be under `check`.
+    fn expected(&mut self, check: BodyCheck, url: &str) -> Result<Expected, String> {
+        match check {
+            BodyCheck::Empty => return Ok(Expected::Empty),
+            BodyCheck::None => return Ok(Expected::Unchecked),
+            BodyCheck::Generated | BodyCheck::Folder => {}
+        }
+        let key = format!("{}:{url}", check.as_str());
+        if let Some(bytes) = self.made.get(&key) {
+            return Ok(Expected::Bytes(Arc::clone(bytes)));
+        }
+        let (folder, generated) = disks::folder_and_generated(self.manifest)
+            .ok_or("the system has no disk built from a folder")?;
+        let relative = &url[1..];
+        let bytes: Arc<[u8]> = match check {
+            BodyCheck::Generated => {
+                let file = generated
+                    .iter()
+                    .find(|g| g.path == relative)
+                    .ok_or_else(|| format!("{url} is not a generated file"))?;
+                generate::bytes(file.seed, file.size).into()
+            }
+            _ => folder_file(folder, relative)?.into(),
+        };
+        self.made.insert(key, Arc::clone(&bytes));
+        Ok(Expected::Bytes(bytes))
+    }
+}
+
+/// The file of `folder` at the URL path `relative`, which must stay inside.
+fn folder_file(folder: &Path, relative: &str) -> Result<Vec<u8>, String> {
+    let path = Path::new(relative);
+    if !path.components().all(|c| matches!(c, Component::Normal(_))) {
+        return Err(format!(
+            "/{relative} is checked against the disk folder, but it is not a plain path inside it"
+        ));
+    }
+    std::fs::read(folder.join(path)).map_err(|e| {
+        format!(
+            "/{relative} is checked against the file {} of the disk folder, which cannot be read: {e}",
+            folder.join(path).display()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,77 @@
+//! Work beside a captured guest: a thread that watches the console while
+//! QEMU runs (a test's HTTP exchanges) and may ask the runner to stop
+//! QEMU once it is done.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::Shared;
+
+/// Work run on its own thread beside the guest while it runs, watching
+/// its console (a test's HTTP exchanges). With `stop`, QEMU is stopped
+/// (SIGKILL) once the work returns: how a serving system's test ends.
+pub struct Beside {
+    pub work: Box<dyn FnOnce(&Console) -> BesideReport + Send>,
+    pub stop: bool,
+}
+
+/// What [`Beside`] work reports: lines for the log (`[runner] ...`) and
+/// what went wrong.
+#[derive(Debug, Default)]
+pub struct BesideReport {
+    pub log: String,
+    pub problems: Vec<String>,
+}
+
+/// The guest's console as [`Beside`] work sees it.
+#[derive(Clone)]
+pub struct Console {
+    shared: Arc<Shared>,
+    /// Raised once QEMU has exited, so that nothing waits for text that
+    /// cannot come any more.
+    exited: Arc<AtomicBool>,
+}
+
+impl Console {
+    pub(super) fn new(shared: Arc<Shared>) -> Self {
+        Self {
+            shared,
+            exited: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// A console that already shows `text` (for tests of beside work).
+    #[cfg(test)]
+    pub fn showing(text: &str) -> Self {
+        Self::new(Arc::new(std::sync::Mutex::new((
+            text.as_bytes().to_vec(),
+            None,
+        ))))
+    }
+
+    /// Ends every wait: QEMU has exited.
+    pub(super) fn qemu_exited(&self) {
+        self.exited.store(true, Ordering::Relaxed);
+    }
+
+    /// Everything printed so far (without carriage returns).
+    pub fn text(&self) -> String {
+        let g = self.shared.lock().expect("reader lock");
+        String::from_utf8_lossy(&g.0).replace('\r', "")
+    }
+
+    /// Waits until `done(console text)` holds: false if `deadline` passes
+    /// or QEMU exits first.
+    pub fn wait_until(&self, deadline: Instant, done: impl Fn(&str) -> bool) -> bool {
+        loop {
+            if done(&self.text()) {
+                return true;
+            }
+            if Instant::now() >= deadline || self.exited.load(Ordering::Relaxed) {
+                return done(&self.text());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
