@@ -12,6 +12,7 @@
 
 extern crate alloc;
 
+pub mod conn;
 pub mod path;
 pub mod request;
 pub mod response;

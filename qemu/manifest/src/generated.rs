@@ -2,11 +2,11 @@
 //! runner adds to a disk built from a folder (in a staging copy, never in
 //! the folder itself). Rules: a relative `/`-separated path of plain
 //! components (no `..`, `.` or empty ones), each path once, a size up to
-//! [`MAX_GENERATED_SIZE`], a seed >= 0, and all files together no larger
-//! than the disk.
+//! [`MAX_GENERATED_SIZE`], a seed >= 0, at most [`MAX_GENERATED_FILES`]
+//! files, and all together no larger than the disk.
 
 use crate::error::{Error, GeneratedRule};
-use crate::limits::{MAX_GENERATED_SIZE, MIB};
+use crate::limits::{MAX_GENERATED_FILES, MAX_GENERATED_SIZE, MIB};
 use crate::model::GeneratedFile;
 use crate::rules::{self, Unit};
 use crate::strict::Fields;
@@ -32,6 +32,10 @@ pub(crate) fn read(
     };
     if !folder {
         return Err(fail(key, GeneratedRule::NeedsFolder));
+    }
+    if entries.len() > MAX_GENERATED_FILES {
+        let (count, max) = (entries.len(), MAX_GENERATED_FILES);
+        return Err(fail(key, GeneratedRule::TooMany { count, max }));
     }
     let mut files: Vec<GeneratedFile> = Vec::with_capacity(entries.len());
     for (index, table) in entries.into_iter().enumerate() {

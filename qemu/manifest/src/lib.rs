@@ -80,8 +80,9 @@
 //! # generate = [{ path = "data/16m.bin", size = 16777216, seed = 7 }]
 //!                           # with folder: files added to a staging copy of the folder (never
 //!                           # to the folder); path relative, plain components (no `..`), each
-//!                           # once; size 0..=256 MiB, all together at most the disk; bytes:
-//!                           # xorshift64 from the seed (qemu/runner/src/disks/generate.rs)
+//!                           # once; size 0..=256 MiB, at most 256 files, together at most
+//!                           # the disk; bytes: xorshift64 from the seed
+//!                           # (qemu/runner/src/disks/generate.rs)
 //!
 //! [devices.net0]            # QEMU user networking with restrict=on: the guest reaches nothing
 //! kind = "virtio-net"       # outside this machine

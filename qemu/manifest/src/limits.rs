@@ -103,6 +103,8 @@ pub const MAX_DEVICE_NAME_LEN: usize = MAX_NAME_LEN - ".config".len();
 /// `devices.*.generate[].size`: the largest generated file (the runner
 /// keeps a copy in memory to check what the guest serves).
 pub const MAX_GENERATED_SIZE: u64 = 256 * MIB as u64;
+/// `devices.*.generate`: most generated files on one disk.
+pub const MAX_GENERATED_FILES: usize = 256;
 
 /// `test.http[]`: default and largest deadline, clients and requests.
 pub const DEFAULT_HTTP_DEADLINE_SECS: u32 = 30;

@@ -171,6 +171,17 @@ fn generated_files_must_fit_the_disk() {
 }
 
 #[test]
+fn at_most_256_files_are_generated() {
+    let files: Vec<String> = (0..257)
+        .map(|i| format!("{{ path = \"f{i}\", size = 0, seed = 0 }}"))
+        .collect();
+    assert_eq!(
+        generate_error(&files.join(", ")),
+        "systems/t.toml: `devices.disk0.generate`: 257 files are generated, more than the 256 a disk may have; put the rest in the folder"
+    );
+}
+
+#[test]
 fn generated_files_need_a_folder_disk() {
     let text = format!(
         "{SYSTEM}[tasks.b]\ncrate = \"b\"\npriority = 1\nstart_order = 1\n\

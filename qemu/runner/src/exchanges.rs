@@ -59,7 +59,7 @@ pub fn beside(manifest: &Manifest, timeout: Duration) -> Result<Option<Beside>, 
             let names: Vec<&str> = tasks.iter().map(String::as_str).collect();
             let met = console.wait_until(deadline, |out| oracle::expect_met(&expect, &names, out));
             report.log.push_str(&format!(
-                "[runner] serving: every exchange judged{}; stopping QEMU\n",
+                "[runner] serving: every exchange judged{}\n",
                 if met {
                     ", every expected line out"
                 } else {

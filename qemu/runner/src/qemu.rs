@@ -372,6 +372,12 @@ pub fn run_captured_full(
         output.push('\n');
         output.push_str(&report.log);
     }
+    if stopped {
+        output.push_str(&format!(
+            "[runner] QEMU stopped by the runner after {:.1} s: the work beside the guest was done\n",
+            elapsed.as_secs_f64()
+        ));
+    }
     Ok(Captured {
         output,
         status,

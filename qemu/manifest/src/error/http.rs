@@ -19,6 +19,8 @@ pub enum GeneratedRule {
     NeedsFolder,
     /// The files together are larger than the disk.
     TooLarge { total: u64, disk: u64 },
+    /// More files than [`crate::limits::MAX_GENERATED_FILES`].
+    TooMany { count: usize, max: usize },
 }
 
 /// Why a `test.http` entry was rejected.
@@ -76,6 +78,10 @@ impl fmt::Display for GeneratedRule {
             GeneratedRule::TooLarge { total, disk } => write!(
                 f,
                 "the generated files take {total} bytes, more than the disk's {disk}; make the disk (`size_mib`) larger or the files smaller"
+            ),
+            GeneratedRule::TooMany { count, max } => write!(
+                f,
+                "{count} files are generated, more than the {max} a disk may have; put the rest in the folder"
             ),
         }
     }
