@@ -202,10 +202,21 @@ pub struct RxToken<'a> {
     frame: &'a [u8],
 }
 
-/// A transmit slot, written in place and sent.
+/// A transmit slot, written in place and sent. smoltcp drops the one
+/// paired with a received frame unused when the frame needs no answer:
+/// the slot is then free again.
 pub struct TxToken<'a> {
     link: &'a mut Link,
-    id: u32,
+    /// The slot, until it is sent.
+    id: Option<u32>,
+}
+
+impl Drop for TxToken<'_> {
+    fn drop(&mut self) {
+        if let Some(id) = self.id.take() {
+            self.link.tx_free |= 1 << id;
+        }
+    }
 }
 
 impl smoltcp::phy::RxToken for RxToken<'_> {
@@ -215,17 +226,19 @@ impl smoltcp::phy::RxToken for RxToken<'_> {
 }
 
 impl smoltcp::phy::TxToken for TxToken<'_> {
-    fn consume<R, F: FnOnce(&mut [u8]) -> R>(self, len: usize, f: F) -> R {
+    fn consume<R, F: FnOnce(&mut [u8]) -> R>(mut self, len: usize, f: F) -> R {
         let len = len.min(MAX_FRAME as usize);
-        let offset = Link::tx_offset(self.id);
-        // Safety: slot `id` was free (not with the driver) and is taken
-        // by this token alone until sent below.
+        // Every token is made with a slot, taken only here.
+        let id = self.id.take().unwrap_or(0);
+        let offset = Link::tx_offset(id);
+        // Safety: slot `id` was free (not with the driver) and is this
+        // token's alone until sent below.
         let r = f(unsafe { self.link.bytes(offset, len) });
-        match self.link.client.send(self.id, offset, len as u32) {
+        match self.link.client.send(id, offset, len as u32) {
             Ok(asked) => self.link.ring(asked),
             Err(e) => {
                 println!("cannot queue a frame to send: {e:?}");
-                self.link.tx_free |= 1 << self.id;
+                self.link.tx_free |= 1 << id;
             }
         }
         r
@@ -254,12 +267,21 @@ impl Device for Link {
         let frame = unsafe {
             core::slice::from_raw_parts((self.data + Link::rx_offset(id)) as *const u8, len)
         };
-        Some((RxToken { frame }, TxToken { link: self, id: tx }))
+        Some((
+            RxToken { frame },
+            TxToken {
+                link: self,
+                id: Some(tx),
+            },
+        ))
     }
 
     fn transmit(&mut self, _now: Instant) -> Option<TxToken<'_>> {
         let id = self.take_tx()?;
-        Some(TxToken { link: self, id })
+        Some(TxToken {
+            link: self,
+            id: Some(id),
+        })
     }
 
     fn capabilities(&self) -> DeviceCapabilities {
