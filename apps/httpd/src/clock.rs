@@ -1,0 +1,18 @@
+//! Milliseconds since boot, from the kernel's tick counter: `timer_set`
+//! with 0 ticks cancels nothing and returns the tick count.
+
+use conflux_abi::time::TICK_NS;
+use conflux_userlib::ipc::Notification;
+
+pub struct Clock(Notification);
+
+impl Clock {
+    /// `slot`: a notification this task holds with WRITE.
+    pub fn new(slot: usize) -> Clock {
+        Clock(Notification(slot))
+    }
+
+    pub fn now_ms(&self) -> u64 {
+        self.0.timer(0).unwrap_or(0) * (TICK_NS / 1_000_000)
+    }
+}

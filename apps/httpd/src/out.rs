@@ -1,0 +1,180 @@
+//! An answer on its way out: text (head, listing, error page) sent from
+//! httpd's memory, then a file's body moved from the file server to the
+//! network server through the connection's slot of the shared `pages`
+//! region: the file server reads into the slot (`pread` with a buffer
+//! operand in the region it shares with httpd), the network server sends
+//! from the same bytes (`send` with an operand in its own mapping of it).
+//! httpd passes offsets, never the data. Every step is non-blocking: a
+//! full socket leaves the rest for when it is writable again.
+
+use alloc::vec::Vec;
+
+use conflux_fs_client::{Fd, Fs};
+use conflux_fs_protocol::ops as fs_ops;
+use conflux_net_client::{Error as NetErr, Net, NetError, Operand};
+use conflux_socket_protocol::ops as net_ops;
+
+use conflux_net_client::Socket;
+
+/// Bytes of one connection's slot in the pages region.
+pub const SLOT: u32 = 32 * 1024;
+
+/// A file body still to send.
+pub struct FileBody {
+    fd: Fd,
+    /// Next file offset to read.
+    offset: u64,
+    size: u64,
+    /// Bytes read into the slot and not yet sent: `start..end`.
+    start: u32,
+    end: u32,
+}
+
+impl FileBody {
+    pub fn new(fd: Fd, size: u64) -> FileBody {
+        FileBody {
+            fd,
+            offset: 0,
+            size,
+            start: 0,
+            end: 0,
+        }
+    }
+}
+
+/// What is left of an answer.
+pub struct Out {
+    text: Vec<u8>,
+    sent: usize,
+    file: Option<FileBody>,
+    /// Keep the connection after the answer.
+    pub keep_alive: bool,
+}
+
+/// Where the two servers see the pages region, and this connection's slot.
+#[derive(Clone, Copy)]
+pub struct Pages {
+    /// The region's number in the file server's session.
+    pub fs_region: u8,
+    /// The region's number in the network server's session.
+    pub net_region: u8,
+}
+
+/// How pumping ended.
+pub enum Pumped {
+    /// All sent.
+    Done,
+    /// The socket is full: wait until it is writable.
+    Blocked,
+    /// The connection cannot go on (reset, or the file failed): close it.
+    Broken,
+}
+
+impl Out {
+    pub fn text(text: Vec<u8>, keep_alive: bool) -> Out {
+        Out {
+            text,
+            sent: 0,
+            file: None,
+            keep_alive,
+        }
+    }
+
+    pub fn file(head: Vec<u8>, body: FileBody, keep_alive: bool) -> Out {
+        Out {
+            file: Some(body),
+            ..Out::text(head, keep_alive)
+        }
+    }
+
+    /// Sends what the socket takes; `slot` is this connection's slot.
+    pub fn pump(
+        &mut self,
+        net: &mut Net,
+        fs: &mut Fs,
+        sock: Socket,
+        pages: Pages,
+        slot: u32,
+    ) -> Pumped {
+        while self.sent < self.text.len() {
+            match net.send(sock, &self.text[self.sent..]) {
+                Ok(n) => self.sent += n,
+                Err(e) => return blocked_or_broken(e),
+            }
+        }
+        let Some(f) = self.file.as_mut() else {
+            return Pumped::Done;
+        };
+        loop {
+            if f.start == f.end {
+                if f.offset == f.size {
+                    return self.finish(fs);
+                }
+                let want = (f.size - f.offset).min(u64::from(SLOT)) as u32;
+                let read = fs.call(
+                    fs_ops::PREAD,
+                    &[
+                        Operand::Value(f.fd.0),
+                        Operand::Buf {
+                            region: pages.fs_region,
+                            offset: slot,
+                            len: want,
+                        },
+                        Operand::Value(u64::from(want)),
+                        Operand::Value(f.offset),
+                    ],
+                );
+                match read {
+                    Ok(n) if n > 0 => {
+                        let n = (n as u32).min(want);
+                        (f.start, f.end) = (0, n);
+                        f.offset += u64::from(n);
+                    }
+                    // The file shrank under us, or the read failed: the
+                    // Content-Length promised cannot be kept.
+                    _ => {
+                        let _ = fs.close(f.fd);
+                        self.file = None;
+                        return Pumped::Broken;
+                    }
+                }
+            }
+            let sent = net.call(
+                net_ops::SEND,
+                &[
+                    Operand::Value(sock.0),
+                    Operand::Buf {
+                        region: pages.net_region,
+                        offset: slot + f.start,
+                        len: f.end - f.start,
+                    },
+                    Operand::Value(u64::from(f.end - f.start)),
+                ],
+            );
+            match sent {
+                Ok(n) => f.start += (n as u32).min(f.end - f.start),
+                Err(e) => return blocked_or_broken(e),
+            }
+        }
+    }
+
+    fn finish(&mut self, fs: &mut Fs) -> Pumped {
+        if let Some(f) = self.file.take() {
+            let _ = fs.close(f.fd);
+        }
+        Pumped::Done
+    }
+
+    /// Gives the open file back (the connection is closing early).
+    pub fn abandon(&mut self, fs: &mut Fs) {
+        let _ = self.finish(fs);
+    }
+}
+
+fn blocked_or_broken(e: NetErr) -> Pumped {
+    if e.net() == Some(NetError::WouldBlock) {
+        Pumped::Blocked
+    } else {
+        Pumped::Broken
+    }
+}
