@@ -55,6 +55,7 @@ fn main() {
         raw(&socket),
         status(NetError::NoSession),
     );
+    rejoin(&mut c);
     c.finish();
 }
 
@@ -162,4 +163,31 @@ fn parking(net: &mut Net, c: &mut Checks) {
         Ok(0),
     );
     c.eq("its entry's revents", entry[0].revents, Events::NONE);
+}
+
+/// Connects with the waiter task's badge (as the waiter would after a
+/// restart): the server ends the waiter's session, cancelling its parked
+/// `accept`, and starts a new one for this badge.
+fn rejoin(c: &mut Checks) {
+    let caps = conflux_net_client::Caps {
+        endpoint: config::caps::NET_AS_WAITER,
+        control: config::caps::REJOIN_CONTROL,
+        control_addr: config::caps::REJOIN_CONTROL_ADDR,
+    };
+    let net = Net::connect(caps);
+    c.that(
+        "connect with the waiter's badge",
+        net.is_ok(),
+        net.as_ref().err(),
+    );
+    if let Ok(mut net) = net {
+        // The new session has none of the old one's sockets.
+        let old = net.close(Socket(0));
+        c.eq(
+            "the old session's listener",
+            err(old),
+            Some(NetError::BadSocket),
+        );
+        let _ = net.detach();
+    }
 }
