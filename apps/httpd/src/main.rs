@@ -28,6 +28,7 @@ use conflux_http::Status;
 use conflux_net_client::{
     Error as NetErr, Events, Net, NetError, PollEntry, SockAddr, SockKind, Socket,
 };
+use conflux_socket_protocol::ops::MAX_BACKLOG;
 use conflux_userlib::println;
 
 use out::{Out, Pages, Pumped, SLOT};
@@ -37,7 +38,7 @@ conflux_userlib::entry!(main);
 /// The port httpd listens on in the guest.
 const PORT: u16 = 80;
 /// Connections served at once; one more is answered 503 and closed.
-const MAX_CONNS: usize = 16;
+const MAX_CONNS: usize = 48;
 /// The longest httpd waits without looking at its deadlines.
 const TICK_MS: u64 = 1000;
 
@@ -46,12 +47,25 @@ struct Client {
     sock: Socket,
     conn: Conn,
     out: Option<Out>,
-    /// Its slot in the pages region (an index below MAX_CONNS).
-    slot: u32,
+    /// Its slot in the pages region (an index below MAX_CONNS); `None`
+    /// for a connection turned away with 503, which never gets a file.
+    slot: Option<u32>,
     /// When it must be looked at again without news (a request deadline).
     due: Option<u64>,
+    /// Answered for the last time and shut for writing: what still comes
+    /// is read and dropped until the peer closes or this time passes.
+    /// Closing at once with unread bytes would reset the connection, and
+    /// the peer would lose the answer (a 431 to a header flood, say).
+    linger: Option<u64>,
     closing: bool,
 }
+
+/// Connections answered 503 (and lingering) at once; past them, new ones
+/// are closed without an answer.
+const MAX_TURNED_AWAY: usize = 16;
+
+/// How long a connection's last answer may wait for the peer to close.
+const LINGER_MS: u64 = 2000;
 
 fn main() {
     let clock = clock::Clock::new(config::caps::CLOCK);
@@ -140,7 +154,7 @@ fn entry(sock: Socket, events: Events) -> PollEntry {
 fn listen(net: &mut Net) -> Result<Socket, NetErr> {
     let l = net.socket(SockKind::Stream)?;
     net.bind(l, SockAddr::new([0; 4], PORT))?;
-    net.listen(l, MAX_CONNS as u64)?;
+    net.listen(l, MAX_BACKLOG)?;
     net.set_nonblocking(l, true)?;
     Ok(l)
 }
@@ -157,19 +171,21 @@ fn accept_all(net: &mut Net, listener: Socket, clients: &mut Vec<Client>, now: u
             }
         };
         let _ = net.set_nonblocking(sock, true);
-        let free = (0..MAX_CONNS as u32).find(|s| clients.iter().all(|c| c.slot != *s));
-        let Some(slot) = free else {
-            // Best effort: the page fits a fresh socket's send buffer.
-            let _ = net.send(sock, &busy_page());
+        let free = (0..MAX_CONNS as u32).find(|s| clients.iter().all(|c| c.slot != Some(*s)));
+        let turned_away = clients.iter().filter(|c| c.slot.is_none()).count();
+        if free.is_none() && turned_away >= MAX_TURNED_AWAY {
             let _ = net.close(sock);
             continue;
-        };
+        }
         clients.push(Client {
             sock,
             conn: Conn::new(now),
-            out: None,
-            slot,
+            // Turned away: the 503 goes out first, then the connection
+            // lingers and closes like any other.
+            out: free.is_none().then(|| Out::text(busy_page(), false)),
+            slot: free,
             due: None,
+            linger: None,
             closing: false,
         });
     }
@@ -178,7 +194,7 @@ fn accept_all(net: &mut Net, listener: Socket, clients: &mut Vec<Client>, now: u
 fn busy_page() -> Vec<u8> {
     let body = conflux_http::response::error_page(
         Status::Unavailable,
-        "all 16 connections are busy; try again",
+        "all connections are busy; try again",
     );
     let mut page = conflux_http::response::head(
         Status::Unavailable,
@@ -194,7 +210,11 @@ fn busy_page() -> Vec<u8> {
 /// Moves `c` on: sends what is pending, reads what arrived, and starts
 /// the answers to the requests now complete, in order.
 fn serve(c: &mut Client, revents: Events, net: &mut Net, fs: &mut Fs, pages: Pages, now: u64) {
-    if !pump(c, net, fs, pages) {
+    if let Some(until) = c.linger {
+        drain(c, net, until, now);
+        return;
+    }
+    if !pump(c, net, fs, pages, now) {
         return;
     }
     let mut peer_closed = false;
@@ -206,7 +226,8 @@ fn serve(c: &mut Client, revents: Events, net: &mut Net, fs: &mut Fs, pages: Pag
             Ok(0) => peer_closed = true,
             Ok(n) => c.conn.received(&buf[..n], now),
             Err(e) if e.net() == Some(NetError::WouldBlock) => {}
-            Err(_) => {
+            Err(e) => {
+                println!("connection {}: receive failed: {e}; closing it", c.sock.0);
                 c.closing = true;
                 return;
             }
@@ -237,19 +258,37 @@ fn serve(c: &mut Client, revents: Events, net: &mut Net, fs: &mut Fs, pages: Pag
                 return;
             }
         }
-        if !pump(c, net, fs, pages) {
+        if !pump(c, net, fs, pages, now) {
             return;
         }
     }
 }
 
+/// Reads and drops what a lingering connection still gets.
+fn drain(c: &mut Client, net: &mut Net, until: u64, now: u64) {
+    let mut buf = [0u8; 4096];
+    loop {
+        match net.recv(c.sock, &mut buf) {
+            Ok(0) => break,
+            Ok(_) => continue,
+            Err(e) if e.net() == Some(NetError::WouldBlock) && now < until => {
+                c.due = Some(until);
+                return;
+            }
+            Err(_) => break,
+        }
+    }
+    c.closing = true;
+}
+
 /// Sends `c`'s pending answer; true when it is all out and the connection
 /// stays open for the next request.
-fn pump(c: &mut Client, net: &mut Net, fs: &mut Fs, pages: Pages) -> bool {
+fn pump(c: &mut Client, net: &mut Net, fs: &mut Fs, pages: Pages, now: u64) -> bool {
     let Some(out) = c.out.as_mut() else {
         return true;
     };
-    match out.pump(net, fs, c.sock, pages, c.slot * SLOT) {
+    // A turned-away connection's answer is text: it never uses the slot.
+    match out.pump(net, fs, c.sock, pages, c.slot.unwrap_or(0) * SLOT) {
         Pumped::Blocked => false,
         Pumped::Broken => {
             c.closing = true;
@@ -259,7 +298,9 @@ fn pump(c: &mut Client, net: &mut Net, fs: &mut Fs, pages: Pages) -> bool {
             let keep = out.keep_alive;
             c.out = None;
             if !keep {
-                c.closing = true;
+                let _ = net.shutdown(c.sock, false, true);
+                c.linger = Some(now + LINGER_MS);
+                c.due = c.linger;
             }
             keep
         }

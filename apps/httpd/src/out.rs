@@ -175,6 +175,7 @@ fn blocked_or_broken(e: NetErr) -> Pumped {
     if e.net() == Some(NetError::WouldBlock) {
         Pumped::Blocked
     } else {
+        conflux_userlib::println!("sending an answer failed: {e}; closing the connection");
         Pumped::Broken
     }
 }

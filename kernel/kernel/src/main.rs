@@ -39,7 +39,7 @@ use conflux_abi::exit::Verdict;
 use conflux_bootimg::BootImage;
 
 /// The kernel's link base: virtual = physical + KERNEL_VMA for its image.
-const KERNEL_VMA: u64 = 0xffff_ffff_8000_0000;
+pub(crate) const KERNEL_VMA: u64 = 0xffff_ffff_8000_0000;
 /// Physical memory below this is left to firmware (real-mode tables, PVH
 /// start info, option ROMs) and never allocated.
 const LOW_MEMORY: u64 = 0x10_0000;

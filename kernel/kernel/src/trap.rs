@@ -120,9 +120,35 @@ fn kernel_fault(frame: &TrapFrame) -> ! {
         })
         .unwrap_or("none");
     crate::console::print_forced(format_args!(
-        "conflux: KERNEL FAULT: {report} (kernel mode, last task '{task}')\nconflux: stopping the machine: this is a kernel bug; the line above names the instruction\n"
+        "conflux: KERNEL FAULT: {report} (kernel mode, last task '{task}')\n"
+    ));
+    stack_words(frame.rsp);
+    crate::console::print_forced(format_args!(
+        "conflux: stopping the machine: this is a kernel bug; the line above names the instruction\n"
     ));
     machine::exit(Verdict::KernelFault)
+}
+
+/// The top words of the faulting stack, when it is one of the kernel
+/// image's own (always mapped): return addresses there say which code ran
+/// last when the instruction pointer itself is garbage.
+fn stack_words(rsp: u64) {
+    extern "C" {
+        static __kernel_virt_end: u8;
+    }
+    const WORDS: u64 = 8;
+    let end = core::ptr::addr_of!(__kernel_virt_end) as u64;
+    let start = crate::KERNEL_VMA;
+    if rsp % 8 != 0 || rsp < start || rsp.saturating_add(WORDS * 8) > end {
+        return;
+    }
+    for i in 0..WORDS {
+        let at = rsp + i * 8;
+        // Safety: `at` is 8-aligned and inside the kernel image, which is
+        // mapped for the kernel's whole life; a plain read of a stack word.
+        let word = unsafe { core::ptr::read_volatile(at as *const u64) };
+        crate::console::print_forced(format_args!("conflux:   stack {at:#x}: {word:#018x}\n"));
+    }
 }
 
 /// A double fault or machine check, on its own stack: nothing can resume.

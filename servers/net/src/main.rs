@@ -76,6 +76,12 @@ fn main() {
     let mut cfg = Config::new(mac, ADDRESS, PREFIX);
     cfg.gateway = Some(GATEWAY);
     cfg.random_seed = rdtsc();
+    // A web server's listener pool (64: a burst of connections finds a
+    // listening socket, not a reset), its connections (48) and those it
+    // turns away (16) fit one client; the heap the manifest gives (128 KiB
+    // of buffers per stream) bounds the total.
+    cfg.max_client_sockets = 160;
+    cfg.max_sockets = 192;
     let now = events::clock(done);
     let core = NetCore::new(cfg, link, now);
     let [a, b, c, d, e, f] = mac;

@@ -101,7 +101,7 @@ pub const SHUT_WR: u64 = 1;
 pub const SHUT_RDWR: u64 = 2;
 
 /// The largest listen backlog: each waiting connection holds a socket.
-pub const MAX_BACKLOG: u64 = 16;
+pub const MAX_BACKLOG: u64 = 64;
 
 /// `wait`'s timeout that never ends.
 pub const WAIT_FOREVER: u64 = u64::MAX;

@@ -90,8 +90,8 @@ fn sockets(net: &mut Net, c: &mut Checks) {
         Some(NetError::Invalid),
     );
     c.eq(
-        "listen with backlog 17",
-        err(net.listen(s, 17)),
+        "listen with a backlog past MAX_BACKLOG",
+        err(net.listen(s, conflux_socket_protocol::ops::MAX_BACKLOG + 1)),
         Some(NetError::Invalid),
     );
     c.eq("listen with backlog 2", net.listen(s, 2), Ok(()));
