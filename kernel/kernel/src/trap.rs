@@ -139,7 +139,7 @@ fn stack_words(rsp: u64) {
     const WORDS: u64 = 8;
     let end = core::ptr::addr_of!(__kernel_virt_end) as u64;
     let start = crate::KERNEL_VMA;
-    if rsp % 8 != 0 || rsp < start || rsp.saturating_add(WORDS * 8) > end {
+    if !rsp.is_multiple_of(8) || rsp < start || rsp.saturating_add(WORDS * 8) > end {
         return;
     }
     for i in 0..WORDS {
