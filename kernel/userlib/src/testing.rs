@@ -60,3 +60,17 @@ pub fn fault_on_purpose() -> ! {
     crate::println!("read {v} from address 0: the kernel did not stop this task");
     crate::sys::exit(1)
 }
+
+/// `len` bytes that depend only on `seed` (xorshift32): test data that a
+/// reader can regenerate to check what it got back.
+pub fn pattern(seed: u32, len: usize) -> alloc::vec::Vec<u8> {
+    let mut x = seed.wrapping_mul(2_654_435_761) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect()
+}

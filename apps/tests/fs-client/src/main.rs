@@ -20,18 +20,7 @@ conflux_userlib::entry!(main);
 
 const CRC: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISCSI);
 
-/// `len` bytes that depend on `seed`.
-pub fn pattern(seed: u32, len: usize) -> alloc::vec::Vec<u8> {
-    let mut x = seed.wrapping_mul(2_654_435_761) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as u8
-        })
-        .collect()
-}
+pub use conflux_userlib::testing::pattern;
 
 pub fn crc(bytes: &[u8]) -> u32 {
     CRC.checksum(bytes)

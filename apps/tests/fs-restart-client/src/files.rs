@@ -19,15 +19,7 @@ fn path(n: u32) -> alloc::string::String {
 
 /// File `n`'s contents.
 fn contents(n: u32) -> Vec<u8> {
-    let mut x = (n + 1).wrapping_mul(2_654_435_761) | 1;
-    (0..CHUNK * CHUNKS)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as u8
-        })
-        .collect()
+    conflux_userlib::testing::pattern(n + 1, CHUNK * CHUNKS)
 }
 
 /// Writes file `n` (replacing what is there) and fsyncs it. On failure,

@@ -11,7 +11,6 @@ extern crate alloc;
 
 use alloc::format;
 use alloc::vec;
-use alloc::vec::Vec;
 
 use conflux_fs_client::Fs;
 use conflux_fs_protocol::ops::{O_CREAT, O_EXCL, O_RDWR, SEEK_SET};
@@ -26,18 +25,7 @@ const FILES: u32 = 24;
 
 const CRC: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISCSI);
 
-/// `len` bytes that depend on `seed`.
-fn pattern(seed: u32, len: usize) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(2_654_435_761) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as u8
-        })
-        .collect()
-}
+use conflux_userlib::testing::pattern;
 
 fn main() {
     let mut c = Checks::new();
