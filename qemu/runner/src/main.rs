@@ -11,6 +11,7 @@ mod crash;
 mod devices;
 mod disks;
 mod exchanges;
+mod forwards;
 mod guest_test;
 mod host_test;
 mod http_peer;
@@ -46,6 +47,9 @@ enum Command {
         /// Rebuild the disk made from a host folder (target/disks/SYSTEM.img), dropping what earlier runs wrote.
         #[arg(long)]
         fresh_disk: bool,
+        /// The host port (on 127.0.0.1) forwarded to httpd's port 80 in the guest (default: the manifest's, 8080).
+        #[arg(long)]
+        http_port: Option<u16>,
     },
     /// Run every host test, then every in-guest test system.
     Test {
@@ -75,7 +79,8 @@ fn main() -> ExitCode {
             system,
             accel,
             fresh_disk,
-        } => qemu::run_interactive(&system, accel, fresh_disk),
+            http_port,
+        } => qemu::run_interactive(&system, accel, fresh_disk, http_port),
         Command::Test { filter } => guest_test::run_all(filter.as_deref()),
         Command::Gdb { system } => qemu::run_gdb(&system),
         Command::Build { system } => image::build_named(&system).map(|b| {

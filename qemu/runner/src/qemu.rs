@@ -3,6 +3,7 @@
 
 use crate::accel::{self, Accel};
 use crate::devices;
+use crate::forwards;
 use crate::image::{self, Built};
 use crate::symbolize;
 use crate::typist;
@@ -85,15 +86,27 @@ fn describe(built: &Built, accel: Accel) -> String {
 }
 
 /// Builds `system` and boots it with the console on this terminal.
-pub fn run_interactive(system: &str, accel: Option<Accel>, fresh_disk: bool) -> Result<(), String> {
+pub fn run_interactive(
+    system: &str,
+    accel: Option<Accel>,
+    fresh_disk: bool,
+    http_port: Option<u16>,
+) -> Result<(), String> {
     let accel = accel.unwrap_or_else(accel::default_accel);
     accel::check(accel)?;
     let mut built = image::build_named(system)?;
     built.fresh_disk = fresh_disk;
+    if let Some(port) = http_port {
+        forwards::set_http_port(&mut built.manifest, port)?;
+    }
+    forwards::check_free(&built.manifest)?;
     eprintln!(
         "conflux: booting {}; quit with Ctrl-A X",
         describe(&built, accel)
     );
+    for line in forwards::describe(&built.manifest) {
+        eprintln!("conflux: {line}");
+    }
     // A terminal goes to QEMU as it is (raw mode, Ctrl-A X); piped input
     // is typed once the kernel's banner is out, like a test's `input`.
     let piped = !std::io::stdin().is_terminal();
