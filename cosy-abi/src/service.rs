@@ -20,6 +20,23 @@ pub enum ArgKind {
     Buf,
 }
 
+/// Declares a server's operation numbers and its op table in one list,
+/// so the two cannot drift apart: `NAME = number, "name", [operand
+/// kinds];` per operation, in number order. It defines a `pub const NAME:
+/// u16` per operation, `SPECS` (the table, indexed by number) and `ALL`
+/// (every number, in order). The operand kinds are names of [`ArgKind`]
+/// constants in scope where the macro is used.
+#[macro_export]
+macro_rules! operations {
+    ($( $(#[$doc:meta])* $name:ident = $n:literal, $text:literal, [$($arg:ident),*]; )*) => {
+        $( $(#[$doc])* pub const $name: u16 = $n; )*
+        /// Every operation's name and operands, indexed by number.
+        pub const SPECS: &[$crate::OpSpec] = &[ $( $crate::OpSpec::new($text, &[$($arg),*]), )* ];
+        /// Every operation number, in order (for tests and tools).
+        pub const ALL: &[u16] = &[ $( $n, )* ];
+    };
+}
+
 /// One operation of a service: its name (for error messages) and its
 /// operands, at most six.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,24 +9,12 @@
 //!
 //! [`FsError`]: crate::FsError
 
-use cosy_abi::{ArgKind, OpSpec, OpTable};
+use cosy_abi::{ArgKind, OpTable};
 
 const V: ArgKind = ArgKind::Value;
 const B: ArgKind = ArgKind::Buf;
 
-/// Declares the operation numbers and the op table in one list, so the
-/// two cannot drift apart.
-macro_rules! operations {
-    ($( $(#[$doc:meta])* $name:ident = $n:literal, $text:literal, [$($arg:ident),*]; )*) => {
-        $( $(#[$doc])* pub const $name: u16 = $n; )*
-        /// Every operation's name and operands, indexed by number.
-        pub const SPECS: &[OpSpec] = &[ $( OpSpec::new($text, &[$($arg),*]), )* ];
-        /// Every operation number, in order (for tests and tools).
-        pub const ALL: &[u16] = &[ $( $n, )* ];
-    };
-}
-
-operations! {
+cosy_abi::operations! {
     /// `nop() -> 0`: does nothing (measures the cost of a call).
     NOP = 0, "nop", [];
     /// `open(path, flags, mode) -> fd`. `flags` are the `O_*` bits;

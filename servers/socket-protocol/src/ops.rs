@@ -12,7 +12,7 @@
 //! socket is non-blocking) or parks the request and calls it again when
 //! the socket's readiness changes.
 
-use cosy_abi::{ArgKind, OpSpec, OpTable};
+use cosy_abi::{ArgKind, OpTable};
 
 const V: ArgKind = ArgKind::Value;
 const B: ArgKind = ArgKind::Buf;
@@ -20,19 +20,7 @@ const B: ArgKind = ArgKind::Buf;
 /// Per-call operations: IPC label `VAN_BASE + op`.
 pub const VAN_BASE: u32 = 0x100;
 
-/// Declares the operation numbers and the op table in one list, so the
-/// two cannot drift apart.
-macro_rules! operations {
-    ($( $(#[$doc:meta])* $name:ident = $n:literal, $text:literal, [$($arg:ident),*]; )*) => {
-        $( $(#[$doc])* pub const $name: u16 = $n; )*
-        /// Every operation's name and operands, indexed by number.
-        pub const SPECS: &[OpSpec] = &[ $( OpSpec::new($text, &[$($arg),*]), )* ];
-        /// Every operation number, in order (for tests and tools).
-        pub const ALL: &[u16] = &[ $( $n, )* ];
-    };
-}
-
-operations! {
+cosy_abi::operations! {
     /// `nop() -> 0`: does nothing (measures the cost of a call).
     NOP = 0, "nop", [];
     /// `socket(kind) -> handle`: a new socket of a [`crate::SockKind`].
