@@ -37,6 +37,55 @@ macro_rules! operations {
     };
 }
 
+/// Declares a service's error codes, their numbers and their messages in
+/// one list: `Name = number, "message";` per code, under the enum's name.
+/// It defines the enum (`repr(u16)`), `ALL`, `from_code`, `code`,
+/// `message`, `Display` (the message) and the conversion into
+/// [`CallError::Service`], so a service's call can fail with `?`.
+#[macro_export]
+macro_rules! service_errors {
+    ($(#[$meta:meta])* $enum:ident {
+        $( $(#[$doc:meta])* $name:ident = $n:literal, $text:literal; )*
+    }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[repr(u16)]
+        pub enum $enum { $( $(#[$doc])* $name = $n, )* }
+
+        impl $enum {
+            /// Every code, in declaration order.
+            pub const ALL: &'static [$enum] = &[ $( $enum::$name, )* ];
+
+            /// The code with this number, if there is one.
+            pub fn from_code(code: u16) -> Option<$enum> {
+                match code { $( $n => Some($enum::$name), )* _ => None }
+            }
+
+            /// The number on the wire.
+            pub fn code(self) -> u16 {
+                self as u16
+            }
+
+            /// What it means, for a person.
+            pub fn message(self) -> &'static str {
+                match self { $( $enum::$name => $text, )* }
+            }
+        }
+
+        impl core::fmt::Display for $enum {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(self.message())
+            }
+        }
+
+        impl From<$enum> for $crate::CallError {
+            fn from(e: $enum) -> Self {
+                $crate::CallError::Service(e.code())
+            }
+        }
+    };
+}
+
 /// One operation of a service: its name (for error messages) and its
 /// operands, at most six.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

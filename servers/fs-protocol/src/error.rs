@@ -3,109 +3,66 @@
 //! that fails reports `0x8000 | code` as its status (cosy-abi's service
 //! range); a per-call request gets the code in its reply.
 
-use core::fmt;
-
-/// Declares the codes, their numbers and their messages in one list.
-macro_rules! errors {
-    ($( $(#[$doc:meta])* $name:ident = $n:literal, $text:literal; )*) => {
-        /// A failed file operation's reason.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        #[repr(u16)]
-        pub enum FsError { $( $(#[$doc])* $name = $n, )* }
-
-        impl FsError {
-            /// Every code, in declaration order.
-            pub const ALL: &'static [FsError] = &[ $( FsError::$name, )* ];
-
-            /// The code with this number, if there is one.
-            pub fn from_code(code: u16) -> Option<FsError> {
-                match code { $( $n => Some(FsError::$name), )* _ => None }
-            }
-
-            /// What it means, for a person.
-            pub fn message(self) -> &'static str {
-                match self { $( FsError::$name => $text, )* }
-            }
-        }
-    };
-}
-
-errors! {
-    /// No file or directory by that name (or a component is missing).
-    NotFound = 2, "no such file or directory";
-    /// The disk failed a read, write or flush.
-    Io = 5, "input/output error on the disk";
-    /// The handle is not open, or not open for this access.
-    BadHandle = 9, "bad file handle (not open, or not open for this)";
-    /// The server ran out of memory for this request.
-    NoMemory = 12, "the file server is out of memory";
-    /// A buffer is too small for what the operation writes, or a length
-    /// runs past its buffer.
-    BadBuffer = 14, "a buffer is too small or a length runs past it";
-    /// The name to create already exists.
-    Exists = 17, "the name already exists";
-    /// A path component, or the operation's target, is not a directory.
-    NotADirectory = 20, "not a directory";
-    /// A file operation named a directory.
-    IsADirectory = 21, "is a directory";
-    /// An argument is out of range or makes no sense here.
-    Invalid = 22, "invalid argument";
-    /// The client has every handle it may have open.
-    TooManyOpen = 24, "too many open files";
-    /// The file would grow past the largest size ext4 allows.
-    FileTooLarge = 27, "file too large";
-    /// No free blocks or inodes are left on the disk.
-    NoSpace = 28, "no space left on the disk";
-    /// The file system is mounted read-only (its journal recorded errors).
-    ReadOnly = 30, "the file system is read-only";
-    /// The file already has the most hard links ext4 allows.
-    TooManyLinks = 31, "too many links";
-    /// A name is longer than 255 bytes, or a path longer than 4096.
-    NameTooLong = 36, "name too long";
-    /// The server has no operation by that number.
-    NoSuchOp = 38, "no such operation";
-    /// `rmdir`, or a rename onto a directory, found it not empty.
-    NotEmpty = 39, "directory not empty";
-    /// The request needs a connection (its regions) the client has not made.
-    NotConnected = 107, "not connected: connect to the file server first";
-    /// The handle's file was deleted (by anyone) after it was opened.
-    Stale = 116, "the file was deleted while open";
-    /// The disk's metadata is inconsistent or fails its checksum.
-    Corrupt = 117, "the file system is corrupt (run e2fsck)";
-    /// The image uses an ext4 feature the server cannot handle.
-    Unsupported = 95, "an ext4 feature the server does not support";
-    /// The request carries more words than any request of its kind takes
-    /// (refused whole, never cut).
-    TooManyWords = 7, "the request carries more words than it takes";
-    /// A compound of this session is still running; the session takes no
-    /// other request until it ends (or is cancelled by DETACH or CONNECT).
-    Busy = 16, "a compound of this session is still running";
-    /// The request carries a capability, and this request takes none.
-    UnexpectedCap = 74, "the request carries a capability it does not take";
-    /// CONNECT or ATTACH came without the region capability it needs (or
-    /// the kernel dropped it on the way).
-    MissingCap = 126, "the request needs a region capability and carries none";
-    /// The compound was cancelled before it ended: its session was
-    /// detached or reconnected (a restarted client), or the server stopped.
-    Cancelled = 125, "the compound was cancelled (session ended or server stopping)";
-}
-
-impl FsError {
-    /// The number on the wire.
-    pub fn code(self) -> u16 {
-        self as u16
-    }
-}
-
-impl fmt::Display for FsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.message())
-    }
-}
-
-impl From<FsError> for cosy_abi::CallError {
-    fn from(e: FsError) -> Self {
-        cosy_abi::CallError::Service(e.code())
+cosy_abi::service_errors! {
+    /// A failed file operation's reason.
+    FsError {
+        /// No file or directory by that name (or a component is missing).
+        NotFound = 2, "no such file or directory";
+        /// The disk failed a read, write or flush.
+        Io = 5, "input/output error on the disk";
+        /// The handle is not open, or not open for this access.
+        BadHandle = 9, "bad file handle (not open, or not open for this)";
+        /// The server ran out of memory for this request.
+        NoMemory = 12, "the file server is out of memory";
+        /// A buffer is too small for what the operation writes, or a length
+        /// runs past its buffer.
+        BadBuffer = 14, "a buffer is too small or a length runs past it";
+        /// The name to create already exists.
+        Exists = 17, "the name already exists";
+        /// A path component, or the operation's target, is not a directory.
+        NotADirectory = 20, "not a directory";
+        /// A file operation named a directory.
+        IsADirectory = 21, "is a directory";
+        /// An argument is out of range or makes no sense here.
+        Invalid = 22, "invalid argument";
+        /// The client has every handle it may have open.
+        TooManyOpen = 24, "too many open files";
+        /// The file would grow past the largest size ext4 allows.
+        FileTooLarge = 27, "file too large";
+        /// No free blocks or inodes are left on the disk.
+        NoSpace = 28, "no space left on the disk";
+        /// The file system is mounted read-only (its journal recorded errors).
+        ReadOnly = 30, "the file system is read-only";
+        /// The file already has the most hard links ext4 allows.
+        TooManyLinks = 31, "too many links";
+        /// A name is longer than 255 bytes, or a path longer than 4096.
+        NameTooLong = 36, "name too long";
+        /// The server has no operation by that number.
+        NoSuchOp = 38, "no such operation";
+        /// `rmdir`, or a rename onto a directory, found it not empty.
+        NotEmpty = 39, "directory not empty";
+        /// The request needs a connection (its regions) the client has not made.
+        NotConnected = 107, "not connected: connect to the file server first";
+        /// The handle's file was deleted (by anyone) after it was opened.
+        Stale = 116, "the file was deleted while open";
+        /// The disk's metadata is inconsistent or fails its checksum.
+        Corrupt = 117, "the file system is corrupt (run e2fsck)";
+        /// The image uses an ext4 feature the server cannot handle.
+        Unsupported = 95, "an ext4 feature the server does not support";
+        /// The request carries more words than any request of its kind takes
+        /// (refused whole, never cut).
+        TooManyWords = 7, "the request carries more words than it takes";
+        /// A compound of this session is still running; the session takes no
+        /// other request until it ends (or is cancelled by DETACH or CONNECT).
+        Busy = 16, "a compound of this session is still running";
+        /// The request carries a capability, and this request takes none.
+        UnexpectedCap = 74, "the request carries a capability it does not take";
+        /// CONNECT or ATTACH came without the region capability it needs (or
+        /// the kernel dropped it on the way).
+        MissingCap = 126, "the request needs a region capability and carries none";
+        /// The compound was cancelled before it ended: its session was
+        /// detached or reconnected (a restarted client), or the server stopped.
+        Cancelled = 125, "the compound was cancelled (session ended or server stopping)";
     }
 }
 

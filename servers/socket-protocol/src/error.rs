@@ -3,118 +3,75 @@
 //! that fails reports `0x8000 | code` as its status (cosy-abi's service
 //! range); a per-call request gets the code in its reply.
 
-use core::fmt;
-
-/// Declares the codes, their numbers and their messages in one list.
-macro_rules! errors {
-    ($( $(#[$doc:meta])* $name:ident = $n:literal, $text:literal; )*) => {
-        /// A failed socket operation's reason.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        #[repr(u16)]
-        pub enum NetError { $( $(#[$doc])* $name = $n, )* }
-
-        impl NetError {
-            /// Every code, in declaration order.
-            pub const ALL: &'static [NetError] = &[ $( NetError::$name, )* ];
-
-            /// The code with this number, if there is one.
-            pub fn from_code(code: u16) -> Option<NetError> {
-                match code { $( $n => Some(NetError::$name), )* _ => None }
-            }
-
-            /// What it means, for a person.
-            pub fn message(self) -> &'static str {
-                match self { $( NetError::$name => $text, )* }
-            }
-        }
-    };
-}
-
-errors! {
-    /// The handle names no socket of this client.
-    BadSocket = 9, "bad socket handle (not open for this client)";
-    /// Nothing to do yet: no data, no room, no connection to accept.
-    WouldBlock = 11, "the operation would block";
-    /// The server is out of memory for this request.
-    NoMemory = 12, "the network server is out of memory";
-    /// A buffer is too small for what the operation writes, or a length
-    /// runs past its buffer.
-    BadBuffer = 14, "a buffer is too small or a length runs past it";
-    /// An argument is out of range or makes no sense here.
-    Invalid = 22, "invalid argument";
-    /// The client has every socket it may have open.
-    TooManySockets = 24, "too many open sockets";
-    /// Sending on a stream whose sending side was shut down.
-    BrokenPipe = 32, "broken pipe: the sending side is shut down";
-    /// The server has no operation by that number.
-    NoSuchOp = 38, "no such operation";
-    /// A datagram without a destination (the socket is not connected).
-    DestinationRequired = 89, "destination address required";
-    /// A datagram larger than the socket's buffer can ever hold.
-    MessageTooLong = 90, "message too long";
-    /// The socket kind is not one the server knows.
-    ProtocolNotSupported = 93, "protocol not supported";
-    /// The operation does not apply to this kind of socket (e.g. `listen`
-    /// on a datagram socket, `accept` on one that is not listening).
-    NotSupported = 95, "operation not supported on this socket";
-    /// Another socket already uses the local address.
-    AddressInUse = 98, "address already in use";
-    /// The address is not one of this interface's.
-    AddressNotAvailable = 99, "address not available";
-    /// No route reaches the destination.
-    NetworkUnreachable = 101, "network unreachable";
-    /// The peer reset the connection.
-    ConnectionReset = 104, "connection reset by peer";
-    /// The server has no room for another socket (all clients together).
-    NoBuffers = 105, "no socket space left in the server";
-    /// The socket is already connected (or listening).
-    AlreadyConnected = 106, "the socket is already connected";
-    /// The operation needs a connection the socket does not have.
-    NotConnected = 107, "the socket is not connected";
-    /// The peer did not answer in time.
-    TimedOut = 110, "connection timed out";
-    /// The peer refused the connection (nothing listens there).
-    Refused = 111, "connection refused";
-    /// A connection attempt is already under way.
-    Already = 114, "a connection attempt is already under way";
-    /// The connection attempt has started and is not finished yet.
-    InProgress = 115, "connection in progress";
-    /// The request carries more words than any request of its kind takes
-    /// (refused whole, never cut).
-    TooManyWords = 7, "the request carries more words than it takes";
-    /// The session has every region (or prepared compound) it may have.
-    SessionFull = 28, "the session has no room for another region or prepared compound";
-    /// A prepared-compound handle names nothing this session prepared.
-    BadPrepared = 57, "no prepared compound by that handle in this session";
-    /// The request needs a session (CONNECT first) the client does not have.
-    NoSession = 67, "no session: connect to the network server first";
-    /// The request carries a capability, and this request takes none.
-    UnexpectedCap = 74, "the request carries a capability it does not take";
-    /// The server has a session for every client it can serve at once.
-    TooManyClients = 87, "the network server serves too many clients";
-    /// A parked request was cancelled: its session was detached or
-    /// reconnected (a restarted client), or its socket was closed.
-    Cancelled = 125, "the request was cancelled (session ended or reconnected)";
-    /// CONNECT or ATTACH came without the region capability it needs.
-    MissingCap = 126, "the request needs a region capability and carries none";
-}
-
-impl NetError {
-    /// The number on the wire.
-    pub fn code(self) -> u16 {
-        self as u16
-    }
-}
-
-impl fmt::Display for NetError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.message())
-    }
-}
-
-impl From<NetError> for cosy_abi::CallError {
-    fn from(e: NetError) -> Self {
-        cosy_abi::CallError::Service(e.code())
+cosy_abi::service_errors! {
+    /// A failed socket operation's reason.
+    NetError {
+        /// The handle names no socket of this client.
+        BadSocket = 9, "bad socket handle (not open for this client)";
+        /// Nothing to do yet: no data, no room, no connection to accept.
+        WouldBlock = 11, "the operation would block";
+        /// The server is out of memory for this request.
+        NoMemory = 12, "the network server is out of memory";
+        /// A buffer is too small for what the operation writes, or a length
+        /// runs past its buffer.
+        BadBuffer = 14, "a buffer is too small or a length runs past it";
+        /// An argument is out of range or makes no sense here.
+        Invalid = 22, "invalid argument";
+        /// The client has every socket it may have open.
+        TooManySockets = 24, "too many open sockets";
+        /// Sending on a stream whose sending side was shut down.
+        BrokenPipe = 32, "broken pipe: the sending side is shut down";
+        /// The server has no operation by that number.
+        NoSuchOp = 38, "no such operation";
+        /// A datagram without a destination (the socket is not connected).
+        DestinationRequired = 89, "destination address required";
+        /// A datagram larger than the socket's buffer can ever hold.
+        MessageTooLong = 90, "message too long";
+        /// The socket kind is not one the server knows.
+        ProtocolNotSupported = 93, "protocol not supported";
+        /// The operation does not apply to this kind of socket (e.g. `listen`
+        /// on a datagram socket, `accept` on one that is not listening).
+        NotSupported = 95, "operation not supported on this socket";
+        /// Another socket already uses the local address.
+        AddressInUse = 98, "address already in use";
+        /// The address is not one of this interface's.
+        AddressNotAvailable = 99, "address not available";
+        /// No route reaches the destination.
+        NetworkUnreachable = 101, "network unreachable";
+        /// The peer reset the connection.
+        ConnectionReset = 104, "connection reset by peer";
+        /// The server has no room for another socket (all clients together).
+        NoBuffers = 105, "no socket space left in the server";
+        /// The socket is already connected (or listening).
+        AlreadyConnected = 106, "the socket is already connected";
+        /// The operation needs a connection the socket does not have.
+        NotConnected = 107, "the socket is not connected";
+        /// The peer did not answer in time.
+        TimedOut = 110, "connection timed out";
+        /// The peer refused the connection (nothing listens there).
+        Refused = 111, "connection refused";
+        /// A connection attempt is already under way.
+        Already = 114, "a connection attempt is already under way";
+        /// The connection attempt has started and is not finished yet.
+        InProgress = 115, "connection in progress";
+        /// The request carries more words than any request of its kind takes
+        /// (refused whole, never cut).
+        TooManyWords = 7, "the request carries more words than it takes";
+        /// The session has every region (or prepared compound) it may have.
+        SessionFull = 28, "the session has no room for another region or prepared compound";
+        /// A prepared-compound handle names nothing this session prepared.
+        BadPrepared = 57, "no prepared compound by that handle in this session";
+        /// The request needs a session (CONNECT first) the client does not have.
+        NoSession = 67, "no session: connect to the network server first";
+        /// The request carries a capability, and this request takes none.
+        UnexpectedCap = 74, "the request carries a capability it does not take";
+        /// The server has a session for every client it can serve at once.
+        TooManyClients = 87, "the network server serves too many clients";
+        /// A parked request was cancelled: its session was detached or
+        /// reconnected (a restarted client), or its socket was closed.
+        Cancelled = 125, "the request was cancelled (session ended or reconnected)";
+        /// CONNECT or ATTACH came without the region capability it needs.
+        MissingCap = 126, "the request needs a region capability and carries none";
     }
 }
 
