@@ -72,7 +72,16 @@ fn command(built: &Built, accel: Accel) -> Result<Command, String> {
     let dir = built.image.parent().unwrap_or(std::path::Path::new("."));
     devices::prepare(&built.manifest, dir, built.fresh_disk)?;
     cmd.args(devices::args(&built.manifest, dir));
+    cmd.args(extra_args());
     Ok(cmd)
+}
+
+/// Extra QEMU arguments from `CONFLUX_QEMU_ARGS` (split at whitespace), for
+/// chasing a bug with QEMU's own tools, e.g. `-d int,cpu_reset -D q.log`.
+fn extra_args() -> Vec<String> {
+    std::env::var("CONFLUX_QEMU_ARGS")
+        .map(|s| s.split_whitespace().map(String::from).collect())
+        .unwrap_or_default()
 }
 
 fn describe(built: &Built, accel: Accel) -> String {

@@ -13,6 +13,8 @@
 //!   hands out whichever has connected, then refills the pool.
 //! - The socket operations as a `cosy_abi::Service` ([`NetService`]), the
 //!   one implementation behind compounds and per-call requests.
+//! - A retransmitted SYN never reaches a second socket of a listener pool
+//!   (`syn_guard`): smoltcp would let it, and the peer would be reset.
 //! - [`parking`]: which failed requests the server keeps until they can
 //!   finish, and when a `wait` gives up.
 //!
@@ -38,6 +40,7 @@ mod service;
 mod sockets;
 mod stack;
 mod stream;
+mod syn_guard;
 
 pub use client::{Badge, Handle};
 pub use config::Config;

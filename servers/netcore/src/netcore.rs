@@ -10,6 +10,7 @@ use crate::client::Badge;
 use crate::config::Config;
 use crate::service::NetService;
 use crate::stack::Stack;
+use crate::syn_guard::Guarded;
 
 /// The network stack over device `D`.
 pub struct NetCore<D: Device> {
@@ -47,9 +48,11 @@ impl<D: Device> NetCore<D> {
     /// retries the requests it parked).
     pub fn poll(&mut self, now: Instant) -> bool {
         let stack = &mut self.stack;
-        let result = stack
-            .iface
-            .poll(now, &mut self.device, &mut stack.sockets.set);
+        let mut device = Guarded {
+            device: &mut self.device,
+            held: &mut stack.held,
+        };
+        let result = stack.iface.poll(now, &mut device, &mut stack.sockets.set);
         stack.after_poll(now);
         result == smoltcp::iface::PollResult::SocketStateChanged
     }

@@ -229,3 +229,66 @@ fn a_closed_connection_the_peer_never_closes_is_dropped_in_time() {
     net.pump_every(1000, 62);
     assert_eq!(net.a.stack().sockets_in_use(), before - 1);
 }
+
+/// A SYN that arrives again once a listening socket of the pool sits
+/// earlier in smoltcp's set than the one that took it (as under load,
+/// when connections close and the pool is refilled into their slots).
+#[test]
+fn a_repeated_syn_makes_no_second_connection() {
+    let mut net = Net::new();
+    let l = listener(&mut net, 80, 2);
+    let tick = |net: &mut Net| net.now += smoltcp::time::Duration::from_millis(1);
+    // W: both ends learn each other's MAC; once closed at both ends, its
+    // socket's slot, the set's first, is free.
+    let w = connect(&mut net, 80);
+    let ws = accept(&mut net, l);
+    call(&mut net.b, CLI, CLOSE, &[w]).unwrap();
+    net.pump(20);
+    call(&mut net.a, SRV, CLOSE, &[ws]).unwrap();
+    net.pump_every(10, 100);
+    let x = connect(&mut net, 80);
+    net.pump(2);
+    // Y's SYN is taken by the pool's second socket; its SYN-ACK waits.
+    let y = call(&mut net.b, CLI, SOCKET, &[STREAM]).unwrap();
+    let to = addr(IP_A, 80);
+    assert_eq!(
+        call(&mut net.b, CLI, CONNECT, &[y, to]),
+        Err(NetError::InProgress)
+    );
+    tick(&mut net);
+    net.b.poll(net.now);
+    let syn = net.b.device_mut().last_sent();
+    tick(&mut net);
+    net.a.poll(net.now);
+    // Accepting X refills the pool into the free first slot.
+    let xs = accept(&mut net, l);
+    tick(&mut net);
+    net.a.poll(net.now);
+    // Y's SYN again.
+    net.a.device_mut().inject(syn);
+    for _ in 0..100 {
+        net.pump(1);
+        if call(&mut net.b, CLI, CONNECT, &[y, to]) == Ok(0) {
+            break;
+        }
+    }
+    net.pump(5);
+    let ys = accept(&mut net, l);
+    assert_eq!(net.a.stack().duplicate_syns(), 1);
+    // Both connections work both ways; nothing else waits to be accepted.
+    for (c, s) in [(x, xs), (y, ys)] {
+        send(&mut net.b, CLI, c, b"ping").unwrap();
+        net.pump(5);
+        assert_eq!(recv(&mut net.a, SRV, s, 10).unwrap(), b"ping");
+        send(&mut net.a, SRV, s, b"pong").unwrap();
+        net.pump(5);
+        assert_eq!(recv(&mut net.b, CLI, c, 10).unwrap(), b"pong");
+    }
+    net.pump_every(100, 50);
+    assert_eq!(
+        call(&mut net.a, SRV, ACCEPT, &[l]),
+        Err(NetError::WouldBlock)
+    );
+    let ready = call(&mut net.b, CLI, READINESS, &[y]).unwrap();
+    assert!(Events(ready as u16).intersect(Events::ERROR).is_empty());
+}

@@ -18,6 +18,13 @@
 //! entry window before `swapgs`, so its handler touches neither `gs` nor
 //! the task, and returns to whatever it interrupted.
 //!
+//! Flags: an interrupt or exception gate clears IF and TF but leaves the
+//! direction flag and AC as the task set them. Compiled Rust assumes DF
+//! clear (a task caught inside a backward `rep movs` would otherwise make
+//! the kernel's next `memcpy` run backwards over its own stack), and AC set
+//! would lift SMAP; so every entry clears both before any Rust runs. The
+//! `syscall` entry gets the same from `IA32_FMASK`.
+//!
 //! [`Context`]: super::context::Context
 
 use super::gdt::{USER_CS, USER_SS};
@@ -149,6 +156,14 @@ core::arch::global_asm!(
     pop rax
     .endm
 
+    /* Clears RFLAGS.AC (the `clac` of CPUs without SMAP), leaving every
+       other flag, including IF, as it is. Needs a stack. */
+    .macro clear_ac
+    pushfq
+    and qword ptr [rsp], {not_ac}
+    popfq
+    .endm
+
     .macro trap_stub n
     .balign 16
 trap_stub_\n:
@@ -172,11 +187,13 @@ trap_stub_\n:
     .endr
 
 trap_common:
+    cld                             /* see "Flags" above */
     test qword ptr [rsp + 24], 3    /* interrupted CS: from ring 3? */
     jz 1f
     swapgs
     push_gprs                       /* into the task's Context */
     mov rsp, qword ptr gs:[{kstack}]
+    clear_ac
     call trap_from_user
     jmp exit_to_task
 1:  push_gprs                       /* on the interrupted kernel stack */
@@ -243,7 +260,9 @@ sysret_restore:
 
     /* NMI: report and return to whatever was interrupted, task untouched. */
 nmi_common:
+    cld                             /* iretq restores the interrupted flags */
     push_gprs
+    clear_ac
     call nmi_report
     pop_gprs
     add rsp, 16
@@ -251,7 +270,9 @@ nmi_common:
 
     /* Double fault, machine check: report and stop the machine. */
 fatal_common:
+    cld
     push_gprs
+    clear_ac
     mov rdi, rsp
     call fatal_trap
     ud2
@@ -264,6 +285,7 @@ trap_stub_table:
     .quad trap_stub_\n
     .endr
 "#,
+    not_ac = const !(1u64 << 18) as i32,
     user_ss = const USER_SS,
     user_cs = const USER_CS,
     syscall_vector = const SYSCALL_VECTOR,

@@ -97,6 +97,7 @@ impl Stack {
             }
             true
         });
+        self.held.update(&sockets.set);
     }
 
     /// What holds for socket `h` now.

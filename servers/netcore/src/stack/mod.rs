@@ -25,11 +25,14 @@ use crate::listener::{listen_endpoint, Listener};
 use crate::ports::{Ports, Proto};
 use crate::sockets::Sockets;
 use crate::stream::{Phase, Stream};
+use crate::syn_guard::Held;
 
 /// The interface, its sockets and their owners.
 pub struct Stack {
     pub(crate) iface: Interface,
     pub(crate) sockets: Sockets,
+    /// Connections held, so a retransmitted SYN reaches no second socket.
+    pub(crate) held: Held,
     clients: BTreeMap<Badge, ClientTable>,
     ports: Ports,
     /// Closed by their clients, still sending what was queued (or a
@@ -44,6 +47,7 @@ impl Stack {
         Stack {
             iface,
             sockets: Sockets::new(config),
+            held: Held::default(),
             clients: BTreeMap::new(),
             ports: Ports::new(config.random_seed),
             lingering: Vec::new(),
@@ -55,6 +59,12 @@ impl Stack {
     /// smoltcp sockets held, clients' and the stack's own.
     pub fn sockets_in_use(&self) -> usize {
         self.sockets.live()
+    }
+
+    /// Retransmitted SYNs dropped because a socket already held their
+    /// connection (see `syn_guard`).
+    pub fn duplicate_syns(&self) -> u64 {
+        self.held.dropped()
     }
 
     /// Sockets client `badge` has open.

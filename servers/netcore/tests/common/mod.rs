@@ -67,6 +67,16 @@ impl Wire {
         Tx((!self.cut.get()).then(|| self.tx.clone()))
     }
 
+    /// A copy of the last frame this end sent.
+    pub fn last_sent(&self) -> Vec<u8> {
+        self.tx.borrow().back().expect("a frame was sent").clone()
+    }
+
+    /// `frame` arrives at this end (a retransmission, a duplicate).
+    pub fn inject(&self, frame: Vec<u8>) {
+        self.rx.borrow_mut().push_back(frame);
+    }
+
     /// Cuts the cable (both ways) or mends it.
     pub fn set_cut(&self, cut: bool) {
         self.cut.set(cut);
