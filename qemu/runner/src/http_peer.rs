@@ -13,11 +13,15 @@
 //!   floods, truncated or idle requests) and the answer judged by the
 //!   rule of [`RawThen`].
 //!
+//! Connections are opened one at a time, each once QEMU has accepted the
+//! one before ([`gate`]): its forward listens with a backlog of 1.
+//!
 //! Failures are messages for people: what was expected and what came,
 //! with the answer's first bytes escaped.
 
 mod conn;
 mod fetch;
+mod gate;
 mod raw;
 
 use std::net::{Ipv4Addr, SocketAddr};

@@ -41,7 +41,7 @@ pub(super) enum HeadError {
 impl Conn {
     pub fn connect(target: Target, deadline: Instant) -> Result<Self, String> {
         let wait = remaining(deadline).ok_or("the deadline passed before connecting")?;
-        let stream = TcpStream::connect_timeout(&target.addr(), wait)
+        let stream = super::gate::connect(target.addr(), wait)
             .map_err(|e| format!("cannot connect to 127.0.0.1:{}: {e}", target.port()))?;
         let _ = stream.set_nodelay(true);
         Ok(Self {

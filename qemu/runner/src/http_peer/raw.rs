@@ -116,7 +116,7 @@ pub fn raw(plan: &RawPlan) -> Result<RawReport, String> {
     let start = Instant::now();
     let deadline = start + plan.deadline;
     let wait = remaining(deadline).ok_or("the deadline passed before connecting")?;
-    let mut stream = TcpStream::connect_timeout(&plan.target.addr(), wait)
+    let mut stream = super::gate::connect(plan.target.addr(), wait)
         .map_err(|e| format!("cannot connect to 127.0.0.1:{}: {e}", plan.target.port()))?;
     let reader = stream
         .try_clone()
