@@ -11,7 +11,10 @@ impl Net {
     /// Sends one echo request to `ip` with sequence number `seq` and waits
     /// in the server for the reply (the round trip in µs, in steps of the
     /// server's clock: [`NetInfo::clock_us`]) or for `timeout_ms` to pass
-    /// ([`NetError::TimedOut`]).
+    /// ([`NetError::TimedOut`]). If the server cannot park the request
+    /// (every slot for waiting requests taken) the request is sent all the
+    /// same and the call fails with `InProgress` (or `Already`); the same
+    /// call later collects the outcome.
     pub fn ping(&mut self, ip: [u8; 4], seq: u16, timeout_ms: u64) -> Result<u64, Error> {
         let to = SockAddr::new(ip, 0).to_word();
         self.call(

@@ -99,6 +99,11 @@ pub(super) fn ping(link: &mut NetLink, count: u16, ip: [u8; 4]) -> Result<(), Fa
             Err(Error::Net(NetError::TimedOut)) => {
                 println!("no reply from {to}: icmp_seq={seq} timed out after {TIMEOUT_MS} ms");
             }
+            // The server could not park the request (every slot for
+            // waiting requests taken): the request is out, unanswered here.
+            Err(Error::Net(NetError::InProgress | NetError::Already)) => {
+                println!("no reply from {to}: icmp_seq={seq}: the network server could not wait for it (every slot for waiting requests is taken)");
+            }
             // Nothing was sent (a bad target, no route, the server's
             // limits): the request is reported and the rest not tried.
             Err(e) => {
