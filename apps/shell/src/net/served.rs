@@ -22,7 +22,7 @@ impl NetLink {
             match Net::connect(conflux_net_client::manifest_caps!()) {
                 Ok(net) => self.net = Some(net),
                 Err(e) => {
-                    println!("{cmd}: cannot reach the network server: {e}");
+                    println!("{cmd}: cannot reach the network server: {e} (`ps` shows whether its task `net` runs)");
                     return Err(Failed::Reported);
                 }
             }
