@@ -3,8 +3,9 @@
 //!
 //! It holds the console's IRQ capability (so it alone reads what is typed
 //! and may list the tasks), a session with the file server whose badge
-//! carries the admin bit (for `poweroff`), and the ACPI power-management
-//! ports. Every command reports a failure as `COMMAND: FILE: why`, and a
+//! carries the admin bit (for `poweroff`), the ACPI power-management
+//! ports and, where the system has a network, a session with the network
+//! server (`ping`, `net`). Every command reports a failure as `COMMAND: FILE: why`, and a
 //! failed command never ends the shell.
 #![no_std]
 #![no_main]
@@ -15,6 +16,7 @@ extern crate alloc;
 mod content;
 mod files;
 mod line;
+mod net;
 mod system;
 mod words;
 
@@ -57,6 +59,7 @@ fn main() {
             conflux_userlib::sys::exit(1);
         }
     };
+    let mut link = net::NetLink::default();
     println!(
         "Conflux shell on system '{}': type `help` for the commands",
         config::SYSTEM_NAME
@@ -84,7 +87,8 @@ fn main() {
             println!("{cmd}: only echo writes its output to a file (`>`, `>>`)");
             continue;
         }
-        let result = run(&mut fs, lines.console().input(), cmd, args, &line.redirect);
+        let input = lines.console().input();
+        let result = run(&mut fs, &mut link, input, cmd, args, &line.redirect);
         match result {
             Ok(()) | Err(Failed::Reported) | Err(Failed::Quiet) => {}
             Err(Failed::Usage(usage)) => println!("{cmd}: usage: {usage}"),
@@ -102,6 +106,7 @@ fn main() {
 
 fn run(
     fs: &mut Fs,
+    link: &mut net::NetLink,
     input: &Input,
     cmd: &str,
     args: &[String],
@@ -129,6 +134,8 @@ fn run(
         "grep" => content::grep(fs, args),
         "hexdump" => content::hexdump(fs, args),
         "ps" => system::ps(input),
+        "ping" => net::ping(link, args),
+        "net" => net::net(link, args),
         "poweroff" => system::poweroff(fs),
         _ => {
             println!("{cmd}: no such command; `help` lists them");

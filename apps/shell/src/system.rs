@@ -35,6 +35,11 @@ pub const HELP: &[(&str, &str)] = &[
     ("hexdump FILE", "show a file's bytes in hex"),
     ("df", "file system size and free space"),
     ("ps", "the tasks, their state, priority and restarts"),
+    (
+        "ping [-c N] ADDR",
+        "N ICMP echo requests (4) to ADDR, e.g. 10.0.2.2",
+    ),
+    ("net", "the network address, socket counts and traffic"),
     ("cd [DIR] / pwd", "change or show the current directory"),
     ("sync", "write every cached block to the disk"),
     (

@@ -8,6 +8,8 @@
 //!   must wait — `accept`, `recv` with nothing to read, `connect` — waits
 //!   in the server (it parks the request), so the call returns when it is
 //!   done; a non-blocking socket gets [`NetError::WouldBlock`].
+//! - **The interface**: [`Net::ping`] (one ICMP echo request, waited for
+//!   in the server) and [`Net::info`] (addresses, socket counts, traffic).
 //! - **Compounds**: built with `cosy_abi::Builder` over
 //!   `conflux_socket_protocol::ops`, run as one IPC ([`Net::run`]); their
 //!   buffers are in the control region or in attached data regions (zero
@@ -28,6 +30,7 @@
 extern crate alloc;
 
 mod error;
+mod info;
 mod van;
 
 use conflux_cosy_ipc::client::Session;
@@ -35,7 +38,9 @@ use conflux_cosy_ipc::RunReply;
 
 pub use conflux_cosy_ipc as ipc;
 pub use conflux_cosy_ipc::client::{Caps, Operand};
-pub use conflux_socket_protocol::{Events, NetError, PollEntry, SockAddr, SockKind};
+pub use conflux_socket_protocol::{
+    Events, NetError, NetInfo, PollEntry, SockAddr, SockKind, SocketCounts, Traffic,
+};
 pub use error::Error;
 pub use van::Socket;
 

@@ -76,6 +76,8 @@ fn main() {
     let mut cfg = Config::new(mac, ADDRESS, PREFIX);
     cfg.gateway = Some(GATEWAY);
     cfg.random_seed = rdtsc();
+    // The clock below counts kernel ticks: `ping` times are multiples.
+    cfg.clock_us = (conflux_abi::time::TICK_NS / 1000) as u32;
     // A web server's listener pool (64: a burst of connections finds a
     // listening socket, not a reset), its connections (48) and those it
     // turns away (16) fit one client; the heap the manifest gives (128 KiB

@@ -107,6 +107,11 @@ impl ClientTable {
         self.slots.drain(..).flatten()
     }
 
+    /// Every open socket, to read.
+    pub fn iter(&self) -> impl Iterator<Item = &Entry> {
+        self.slots.iter().flatten()
+    }
+
     /// Every open socket.
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Entry> {
         self.slots.iter_mut().flatten()

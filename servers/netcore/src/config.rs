@@ -25,6 +25,9 @@ pub struct Config {
     pub udp_buffer: usize,
     /// Datagrams buffered each way per datagram socket.
     pub udp_packets: usize,
+    /// The resolution of the times the server passes in, µs (reported by
+    /// `net_info`: `ping` times are multiples of it).
+    pub clock_us: u32,
 }
 
 impl Config {
@@ -41,6 +44,7 @@ impl Config {
             tcp_buffer: 64 * 1024,
             udp_buffer: 16 * 1024,
             udp_packets: 16,
+            clock_us: 1,
         }
     }
 }

@@ -16,7 +16,11 @@
 //! - A retransmitted SYN never reaches a second socket of a listener pool
 //!   (`syn_guard`): smoltcp would let it, and the peer would be reset.
 //! - [`parking`]: which failed requests the server keeps until they can
-//!   finish, and when a `wait` gives up.
+//!   finish, and when a `wait` or a `ping` gives up.
+//! - ICMP echo (`ping`): each request in flight has its own smoltcp ICMP
+//!   socket, its round trip measured in the time the server passes in;
+//!   `net_info` reports the addresses, socket counts and frames counted
+//!   by a wrapper around the device.
 //!
 //! Principles: no operation blocks (one that cannot finish fails with
 //! `WouldBlock`, and parking the request is the server's business); no
@@ -31,10 +35,12 @@ extern crate alloc;
 
 mod client;
 mod config;
+mod counted;
 mod datagram;
 mod listener;
 mod netcore;
 pub mod parking;
+mod ping;
 mod ports;
 mod service;
 mod sockets;

@@ -8,13 +8,14 @@ use smoltcp::wire::{HardwareAddress, IpCidr};
 
 use crate::client::Badge;
 use crate::config::Config;
+use crate::counted::Counted;
 use crate::service::NetService;
 use crate::stack::Stack;
 use crate::syn_guard::Guarded;
 
 /// The network stack over device `D`.
 pub struct NetCore<D: Device> {
-    device: D,
+    device: Counted<D>,
     stack: Stack,
 }
 
@@ -38,7 +39,7 @@ impl<D: Device> NetCore<D> {
             let _ = iface.routes_mut().add_default_ipv4_route(gw);
         }
         NetCore {
-            device,
+            device: Counted::new(device),
             stack: Stack::new(iface, config, now),
         }
     }
@@ -53,6 +54,7 @@ impl<D: Device> NetCore<D> {
             held: &mut stack.held,
         };
         let result = stack.iface.poll(now, &mut device, &mut stack.sockets.set);
+        stack.traffic = self.device.traffic();
         stack.after_poll(now);
         result == smoltcp::iface::PollResult::SocketStateChanged
     }
@@ -76,6 +78,6 @@ impl<D: Device> NetCore<D> {
 
     /// The device (the server drains its interrupts through it).
     pub fn device_mut(&mut self) -> &mut D {
-        &mut self.device
+        &mut self.device.inner
     }
 }

@@ -8,7 +8,9 @@
 //! runs it again after every poll that changed some socket's state, until
 //! it finishes or fails for another reason. `wait` parks whatever the
 //! sockets' flags, until one of its sockets is ready or its timeout (a
-//! deadline) passes; it is then answered 0. A session
+//! deadline) passes; it is then answered 0. `ping` parks whatever the
+//! flags too, until its reply comes or its timeout passes (the stack then
+//! answers `TimedOut`; the deadline here wakes the server for it). A session
 //! that is detached or reconnected has its parked requests answered
 //! `Cancelled`. At most [`MAX_PARKED`] requests wait at once; past that a
 //! blocking socket's op gets `WouldBlock` like a non-blocking one's.
@@ -37,11 +39,12 @@ pub struct Parked {
 }
 
 /// Whether op `op`, failed with `e`, waits for the stack rather than
-/// failing: `wait` with a timeout, and the ops that wait for data, room
-/// or a connection on a blocking socket.
+/// failing: `wait` with a timeout, `ping` in flight, and the ops that wait
+/// for data, room or a connection on a blocking socket.
 pub fn parks(op: u16, e: NetError, blocking: bool) -> bool {
     match op {
         ops::WAIT => e == NetError::WouldBlock,
+        ops::PING => matches!(e, NetError::InProgress | NetError::Already),
         ops::ACCEPT | ops::SEND | ops::RECV | ops::SENDTO | ops::RECVFROM => {
             blocking && e == NetError::WouldBlock
         }
@@ -50,11 +53,12 @@ pub fn parks(op: u16, e: NetError, blocking: bool) -> bool {
     }
 }
 
-/// When op `op` with `operands`, parked at `now`, gives up: a `wait`
-/// after its timeout (milliseconds, operand 2); nothing else does.
+/// When op `op` with `operands`, parked at `now`, gives up: a `wait` or
+/// a `ping` after its timeout (milliseconds, operand 2 of both); nothing
+/// else does.
 pub fn deadline(op: u16, operands: &[u64], now: Instant) -> Option<Instant> {
     let ms = *operands.get(2)?;
-    if op != ops::WAIT || ms == WAIT_FOREVER {
+    if !matches!(op, ops::WAIT | ops::PING) || ms == WAIT_FOREVER {
         return None;
     }
     // Far-future timeouts are capped at a day (smoltcp's clock is i64 µs).
@@ -113,6 +117,9 @@ mod tests {
         assert!(parks(ops::CONNECT, NetError::InProgress, true));
         assert!(parks(ops::WAIT, NetError::WouldBlock, false));
         assert!(!parks(ops::BIND, NetError::WouldBlock, true));
+        assert!(parks(ops::PING, NetError::InProgress, false));
+        assert!(parks(ops::PING, NetError::Already, false));
+        assert!(!parks(ops::PING, NetError::TimedOut, true));
     }
 
     #[test]
@@ -126,6 +133,7 @@ mod tests {
             at(86_401_000)
         );
         assert_eq!(deadline(ops::RECV, &[0, 1, 25], now), None);
+        assert_eq!(deadline(ops::PING, &[0, 1, 1000], now), at(2000));
     }
 
     #[test]

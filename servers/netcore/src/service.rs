@@ -9,10 +9,12 @@
 //! a malformed request gets the same error whatever socket it names.
 
 use conflux_socket_protocol::ops::{
-    self, MAX_BACKLOG, MAX_WAIT_ENTRIES, SHUT_RD, SHUT_RDWR, SHUT_WR,
+    self, MAX_BACKLOG, MAX_PING_TIMEOUT_MS, MAX_WAIT_ENTRIES, SHUT_RD, SHUT_RDWR, SHUT_WR,
 };
-use conflux_socket_protocol::{Events, NetError, PollEntry, SockAddr, SockKind};
+use conflux_socket_protocol::{Events, NetError, NetInfo, PollEntry, SockAddr, SockKind};
 use cosy_abi::{Args, CallError, OpTable, Service};
+use smoltcp::time::Duration;
+use smoltcp::wire::Ipv4Address;
 
 use crate::client::{Badge, Handle};
 use crate::stack::Stack;
@@ -69,6 +71,17 @@ impl Service for NetService<'_> {
             ops::GETSOCKNAME => s.sock_name(b, handle(args, 0)?)?.to_word(),
             ops::GETPEERNAME => s.peer_name(b, handle(args, 0)?)?.to_word(),
             ops::READINESS => u64::from(s.readiness(b, handle(args, 0)?)?.0),
+            ops::PING => {
+                let (seq, timeout) = (seq(args.value(1))?, ping_timeout(args.value(2))?);
+                s.ping(b, ping_target(args.value(0))?, seq, timeout)?
+            }
+            ops::NET_INFO => {
+                let out = args.buf_mut(0)?;
+                if !s.info().encode(out) {
+                    return Err(NetError::BadBuffer.into());
+                }
+                NetInfo::SIZE as u64
+            }
             other => return Err(CallError::UnknownOp { opcode: other }),
         })
     }
@@ -84,6 +97,29 @@ fn kind(word: u64) -> Result<SockKind, NetError> {
 
 fn addr(word: u64) -> Result<SockAddr, NetError> {
     SockAddr::from_word(word).ok_or(NetError::Invalid)
+}
+
+/// `ping`'s target: an address word with port 0 (the stack then checks
+/// it names one reachable host).
+fn ping_target(word: u64) -> Result<Ipv4Address, NetError> {
+    match SockAddr::from_word(word) {
+        Some(SockAddr {
+            ip: [a, b, c, d],
+            port: 0,
+        }) => Ok(Ipv4Address::new(a, b, c, d)),
+        _ => Err(NetError::Invalid),
+    }
+}
+
+fn seq(word: u64) -> Result<u16, NetError> {
+    u16::try_from(word).map_err(|_| NetError::Invalid)
+}
+
+fn ping_timeout(ms: u64) -> Result<Duration, NetError> {
+    match ms {
+        1..=MAX_PING_TIMEOUT_MS => Ok(Duration::from_millis(ms)),
+        _ => Err(NetError::Invalid),
+    }
 }
 
 fn backlog(word: u64) -> Result<usize, NetError> {

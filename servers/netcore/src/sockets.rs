@@ -6,7 +6,7 @@ use alloc::vec;
 
 use conflux_socket_protocol::NetError;
 use smoltcp::iface::{SocketHandle, SocketSet};
-use smoltcp::socket::{tcp, udp};
+use smoltcp::socket::{icmp, tcp, udp};
 
 use crate::config::Config;
 use crate::stream::TIMEOUT;
@@ -70,6 +70,19 @@ impl Sockets {
         Ok(self.set.add(sock))
     }
 
+    /// A new ICMP socket for one echo request bound to `ident` (room for
+    /// the request and its reply, and for a few stray replies).
+    pub fn add_icmp(&mut self, ident: u16) -> Result<SocketHandle, NetError> {
+        self.reserve()?;
+        let buffer =
+            || icmp::PacketBuffer::new(vec![icmp::PacketMetadata::EMPTY; 4], vec![0; 4 * 128]);
+        let mut sock = icmp::Socket::new(buffer(), buffer());
+        // Cannot fail: the identifier is a specified endpoint and the
+        // socket is new.
+        let _ = sock.bind(icmp::Endpoint::Ident(ident));
+        Ok(self.set.add(sock))
+    }
+
     /// Drops socket `h`.
     pub fn remove(&mut self, h: SocketHandle) {
         self.set.remove(h);
@@ -89,6 +102,11 @@ impl Sockets {
     /// UDP socket `h`.
     pub fn udp(&self, h: SocketHandle) -> &udp::Socket<'static> {
         self.set.get(h)
+    }
+
+    /// ICMP socket `h`, writable.
+    pub fn icmp_mut(&mut self, h: SocketHandle) -> &mut icmp::Socket<'static> {
+        self.set.get_mut(h)
     }
 
     /// UDP socket `h`, writable.

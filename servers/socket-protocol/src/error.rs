@@ -40,14 +40,16 @@ cosy_abi::service_errors! {
         NetworkUnreachable = 101, "network unreachable";
         /// The peer reset the connection.
         ConnectionReset = 104, "connection reset by peer";
-        /// The server has no room for another socket (all clients together).
-        NoBuffers = 105, "no socket space left in the server";
+        /// The server has no room for another socket (all clients together),
+        /// or for another echo request in flight.
+        NoBuffers = 105, "no room left in the server for another socket or echo request";
         /// The socket is already connected (or listening).
         AlreadyConnected = 106, "the socket is already connected";
         /// The operation needs a connection the socket does not have.
         NotConnected = 107, "the socket is not connected";
-        /// The peer did not answer in time.
-        TimedOut = 110, "connection timed out";
+        /// The peer did not answer in time (a connection attempt, an echo
+        /// request).
+        TimedOut = 110, "timed out: the peer did not answer in time";
         /// The peer refused the connection (nothing listens there).
         Refused = 111, "connection refused";
         /// A connection attempt is already under way.

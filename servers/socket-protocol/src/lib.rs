@@ -8,6 +8,7 @@
 //!   numbers, so they read familiarly), with a message for each.
 //! - [`record`]: socket addresses (as one operand word and as a fixed
 //!   record), socket kinds, readiness bits and the `wait` entries.
+//! - [`info`]: the `net_info` record (addresses, socket counts, traffic).
 //!
 //! Everything here is plain data with checked conversions: the server
 //! treats every client word as untrusted and decodes it through these
@@ -16,8 +17,10 @@
 #![forbid(unsafe_code)]
 
 pub mod error;
+pub mod info;
 pub mod ops;
 pub mod record;
 
 pub use error::NetError;
+pub use info::{NetInfo, SocketCounts, Traffic};
 pub use record::{Events, PollEntry, SockAddr, SockKind};

@@ -71,6 +71,18 @@ cosy_abi::operations! {
     /// `readiness(h) -> events`: the socket's [`crate::Events`] bits now
     /// (one socket, no records: handy inside a compound).
     READINESS = 16, "readiness", [V];
+    /// `ping(addr, seq, timeout_ms) -> round trip in µs`: one ICMP echo
+    /// request to `addr` (a [`crate::SockAddr`] word, port 0) carrying
+    /// [`PING_PAYLOAD`] bytes. The first call sends it and fails with
+    /// `InProgress`; the same call again (same `addr` and `seq`, a `u16`)
+    /// fails with `Already` until the reply came (then it returns the time
+    /// between the two polls that sent and received it, as the server's
+    /// clock saw it) or `timeout_ms` (1..=[`MAX_PING_TIMEOUT_MS`]) passed
+    /// (`TimedOut`). A per-call request waits in the server for either.
+    PING = 17, "ping", [V, V, V];
+    /// `net_info(buf) -> bytes written`: the interface's addresses and the
+    /// server's socket counts as a [`crate::NetInfo`] record.
+    NET_INFO = 18, "net_info", [B];
 }
 
 /// The op table compounds for the network server are verified against.
@@ -96,6 +108,13 @@ pub const WAIT_FOREVER: u64 = u64::MAX;
 
 /// The most entries one `wait` looks at.
 pub const MAX_WAIT_ENTRIES: u64 = 64;
+
+/// Data bytes of an echo request (Linux `ping`'s default: 64 bytes with
+/// the ICMP header).
+pub const PING_PAYLOAD: usize = 56;
+
+/// The longest a `ping` waits for its reply.
+pub const MAX_PING_TIMEOUT_MS: u64 = 60_000;
 
 #[cfg(test)]
 mod tests {

@@ -32,6 +32,7 @@ impl Stack {
 
     /// Closes every socket of client `badge` (it went away or restarted).
     pub fn end_session(&mut self, badge: Badge) {
+        self.drop_pings(badge);
         if let Some(mut table) = self.clients.remove(&badge) {
             for entry in table.drain() {
                 self.release(entry);
@@ -73,7 +74,7 @@ impl Stack {
     }
 
     /// After smoltcp's poll: phases up to date, listener pools refilled,
-    /// connections that finished closing dropped.
+    /// connections that finished closing dropped, echo replies taken.
     pub(crate) fn after_poll(&mut self, now: Instant) {
         self.now = now;
         let sockets = &mut self.sockets;
@@ -98,6 +99,7 @@ impl Stack {
             true
         });
         self.held.update(&sockets.set);
+        self.observe_pings(now);
     }
 
     /// What holds for socket `h` now.

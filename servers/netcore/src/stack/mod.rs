@@ -6,6 +6,8 @@
 //! only, and brings the socket's phase up to date before acting on it, so
 //! an operation never acts on a state the last poll did not look at.
 
+mod icmp;
+mod info;
 mod life;
 mod tcp;
 mod udp;
@@ -13,7 +15,7 @@ mod udp;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
-use conflux_socket_protocol::{NetError, SockAddr, SockKind};
+use conflux_socket_protocol::{NetError, SockAddr, SockKind, Traffic};
 use smoltcp::iface::{Interface, SocketHandle};
 use smoltcp::socket::tcp::State;
 use smoltcp::time::Instant;
@@ -22,6 +24,7 @@ use crate::client::{Badge, ClientTable, Entry, Handle, Sock};
 use crate::config::Config;
 use crate::datagram::Datagram;
 use crate::listener::{listen_endpoint, Listener};
+use crate::ping::Pings;
 use crate::ports::{Ports, Proto};
 use crate::sockets::Sockets;
 use crate::stream::{Phase, Stream};
@@ -38,6 +41,10 @@ pub struct Stack {
     /// Closed by their clients, still sending what was queued (or a
     /// reset), each with the time it is aborted if still not closed.
     lingering: Vec<(SocketHandle, Instant)>,
+    /// Echo requests in flight.
+    pings: Pings,
+    /// Frames and bytes through the device, as of the last poll.
+    pub(crate) traffic: Traffic,
     config: Config,
     now: Instant,
 }
@@ -51,6 +58,8 @@ impl Stack {
             clients: BTreeMap::new(),
             ports: Ports::new(config.random_seed),
             lingering: Vec::new(),
+            pings: Pings::new(config.random_seed),
+            traffic: Traffic::default(),
             config,
             now,
         }
