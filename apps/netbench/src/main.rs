@@ -96,10 +96,9 @@ fn main() {
                 continue;
             }
             Ok(_) => {}
-            Err(e) => {
-                println!("wait on the listeners failed: {e}; trying again");
-                continue;
-            }
+            // Its session is gone (the network server restarted, say):
+            // a benchmark cannot go on from half its state.
+            Err(e) => fail(&alloc::format!("wait on the listeners failed: {e}")),
         }
         for (i, (port, what)) in PORTS.iter().enumerate() {
             if entries[i].revents.is_empty() {

@@ -13,8 +13,9 @@
 //!   (5604); median and p99 per request, from connect to the server's
 //!   close.
 //! - **httpd** (5600), serving from the file server: a 1 KiB file with 1
-//!   and with 16 concurrent keep-alive clients (requests/s per round), and
-//!   a 16 MiB file (MiB/s per fetch); every body checked byte for byte.
+//!   and with 16 concurrent keep-alive clients, and HEAD for it with one
+//!   (requests/s per round), and a 16 MiB file (MiB/s per fetch); every
+//!   body checked byte for byte.
 //!
 //! A round takes at least [`ROUND_SPACING`]: a connection the guest closes
 //! first holds one of the network server's 128 sockets for smoltcp's
@@ -141,12 +142,13 @@ fn measure(console: &Console, small: Arc<[u8]>, large: Arc<[u8]>) -> Result<Figu
     let mut f = Figures::default();
     for round in 0..ROUNDS {
         let next = Instant::now() + ROUND_SPACING;
-        let many =
-            fetch(HTTPD, SMALL, &small, 16, REQUESTS_16).map_err(|e| format!("httpd: {e}"))?;
+        let many = fetch(HTTPD, SMALL, &small, Get, 16, REQUESTS_16)?;
         f.http_16.push(many.requests_per_sec());
-        let one = fetch(HTTPD, SMALL, &small, 1, REQUESTS_1).map_err(|e| format!("httpd: {e}"))?;
+        let one = fetch(HTTPD, SMALL, &small, Get, 1, REQUESTS_1)?;
         f.http_1.push(one.requests_per_sec());
-        let whole = fetch(HTTPD, LARGE, &large, 1, 1).map_err(|e| format!("httpd: {e}"))?;
+        let head = fetch(HTTPD, SMALL, &small, Head, 1, REQUESTS_1)?;
+        f.http_head.push(head.requests_per_sec());
+        let whole = fetch(HTTPD, LARGE, &large, Get, 1, 1)?;
         f.transfer.push(whole.bytes_per_sec() / (1024.0 * 1024.0));
         // VAN first in even rounds, COSY first in odd ones.
         let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
@@ -178,22 +180,35 @@ fn measure(console: &Console, small: Arc<[u8]>, large: Arc<[u8]>) -> Result<Figu
     Ok(f)
 }
 
-/// `requests` GETs of `path` from each of `clients` clients (keep-alive
-/// where the server keeps the connection), every body checked.
+/// The request method of a fetch.
+#[derive(Clone, Copy, PartialEq)]
+enum Method {
+    Get,
+    /// The same answer head without its body: what the body costs is
+    /// the difference.
+    Head,
+}
+use Method::{Get, Head};
+
+/// `requests` requests for `path` from each of `clients` clients
+/// (keep-alive where the server keeps the connection), every answer
+/// checked (its length; for GET every body byte).
 fn fetch(
     port: u16,
     path: &str,
     body: &Expected,
+    method: Method,
     clients: u32,
     requests: u32,
 ) -> Result<http_peer::Stats, String> {
-    http_peer::fetch(&FetchPlan {
+    let plan = FetchPlan {
         target: Target::loopback(port),
-        head: false,
+        head: method == Head,
         paths: vec![(path.to_owned(), body.clone())],
         status: 200,
         clients,
         requests,
         deadline: Duration::from_secs(180),
-    })
+    };
+    http_peer::fetch(&plan).map_err(|e| format!("httpd: {e}"))
 }

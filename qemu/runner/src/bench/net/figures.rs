@@ -19,6 +19,8 @@ pub struct Figures {
     pub http_1: Vec<f64>,
     /// httpd, 1 KiB, 16 clients: requests/s of each round.
     pub http_16: Vec<f64>,
+    /// httpd, HEAD for the 1 KiB file, one client: requests/s of each round.
+    pub http_head: Vec<f64>,
     /// httpd, 16 MiB: MiB/s of each fetch.
     pub transfer: Vec<f64>,
 }
@@ -141,6 +143,11 @@ impl Figures {
         for (param, what, v) in [
             ("1KiB-1-client", "httpd 1 KiB, 1 client", &self.http_1),
             ("1KiB-16-clients", "httpd 1 KiB, 16 clients", &self.http_16),
+            (
+                "1KiB-HEAD-1-client",
+                "httpd HEAD 1 KiB, 1 client",
+                &self.http_head,
+            ),
         ] {
             let (med, min, max) = spread(v);
             rows.push(format!(
@@ -243,6 +250,7 @@ mod tests {
             request: [vec![100.0], vec![50.0]],
             http_1: vec![1.0],
             http_16: vec![1.0],
+            http_head: vec![1.0],
             transfer: vec![1.0],
         };
         let (records, table) = f.report("");
