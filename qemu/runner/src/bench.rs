@@ -9,7 +9,9 @@ use std::io::Write;
 use std::process::Command;
 use std::time::Duration;
 
-const BENCHES: [&str; 5] = ["boot", "ipc", "blk", "crypto", "cosy-interp"];
+mod net;
+
+const BENCHES: [&str; 6] = ["boot", "ipc", "blk", "crypto", "net", "cosy-interp"];
 const BOOT_RUNS: usize = 15;
 
 /// One machine-readable result.
@@ -334,6 +336,7 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
             "ipc" => ipc()?,
             "blk" => blk()?,
             "crypto" => crypto()?,
+            "net" => net::run()?,
             "cosy-interp" => cosy_interp()?,
             _ => unreachable!("BENCHES lists only handled names"),
         }
