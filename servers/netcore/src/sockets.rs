@@ -1,12 +1,23 @@
 //! The smoltcp socket set with the server-wide socket limit: every socket
 //! the stack holds (clients' handles, listener pools, connections still
 //! closing) is made and dropped here, so the count cannot drift.
+//!
+//! Connections their clients closed stay here until smoltcp has finished
+//! closing them (`linger`, `reap`). One that has reached TIME-WAIT holds a
+//! socket for smoltcp's 10 s although nothing is left to send; when the
+//! server is out of sockets the oldest of those is dropped to make room,
+//! as Linux does past `tcp_max_tw_buckets`. Otherwise a burst of short
+//! connections the guest closed first would leave new ones refused for
+//! ten seconds.
 
 use alloc::vec;
+use alloc::vec::Vec;
 
 use conflux_socket_protocol::NetError;
 use smoltcp::iface::{SocketHandle, SocketSet};
+use smoltcp::socket::tcp::State;
 use smoltcp::socket::{icmp, tcp, udp};
+use smoltcp::time::Instant;
 
 use crate::config::Config;
 use crate::stream::TIMEOUT;
@@ -16,6 +27,11 @@ pub struct Sockets {
     /// The set smoltcp polls.
     pub set: SocketSet<'static>,
     live: usize,
+    /// Closed by their clients, still sending what was queued (or a
+    /// reset), each with the time it is aborted if still not closed.
+    lingering: Vec<(SocketHandle, Instant)>,
+    /// TIME-WAIT connections dropped to make room.
+    time_wait_dropped: u64,
     config: Config,
 }
 
@@ -25,6 +41,8 @@ impl Sockets {
         Sockets {
             set: SocketSet::new(vec![]),
             live: 0,
+            lingering: Vec::new(),
+            time_wait_dropped: 0,
             config,
         }
     }
@@ -35,11 +53,63 @@ impl Sockets {
     }
 
     fn reserve(&mut self) -> Result<(), NetError> {
-        if self.live >= self.config.max_sockets {
+        if self.live >= self.config.max_sockets && !self.drop_time_wait() {
             return Err(NetError::NoBuffers);
         }
         self.live += 1;
         Ok(())
+    }
+
+    /// Drops the oldest closed connection in TIME-WAIT; false if none is.
+    fn drop_time_wait(&mut self) -> bool {
+        let set = &self.set;
+        let Some(i) = self
+            .lingering
+            .iter()
+            .position(|(h, _)| set.get::<tcp::Socket>(*h).state() == State::TimeWait)
+        else {
+            return false;
+        };
+        let (h, _) = self.lingering.remove(i);
+        self.remove(h);
+        self.time_wait_dropped += 1;
+        true
+    }
+
+    /// Keeps TCP socket `h`, which its client closed, until it has closed
+    /// or `deadline` passes.
+    pub fn linger(&mut self, h: SocketHandle, deadline: Instant) {
+        self.lingering.push((h, deadline));
+    }
+
+    /// After a poll: drops lingering sockets that finished closing, and
+    /// aborts those past their deadline (dropped once the next poll has
+    /// sent the reset).
+    pub fn reap(&mut self, now: Instant) {
+        let mut lingering = core::mem::take(&mut self.lingering);
+        lingering.retain(|&(h, deadline)| {
+            let tcp = self.set.get_mut::<tcp::Socket>(h);
+            if tcp.state() == State::Closed {
+                self.set.remove(h);
+                self.live -= 1;
+                return false;
+            }
+            if now >= deadline {
+                tcp.abort();
+            }
+            true
+        });
+        self.lingering = lingering;
+    }
+
+    /// Sockets closed by their clients and still closing.
+    pub fn closing(&self) -> usize {
+        self.lingering.len()
+    }
+
+    /// TIME-WAIT connections dropped to make room so far.
+    pub fn time_wait_dropped(&self) -> u64 {
+        self.time_wait_dropped
     }
 
     /// A new closed TCP socket.

@@ -292,3 +292,23 @@ fn a_repeated_syn_makes_no_second_connection() {
     let ready = call(&mut net.b, CLI, READINESS, &[y]).unwrap();
     assert!(Events(ready as u16).intersect(Events::ERROR).is_empty());
 }
+
+/// A server that closes first leaves each connection in TIME-WAIT for 10 s;
+/// with the server out of sockets, the oldest of those makes room, so a
+/// burst of short connections is never refused.
+#[test]
+fn connections_the_server_closed_first_do_not_use_up_its_sockets() {
+    let mut net = Net::with(|c| c.max_sockets = 6);
+    let l = listener(&mut net, 80, 1);
+    for i in 0..20 {
+        let c = connect(&mut net, 80);
+        let s = accept(&mut net, l);
+        call(&mut net.a, SRV, CLOSE, &[s]).unwrap();
+        net.pump(5);
+        assert_eq!(recv(&mut net.b, CLI, c, 10), Ok(vec![]), "connection {i}");
+        call(&mut net.b, CLI, CLOSE, &[c]).unwrap();
+        net.pump(5);
+    }
+    assert!(net.a.stack().time_wait_dropped() >= 14);
+    assert!(net.a.stack().sockets_in_use() <= 6);
+}

@@ -36,7 +36,7 @@ impl Stack {
         c.pings = count(self.pings.list.len());
         c.stack_sockets = count(self.sockets.live());
         c.stack_limit = count(self.config.max_sockets);
-        c.closing = count(self.lingering.len());
+        c.closing = count(self.sockets.closing());
         let cfg = &self.config;
         NetInfo {
             mac: cfg.mac.0,

@@ -3,7 +3,6 @@
 //! server asks between requests (readiness, names).
 
 use conflux_socket_protocol::{Events, NetError, SockAddr};
-use smoltcp::socket::tcp::State;
 use smoltcp::time::{Duration, Instant};
 
 use super::{find, refill, Stack};
@@ -55,13 +54,13 @@ impl Stack {
                 } else {
                     tcp.close();
                 }
-                self.lingering.push((s.handle, self.now + LINGER));
+                self.sockets.linger(s.handle, self.now + LINGER);
             }
             Sock::Listener(l) => {
                 self.ports.release(Proto::Tcp, l.local.port);
                 for h in l.pool {
                     self.sockets.tcp_mut(h).abort();
-                    self.lingering.push((h, self.now + LINGER));
+                    self.sockets.linger(h, self.now + LINGER);
                 }
             }
             Sock::Datagram(d) => {
@@ -78,6 +77,9 @@ impl Stack {
     pub(crate) fn after_poll(&mut self, now: Instant) {
         self.now = now;
         let sockets = &mut self.sockets;
+        // The poll that just ran sent any reset or final segment of the
+        // connections clients closed; those done make room for the pools.
+        sockets.reap(now);
         for entry in self.clients.values_mut().flat_map(|t| t.iter_mut()) {
             match &mut entry.sock {
                 Sock::Stream(s) => s.observe(sockets.tcp(s.handle), now),
@@ -85,19 +87,6 @@ impl Stack {
                 Sock::Datagram(_) => {}
             }
         }
-        // The poll that just ran sent any reset or final segment they had.
-        self.lingering.retain(|&(h, deadline)| {
-            let tcp = sockets.tcp_mut(h);
-            if tcp.state() == State::Closed {
-                sockets.remove(h);
-                return false;
-            }
-            if now >= deadline {
-                // Dropped after the next poll has sent the reset.
-                tcp.abort();
-            }
-            true
-        });
         self.held.update(&sockets.set);
         self.observe_pings(now);
     }

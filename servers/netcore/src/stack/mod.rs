@@ -13,10 +13,9 @@ mod tcp;
 mod udp;
 
 use alloc::collections::BTreeMap;
-use alloc::vec::Vec;
 
 use conflux_socket_protocol::{NetError, SockAddr, SockKind, Traffic};
-use smoltcp::iface::{Interface, SocketHandle};
+use smoltcp::iface::Interface;
 use smoltcp::socket::tcp::State;
 use smoltcp::time::Instant;
 
@@ -38,9 +37,6 @@ pub struct Stack {
     pub(crate) held: Held,
     clients: BTreeMap<Badge, ClientTable>,
     ports: Ports,
-    /// Closed by their clients, still sending what was queued (or a
-    /// reset), each with the time it is aborted if still not closed.
-    lingering: Vec<(SocketHandle, Instant)>,
     /// Echo requests in flight.
     pings: Pings,
     /// Frames and bytes through the device, as of the last poll.
@@ -57,7 +53,6 @@ impl Stack {
             held: Held::default(),
             clients: BTreeMap::new(),
             ports: Ports::new(config.random_seed),
-            lingering: Vec::new(),
             pings: Pings::new(config.random_seed),
             traffic: Traffic::default(),
             config,
@@ -74,6 +69,11 @@ impl Stack {
     /// connection (see `syn_guard`).
     pub fn duplicate_syns(&self) -> u64 {
         self.held.dropped()
+    }
+
+    /// Connections in TIME-WAIT dropped to make room for new sockets.
+    pub fn time_wait_dropped(&self) -> u64 {
+        self.sockets.time_wait_dropped()
     }
 
     /// Sockets client `badge` has open.
