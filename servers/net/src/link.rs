@@ -18,6 +18,7 @@
 use conflux_net_protocol::{Client, LinkError, Status, DATA, MAX_FRAME};
 use conflux_userlib::ipc::{Notification, Region};
 use conflux_userlib::println;
+use conflux_userlib::sys::rdtsc;
 use smoltcp::phy::{Device, DeviceCapabilities, Medium};
 use smoltcp::time::Instant;
 
@@ -66,8 +67,11 @@ impl Link {
             return Err(LinkError::TooSmall);
         }
         // Safety: the manifest mapped the region, page aligned, for the
-        // task's life, and no driver attaches before the doorbell below.
-        let client = unsafe { Client::format(region.base() as *mut u8, region.size() as usize) }?;
+        // task's life; a driver serving an earlier session of it (this
+        // server's previous instance) keeps off it once `format` cleared
+        // the session word.
+        let client =
+            unsafe { Client::format(region.base() as *mut u8, region.size() as usize, rdtsc()) }?;
         let mut link = Link {
             client,
             data: region.base() + DATA as u64,
