@@ -54,7 +54,10 @@ pub fn run(dev: Dev) -> ! {
     let events = Notification(dev::IRQ_NOTIFY);
     let irq = Irq(dev::IRQ);
     let _ = irq.ack(); // the line may have fired during bring-up
-    let mut st = State {
+                       // On the heap: the device, the flights and the clients are kept
+                       // off the 16 KiB stack, which a device reset (bringing the device up
+                       // again from deep in the loop) needs.
+    let mut st = alloc::boxed::Box::new(State {
         net: Some(dev.net),
         windows: dev.windows,
         mac: dev.mac,
@@ -73,7 +76,7 @@ pub fn run(dev: Dev) -> ! {
         tx: [None; QUEUE],
         rx: [None; QUEUE],
         sent: 0,
-    };
+    });
     loop {
         let mut busy = st.complete_tx() | st.complete_rx();
         for i in 0..st.clients.len() {

@@ -169,16 +169,7 @@ fn fetch(entry: &Fields, key: &'static str, deadline_secs: u32) -> Result<HttpKi
         )?,
         may_cut_secs: entry
             .has("may_cut_secs")
-            .then(|| {
-                rules::integer(
-                    entry,
-                    "may_cut_secs",
-                    None,
-                    1,
-                    deadline_secs,
-                    Unit::Count,
-                )
-            })
+            .then(|| rules::integer(entry, "may_cut_secs", None, 1, deadline_secs, Unit::Count))
             .transpose()?,
     }))
 }

@@ -85,7 +85,7 @@ fn a_serving_test_with_every_kind_is_read() {
     let HttpKind::Fetch(cut) = &exchanges(&self::http(
         "{ port = 8080, after = \"x\", get = \"/\", body = \"none\", may_cut_secs = 5 }",
     ))[0]
-    .kind
+        .kind
     else {
         panic!("a get is a fetch");
     };

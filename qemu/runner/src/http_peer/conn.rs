@@ -107,10 +107,9 @@ impl Conn {
             }
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
                 match self.stall {
-                    Some(s) if wait < left => Err(Broke::Cut(format!(
-                        "no byte for {:.1} s",
-                        s.as_secs_f64()
-                    ))),
+                    Some(s) if wait < left => {
+                        Err(Broke::Cut(format!("no byte for {:.1} s", s.as_secs_f64())))
+                    }
                     _ => Err(Broke::Other("no answer before the deadline".into())),
                 }
             }

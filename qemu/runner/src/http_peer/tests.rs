@@ -158,7 +158,10 @@ fn a_stalled_answer_is_cut_after_the_stall_time() {
     let stats = fetch(&cut_plan(Fault::StallHalf)).unwrap();
     assert_eq!(stats.cut, 2, "{stats:?}");
     let first = stats.first_cut.unwrap();
-    assert!(first.contains("no byte for 0.5 s after 150000 of 300000"), "{first}");
+    assert!(
+        first.contains("no byte for 0.5 s after 150000 of 300000"),
+        "{first}"
+    );
     assert!(start.elapsed() < Duration::from_secs(5));
 }
 
