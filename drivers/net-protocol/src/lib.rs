@@ -160,7 +160,7 @@ pub enum Status {
     Restarted = 6,
     /// Taken by the driver and not answered yet. The driver writes it when
     /// it takes a descriptor, so a restarted driver knows what the previous
-    /// instance held ([`Server::recover`]).
+    /// instance held ([`Server::start`]).
     InFlight = 7,
     /// Not answered yet (what a client writes before handing a buffer over).
     Pending = 0xffff_ffff,

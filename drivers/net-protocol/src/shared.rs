@@ -165,7 +165,7 @@ impl Server {
 
     /// Starts serving the session: if a previous driver instance served
     /// this same session (a driver restart), answers `Restarted` to what
-    /// it left in flight ([`Server::recover`]); then publishes the MAC and
+    /// it left in flight; then publishes the MAC and
     /// link and, through `attached`, tells the client its session is
     /// served. Returns what was answered `Restarted`, and whether the
     /// client asked to be signalled.
@@ -197,7 +197,7 @@ impl Server {
     }
 
     /// Tells the client the device's MAC address and link state.
-    pub fn publish(&self, mac: [u8; 6], link: crate::Link) {
+    fn publish(&self, mac: [u8; 6], link: crate::Link) {
         let h = self.parts.header;
         h.mac.store(crate::mac_to_u64(mac), Ordering::Relaxed);
         h.link.store(link as u32, Ordering::Release);
@@ -271,8 +271,13 @@ impl Server {
     }
 
     /// Answers tx descriptor `d` (as received) with `status`. Returns
-    /// whether the client asked to be signalled.
+    /// whether the client asked to be signalled. An answer for a session
+    /// the client has left is dropped: the rings belong to its new one.
     pub fn tx_done(&mut self, d: Descriptor, status: Status) -> Result<bool, LinkError> {
+        if !self.current() {
+            // The session ended: its rings are the new session's now.
+            return Ok(false);
+        }
         if let Some(e) = entry(self.parts.tx_status, d.id) {
             e.store(status as u32, Ordering::Release);
         }
@@ -290,6 +295,9 @@ impl Server {
         status: Status,
         frame_len: u32,
     ) -> Result<bool, LinkError> {
+        if !self.current() {
+            return Ok(false);
+        }
         let back = match status {
             Status::Ok => Descriptor {
                 len: frame_len.min(d.len),

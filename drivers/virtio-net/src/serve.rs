@@ -53,10 +53,11 @@ struct State {
 pub fn run(dev: Dev) -> ! {
     let events = Notification(dev::IRQ_NOTIFY);
     let irq = Irq(dev::IRQ);
-    let _ = irq.ack(); // the line may have fired during bring-up
-                       // On the heap: the device, the flights and the clients are kept
-                       // off the 16 KiB stack, which a device reset (bringing the device up
-                       // again from deep in the loop) needs.
+    // The line may have fired during bring-up.
+    let _ = irq.ack();
+    // On the heap: the device, the flights and the clients are kept off
+    // the 16 KiB stack, which a device reset (bringing the device up
+    // again inside the loop) needs.
     let mut st = alloc::boxed::Box::new(State {
         net: Some(dev.net),
         windows: dev.windows,
@@ -178,17 +179,13 @@ impl State {
     /// driver restart), a stale session's are dropped. A device that does
     /// not come back up ends the driver; init's policy decides what next.
     fn reset_device(&mut self) {
-        for f in core::mem::replace(&mut self.tx, [None; QUEUE])
-            .into_iter()
-            .flatten()
-        {
-            self.tx_answer(f.client, f.frame.descriptor, Status::Restarted);
-        }
-        for f in core::mem::replace(&mut self.rx, [None; QUEUE])
-            .into_iter()
-            .flatten()
-        {
-            self.rx_answer(f.client, f.frame.descriptor, Status::Restarted, 0);
+        for token in 0..QUEUE {
+            if let Some(f) = self.tx[token].take() {
+                self.tx_answer(f.client, f.frame.descriptor, Status::Restarted);
+            }
+            if let Some(f) = self.rx[token].take() {
+                self.rx_answer(f.client, f.frame.descriptor, Status::Restarted, 0);
+            }
         }
         // Dropping the device resets it (the transport's drop), and its
         // queues go back to the old pool before `start` installs a new one.
@@ -229,7 +226,9 @@ impl State {
             return;
         };
         if !s.current() {
-            self.leave_stale_session(i);
+            // The loop's next `leave_stale_session` leaves it (from the
+            // top of the loop, where a device reset has the stack it
+            // needs); a stale end takes nothing meanwhile.
             return;
         }
         println!("client {i}: no longer served, other clients go on: {e}");

@@ -318,6 +318,13 @@ fn a_restarted_client_begins_a_new_session() {
     assert_eq!(second.mac(), None);
     assert!(!old.current());
     assert_eq!(old.next_tx(), Ok(None), "a stale end takes nothing");
+    let stale = Descriptor {
+        offset: SLOT + HEADROOM,
+        len: 0,
+        id: 0,
+    };
+    assert_eq!(old.rx_done(stale, Status::Ok, 60), Ok(false));
+    assert_eq!(old.tx_done(stale, Status::Ok), Ok(false));
 
     // Safety: as above.
     let mut new = unsafe { Server::attach(base, LEN) }.unwrap();
