@@ -19,6 +19,7 @@ extern crate alloc;
 mod answer;
 mod clock;
 mod out;
+mod restart;
 
 use alloc::vec::Vec;
 
@@ -89,7 +90,7 @@ fn main() {
                 ))
             }),
     };
-    let listener = listen(&mut net)
+    let mut listener = listen(&mut net)
         .unwrap_or_else(|e| fail(&alloc::format!("cannot listen on port {PORT}: {e}")));
     println!("serving http on port {PORT}");
     let mut clients: Vec<Client> = Vec::new();
@@ -112,10 +113,14 @@ fn main() {
             .min()
             .map_or(TICK_MS, |due| due.saturating_sub(now).clamp(1, TICK_MS));
         if let Err(e) = net.wait(&mut entries, timeout) {
-            println!(
-                "wait on {} sockets failed: {e}; trying again",
-                entries.len()
-            );
+            if restart::note(&e) {
+                listener = recover(&mut net, &mut fs, &mut clients);
+            } else {
+                println!(
+                    "wait on {} sockets failed: {e}; trying again",
+                    entries.len()
+                );
+            }
             continue;
         }
         let now = clock.now_ms();
@@ -123,8 +128,15 @@ fn main() {
             accept_all(&mut net, listener, &mut clients, now);
         }
         for (i, c) in clients.iter_mut().enumerate() {
+            if restart::seen() {
+                break; // the rest went with the server
+            }
             let revents = entries.get(i + 1).map_or(Events::default(), |e| e.revents);
             serve(c, revents, &mut net, &mut fs, pages, now);
+        }
+        if restart::take() {
+            listener = recover(&mut net, &mut fs, &mut clients);
+            continue;
         }
         clients.retain_mut(|c| {
             if c.closing {
@@ -136,6 +148,36 @@ fn main() {
             !c.closing
         });
     }
+}
+
+/// After the network server restarted: every connection is gone with it
+/// (their peers see a reset or a short answer), so their files go back
+/// to the file server; httpd reconnects (sharing the same regions again,
+/// so the pages keep their number) and listens again. Returns the new
+/// listener.
+fn recover(net: &mut Net, fs: &mut Fs, clients: &mut Vec<Client>) -> Socket {
+    let lost = clients.len();
+    for c in clients.iter_mut() {
+        if let Some(mut o) = c.out.take() {
+            o.abandon(fs);
+        }
+    }
+    clients.clear();
+    let _ = restart::take();
+    if let Err(e) = net.reconnect() {
+        fail(&alloc::format!(
+            "the network server restarted and httpd cannot reconnect: {e}"
+        ));
+    }
+    let listener = listen(net).unwrap_or_else(|e| {
+        fail(&alloc::format!(
+            "the network server restarted and httpd cannot listen on port {PORT} again: {e}"
+        ))
+    });
+    println!(
+        "the network server restarted: {lost} connections were lost with it; reconnected, serving http on port {PORT} again"
+    );
+    listener
 }
 
 fn fail(why: &str) -> ! {
@@ -165,6 +207,7 @@ fn accept_all(net: &mut Net, listener: Socket, clients: &mut Vec<Client>, now: u
         let sock = match net.accept(listener) {
             Ok(s) => s,
             Err(e) if e.net() == Some(NetError::WouldBlock) => return,
+            Err(e) if restart::note(&e) => return,
             Err(e) => {
                 println!("accept failed: {e}");
                 return;
@@ -226,6 +269,7 @@ fn serve(c: &mut Client, revents: Events, net: &mut Net, fs: &mut Fs, pages: Pag
             Ok(0) => peer_closed = true,
             Ok(n) => c.conn.received(&buf[..n], now),
             Err(e) if e.net() == Some(NetError::WouldBlock) => {}
+            Err(e) if restart::note(&e) => return,
             Err(e) => {
                 println!("connection {}: receive failed: {e}; closing it", c.sock.0);
                 c.closing = true;
@@ -275,7 +319,10 @@ fn drain(c: &mut Client, net: &mut Net, until: u64, now: u64) {
                 c.due = Some(until);
                 return;
             }
-            Err(_) => break,
+            Err(e) => {
+                restart::note(&e);
+                break;
+            }
         }
     }
     c.closing = true;

@@ -174,6 +174,9 @@ impl Out {
 fn blocked_or_broken(e: NetErr) -> Pumped {
     if e.net() == Some(NetError::WouldBlock) {
         Pumped::Blocked
+    } else if crate::restart::note(&e) {
+        // Every connection goes; `main::recover` says so once.
+        Pumped::Broken
     } else {
         conflux_userlib::println!("sending an answer failed: {e}; closing the connection");
         Pumped::Broken

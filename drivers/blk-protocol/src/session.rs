@@ -25,19 +25,8 @@
 //! its previous instance for this very client and is answered `Restarted`.
 //! A fresh session's table is the client's, so nothing is answered there.
 
-/// The number of a new session, given the one the region held (0 if
-/// none) and a fresh `nonce` (the client's time stamp counter): never 0,
-/// never the previous number, so the driver always sees a change.
-pub fn next(previous: u64, nonce: u64) -> u64 {
-    if nonce == 0 || nonce == previous {
-        match previous.wrapping_add(1) {
-            0 => 1,
-            n => n,
-        }
-    } else {
-        nonce
-    }
-}
+/// The number of a new session (shared with the network protocol).
+pub use conflux_queue::link::next_session as next;
 
 #[cfg(test)]
 mod tests {

@@ -7,7 +7,8 @@
 //!
 //! ```text
 //! 0x0000  header          mac u64 (driver), link u32 (driver),
-//!                         detach u32 (client), detached u32 (driver)
+//!                         detach u32 (client), detached u32 (driver),
+//!                         (pad u32), session u64 (client), attached u64 (driver)
 //! 0x0100  tx status       CAPACITY × u32, by descriptor id (driver writes)
 //! 0x0200  rx status       CAPACITY × u32, by descriptor id (driver writes)
 //! 0x0400  tx ring         client → driver: frames to send
@@ -41,13 +42,28 @@
 //! it takes it. A driver restarted after a fault attaches to the region
 //! again (the rings' indices live in it) and, before anything else,
 //! answers every entry still `InFlight` with [`Status::Restarted`]
-//! ([`Server::recover`]): a tx frame may or may not have gone out, an rx
+//! ([`Server::start`]): a tx frame may or may not have gone out, an rx
 //! buffer comes back unused. For that to answer each buffer, a client
 //! never has two descriptors with the same id with the driver at once.
 //!
+//! **Sessions**, as in the block protocol: each time the client formats
+//! the region (at its start, and again after it was restarted) it begins a
+//! session with a fresh number (`Client::format`: `session` = 0, rings,
+//! header and status tables formatted, then the new number). The driver
+//! serves one session of a region at a time: it re-checks the number after
+//! every descriptor it pops, and when it changed it stops serving that
+//! session, gets rid of the buffers the device still holds for it (the
+//! virtio-net driver resets the device: received frames would otherwise
+//! land in buffers the new session has not offered), attaches to the new
+//! rings ([`Server::start`]) and writes the number into `attached`. So a
+//! restarted client never gets an answer meant for its previous instance,
+//! and its buffers are never written by the device on the old one's
+//! behalf. A restarted driver finds `attached` equal to `session` and
+//! knows the entries still `InFlight` are this session's.
+//!
 //! The client formats the region and rings the driver's doorbell; the
 //! driver attaches, writes the MAC and the link state ([`Link`]) into the
-//! header and signals. To leave, the client sets `detach` and rings; the
+//! header, then `attached`, and signals. To leave, the client sets `detach` and rings; the
 //! driver stops taking its descriptors, sets `detached` and signals. Buffers
 //! still posted to the device at that moment may yet be written by it: the
 //! client must not reuse its region for anything else.
@@ -144,7 +160,7 @@ pub enum Status {
     Restarted = 6,
     /// Taken by the driver and not answered yet. The driver writes it when
     /// it takes a descriptor, so a restarted driver knows what the previous
-    /// instance held ([`Server::recover`]).
+    /// instance held ([`Server::start`]).
     InFlight = 7,
     /// Not answered yet (what a client writes before handing a buffer over).
     Pending = 0xffff_ffff,
@@ -186,7 +202,7 @@ pub type Refused = conflux_queue::link::Refused<Status>;
 /// connection; the same error every client protocol reports.
 pub use conflux_queue::link::LinkError;
 
-/// What [`Server::recover`] answered `Restarted`.
+/// What [`Server::start`] answered `Restarted` after a driver restart.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Recovered {
     /// Frames to send a previous instance took and never answered.

@@ -8,7 +8,7 @@ use crate::{
 };
 use conflux_queue::link::{self, Rings};
 use conflux_queue::{Consumer, Descriptor, PopError, Producer, ValidDescriptor};
-use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use core::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 
 /// The header at the start of the region, as atomics: the other side may
 /// write it at any time, so it is never read as plain memory.
@@ -18,6 +18,11 @@ struct Header {
     link: AtomicU32,
     detach: AtomicU32,
     detached: AtomicU32,
+    _pad: AtomicU32,
+    /// The client's session number (0: none, or being formatted).
+    session: AtomicU64,
+    /// The session the driver serves.
+    attached: AtomicU64,
 }
 
 type Table = [AtomicU32; CAPACITY as usize];
@@ -70,6 +75,8 @@ pub struct Server {
     /// Descriptors taken from tx (rx-free) and not answered yet.
     tx_owed: u32,
     rx_owed: u32,
+    /// The client session this end serves.
+    session: u64,
 }
 
 /// Takes the next descriptor from `popped`, marks its entry in `table`
@@ -109,29 +116,88 @@ fn checked(
 }
 
 impl Server {
-    /// Attaches to a region a client formatted.
+    /// Attaches to the session a client formatted the region for
+    /// (`NotFormatted` while there is none, or while one is being set up).
+    /// Call [`Server::start`] before serving.
     ///
     /// # Safety
     /// `base..base + len` must be mapped, writable, page aligned, and stay
     /// mapped for the rest of the program.
     pub unsafe fn attach(base: *mut u8, len: usize) -> Result<Self, LinkError> {
-        // Safety: the caller's promise.
+        // Safety: the caller's promise; `link::attach` checks the length
+        // before `parts` is used.
         let Rings { rings, data } = unsafe { link::attach(base, len, &LAYOUT) }?;
+        // Safety: the caller's promise, and `attach` checked the length.
+        let parts = unsafe { parts(base) };
+        let session = parts.header.session.load(Ordering::Acquire);
+        if session == 0 {
+            return Err(LinkError::NotFormatted);
+        }
+        // The rings read above belong to `session` only if the client did
+        // not begin formatting meanwhile.
+        fence(Ordering::SeqCst);
+        if parts.header.session.load(Ordering::Acquire) != session {
+            return Err(LinkError::NotFormatted);
+        }
         let [tx, tx_done, rx_free, rx] = rings;
         Ok(Self {
-            // Safety: the caller's promise, and `attach` checked the length.
-            parts: unsafe { parts(base) },
+            parts,
             tx: tx.into_consumer(data),
             tx_done: tx_done.into_producer(),
             rx_free: rx_free.into_consumer(data),
             rx: rx.into_producer(),
             tx_owed: 0,
             rx_owed: 0,
+            session,
         })
     }
 
+    /// The session this end serves.
+    pub fn session(&self) -> u64 {
+        self.session
+    }
+
+    /// Whether the client still runs this session (false once it began
+    /// formatting the region again: a restarted client).
+    pub fn current(&self) -> bool {
+        self.parts.header.session.load(Ordering::Acquire) == self.session
+    }
+
+    /// Starts serving the session: if a previous driver instance served
+    /// this same session (a driver restart), answers `Restarted` to what
+    /// it left in flight; then publishes the MAC and
+    /// link and, through `attached`, tells the client its session is
+    /// served. Returns what was answered `Restarted`, and whether the
+    /// client asked to be signalled.
+    pub fn start(
+        &mut self,
+        mac: [u8; 6],
+        link: crate::Link,
+    ) -> Result<(Recovered, bool), LinkError> {
+        let h = self.parts.header;
+        let got = if h.attached.load(Ordering::Acquire) == self.session {
+            self.recover()?
+        } else {
+            (Recovered::default(), false)
+        };
+        self.publish(mac, link);
+        h.attached.store(self.session, Ordering::Release);
+        Ok(got)
+    }
+
+    /// After a pop: whether what was popped belongs to this session (the
+    /// client did not begin formatting before it was read). A descriptor
+    /// popped from a session that ended is dropped: nobody is left to
+    /// answer. (Before the pop, `current` keeps a stale end off the rings:
+    /// a new session hands nothing over before it is attached, so its rings
+    /// stay empty until then.)
+    fn still_current(&self) -> bool {
+        fence(Ordering::SeqCst);
+        self.current()
+    }
+
     /// Tells the client the device's MAC address and link state.
-    pub fn publish(&self, mac: [u8; 6], link: crate::Link) {
+    fn publish(&self, mac: [u8; 6], link: crate::Link) {
         let h = self.parts.header;
         h.mac.store(crate::mac_to_u64(mac), Ordering::Relaxed);
         h.link.store(link as u32, Ordering::Release);
@@ -163,8 +229,15 @@ impl Server {
         if self.tx_blocked()? {
             return Ok(None);
         }
+        if !self.current() {
+            return Ok(None);
+        }
+        let popped = self.tx.pop();
+        if !self.still_current() {
+            return Ok(None);
+        }
         let got = checked(
-            self.tx.pop(),
+            popped,
             self.parts.tx_status,
             |len| (MIN_FRAME..=MAX_FRAME).contains(&len).then_some(len),
             Status::BadLength,
@@ -180,8 +253,15 @@ impl Server {
         if self.rx_blocked()? {
             return Ok(None);
         }
+        if !self.current() {
+            return Ok(None);
+        }
+        let popped = self.rx_free.pop();
+        if !self.still_current() {
+            return Ok(None);
+        }
         let got = checked(
-            self.rx_free.pop(),
+            popped,
             self.parts.rx_status,
             |len| (len >= MAX_FRAME).then_some(MAX_FRAME),
             Status::TooSmall,
@@ -191,8 +271,13 @@ impl Server {
     }
 
     /// Answers tx descriptor `d` (as received) with `status`. Returns
-    /// whether the client asked to be signalled.
+    /// whether the client asked to be signalled. An answer for a session
+    /// the client has left is dropped: the rings belong to its new one.
     pub fn tx_done(&mut self, d: Descriptor, status: Status) -> Result<bool, LinkError> {
+        if !self.current() {
+            // The session ended: its rings are the new session's now.
+            return Ok(false);
+        }
         if let Some(e) = entry(self.parts.tx_status, d.id) {
             e.store(status as u32, Ordering::Release);
         }
@@ -210,6 +295,9 @@ impl Server {
         status: Status,
         frame_len: u32,
     ) -> Result<bool, LinkError> {
+        if !self.current() {
+            return Ok(false);
+        }
         let back = match status {
             Status::Ok => Descriptor {
                 len: frame_len.min(d.len),
@@ -225,7 +313,8 @@ impl Server {
         Ok(self.rx.needs_signal())
     }
 
-    /// After a driver restart, before taking anything: answers
+    /// After a driver restart, before taking anything (from
+    /// [`Server::start`]): answers
     /// [`Status::Restarted`] to every tx frame and rx buffer a previous
     /// instance took and never answered (their entries still read
     /// `InFlight`), as `{offset: 0, len: 0, id}`. Returns how many, and
@@ -234,7 +323,7 @@ impl Server {
     /// A client that writes `InFlight` into its own entries gets answers
     /// for buffers it never handed over, or `Full` if they do not fit the
     /// ring: it confuses no one but itself.
-    pub fn recover(&mut self) -> Result<(Recovered, bool), LinkError> {
+    fn recover(&mut self) -> Result<(Recovered, bool), LinkError> {
         let mut got = Recovered::default();
         let mut signal = false;
         let lost = |table: &Table, id: u32| {
@@ -270,6 +359,8 @@ impl Server {
 /// The client's end.
 pub struct Client {
     parts: Parts,
+    session: u64,
+    previous: u64,
     tx: Producer<'static>,
     tx_done: Consumer<'static>,
     rx_free: Producer<'static>,
@@ -278,30 +369,62 @@ pub struct Client {
 }
 
 impl Client {
-    /// Formats the region (rings and header) and attaches to it.
+    /// Begins a new session on the region: clears the session word (a
+    /// driver seeing 0 keeps off the rings), formats the rings, the
+    /// header and the status tables, then publishes a session number made
+    /// from `nonce` (a time stamp) and so tells a driver still serving an
+    /// earlier session of this region (the client's previous instance) to
+    /// let go of it. Ring the doorbell after, and hand over buffers only
+    /// once [`Client::attached`].
     ///
     /// # Safety
-    /// As for [`Server::attach`], and no driver may be attached yet.
-    pub unsafe fn format(base: *mut u8, len: usize) -> Result<Self, LinkError> {
-        // Safety: the caller's promise.
-        let Rings { rings, data } = unsafe { link::format(base, len, &LAYOUT) }?;
-        let [tx, tx_done, rx_free, rx] = rings;
-        // Safety: the caller's promise, and `format` checked the length.
+    /// As for [`Server::attach`]; the driver touches the region only
+    /// through [`Server`].
+    pub unsafe fn format(base: *mut u8, len: usize, nonce: u64) -> Result<Self, LinkError> {
+        LAYOUT.check_len(len)?;
+        // Safety: the caller's promise, and the length was checked.
         let parts = unsafe { parts(base) };
         let h = parts.header;
+        let previous = h.session.swap(0, Ordering::SeqCst);
+        // Safety: the caller's promise; a driver seeing session 0 keeps off
+        // the rings (and re-checks the word after every descriptor it pops).
+        let Rings { rings, data } = unsafe { link::format(base, len, &LAYOUT) }?;
+        let [tx, tx_done, rx_free, rx] = rings;
         h.mac.store(0, Ordering::Relaxed);
         h.detach.store(0, Ordering::Relaxed);
         h.detached.store(0, Ordering::Relaxed);
         h.link
-            .store(crate::Link::Unattached as u32, Ordering::Release);
+            .store(crate::Link::Unattached as u32, Ordering::Relaxed);
+        for e in parts.tx_status.iter().chain(parts.rx_status.iter()) {
+            e.store(Status::Pending as u32, Ordering::Relaxed);
+        }
+        let session = conflux_queue::link::next_session(previous, nonce);
+        // Release: rings, header and tables are written before a driver
+        // can see the new number.
+        h.session.store(session, Ordering::Release);
         Ok(Self {
             parts,
+            session,
+            previous,
             tx: tx.into_producer(),
             tx_done: tx_done.into_consumer(data),
             rx_free: rx_free.into_producer(),
             rx: rx.into_consumer(data),
             data_len: data.len(),
         })
+    }
+
+    /// The session the region held before this one (0 if none): non-zero
+    /// means an earlier instance of this client used the region, i.e. this
+    /// client was restarted.
+    pub fn previous_session(&self) -> u64 {
+        self.previous
+    }
+
+    /// Whether the driver serves this session yet (then the MAC and link
+    /// are published).
+    pub fn attached(&self) -> bool {
+        self.parts.header.attached.load(Ordering::Acquire) == self.session
     }
 
     /// Bytes in the data area.
@@ -314,9 +437,9 @@ impl Client {
         crate::Link::from_raw(self.parts.header.link.load(Ordering::Acquire))
     }
 
-    /// The device's MAC address, once a driver attached.
+    /// The device's MAC address, once a driver attached this session.
     pub fn mac(&self) -> Option<[u8; 6]> {
-        (self.link() != crate::Link::Unattached)
+        (self.attached() && self.link() != crate::Link::Unattached)
             .then(|| crate::mac_from_u64(self.parts.header.mac.load(Ordering::Relaxed)))
     }
 

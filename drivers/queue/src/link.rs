@@ -86,6 +86,22 @@ impl LinkError {
     }
 }
 
+/// The number of a client's new session on a region, given the one the
+/// region held (0 if none) and a fresh `nonce` (the client's time stamp
+/// counter): never 0 (which means "no session"), never the previous
+/// number, so the driver always sees a change. The block and network
+/// protocols both number their sessions this way.
+pub fn next_session(previous: u64, nonce: u64) -> u64 {
+    if nonce == 0 || nonce == previous {
+        match previous.wrapping_add(1) {
+            0 => 1,
+            n => n,
+        }
+    } else {
+        nonce
+    }
+}
+
 /// Where one ring lies: `size` bytes at `offset` from the region's start,
 /// holding `capacity` slots.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

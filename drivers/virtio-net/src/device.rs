@@ -28,6 +28,8 @@ pub struct Dev {
     pub mac: [u8; 6],
     pub link_up: bool,
     pub clients: alloc::vec::Vec<Mapped>,
+    /// The clients' regions as the HAL registers them (for [`start`]).
+    pub windows: alloc::vec::Vec<Window>,
     /// How many times this driver started before (0 on the first start).
     pub incarnation: u64,
 }
@@ -63,15 +65,12 @@ pub fn bdf() -> Bdf {
 const CONFIG_STATUS: usize = 6;
 
 pub fn open() -> Result<Dev, OpenError> {
-    let config = Region(dev::CONFIG).premapped(dev::CONFIG_ADDR, 4096);
     let dma = Region(dev::DMA).premapped(dev::DMA_ADDR, dev::DMA_SIZE);
-    let dma_phys = Region(dev::DMA).phys(0).map_err(OpenError::Dma)?;
     // The pool's last page is the driver's own: regions outlive a restart
     // (only the task's memory is fresh), so a count kept there tells a
     // restarted driver that it was restarted.
-    let persist = (dev::DMA_SIZE - 4096) as u64;
-    let incarnation = dma.read_u64(persist).unwrap_or(0);
-    let _ = dma.write_u64(persist, incarnation + 1);
+    let incarnation = dma.read_u64(PERSIST).unwrap_or(0);
+    let _ = dma.write_u64(PERSIST, incarnation + 1);
     let mut clients = alloc::vec::Vec::new();
     let mut windows = alloc::vec::Vec::new();
     for &(slot, addr, size, _) in dev::CLIENTS {
@@ -85,6 +84,29 @@ pub fn open() -> Result<Dev, OpenError> {
         });
         clients.push(region);
     }
+    let (net, link_up) = start(&windows)?;
+    Ok(Dev {
+        mac: net.mac_address(),
+        net,
+        link_up,
+        clients,
+        windows,
+        incarnation,
+    })
+}
+
+/// Where the incarnation count lives in the DMA pool (its last page).
+const PERSIST: u64 = (dev::DMA_SIZE - 4096) as u64;
+
+/// Brings the device up from reset with a fresh pool, the clients'
+/// regions registered for zero copy (`windows`): at the driver's start,
+/// and again after [`Net`] was dropped (which resets the device) to make
+/// the device forget every buffer it held. Returns the device and whether
+/// its link is up.
+pub fn start(windows: &[Window]) -> Result<(Net, bool), OpenError> {
+    let config = Region(dev::CONFIG).premapped(dev::CONFIG_ADDR, 4096);
+    let dma = Region(dev::DMA).premapped(dev::DMA_ADDR, dev::DMA_SIZE);
+    let dma_phys = Region(dev::DMA).phys(0).map_err(OpenError::Dma)?;
     let transport = bring_up(
         shared::own_function(&config, device_function(bdf())),
         BarMapping {
@@ -92,8 +114,8 @@ pub fn open() -> Result<Dev, OpenError> {
             virt: dev::BAR_ADDR,
             window: dev::BAR_WINDOW as u64,
         },
-        Pool::new(dma.base(), dma_phys, persist),
-        &windows,
+        Pool::new(dma.base(), dma_phys, PERSIST),
+        windows,
     )
     .map_err(OpenError::BringUp)?;
     // `bring_up` made a new transport, and `Net::new` resets the device
@@ -113,11 +135,5 @@ pub fn open() -> Result<Dev, OpenError> {
         Err(e) => return Err(OpenError::Device(e)),
     }
     net.enable_interrupts();
-    Ok(Dev {
-        mac: net.mac_address(),
-        net,
-        link_up,
-        clients,
-        incarnation,
-    })
+    Ok((net, link_up))
 }

@@ -24,7 +24,13 @@
 //! every buffer the old one posted), attaches to each client's region
 //! again and, before taking anything, answers every tx frame and rx buffer
 //! the old instance took and never answered with `Restarted`
-//! (`Server::recover`), then serves as before.
+//! (`Server::start`), then serves as before.
+//!
+//! A client that was restarted formats its region again, which begins a
+//! new session (`conflux-net-protocol`): the driver leaves the old one,
+//! resets the device if it still holds buffers of it (received frames
+//! would land in memory the new instance has not offered; other clients'
+//! buffers are answered `Restarted`), and serves the new one.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -67,15 +73,30 @@ fn main() {
     serve::run(dev);
 }
 
-/// Test systems only: in the system named `net-restart`, the first
-/// incarnation faults on purpose the moment the device holds two tx
+/// Test systems only: the first incarnation faults on purpose, so the
+/// in-guest tests can check what clients see across a driver restart.
+/// In the system named `net-restart`, the moment the device holds two tx
 /// frames at once and some rx buffers (the test client sends a burst only
-/// then; its other frames go one at a time), so the in-guest test can check
-/// what clients see across a driver restart. Every other system never
-/// takes this path.
-fn fault_injection_due(incarnation: u64, tx_in_flight: usize, rx_in_flight: usize) -> bool {
-    config::SYSTEM_NAME == "net-restart"
-        && incarnation == 0
-        && tx_in_flight >= 2
-        && rx_in_flight > 0
+/// then; its other frames go one at a time). In `nic-restart-http`, once
+/// [`FRAMES_BEFORE_FAULT`] frames were sent, in the middle of an HTTP
+/// transfer from the network server. Every other system never takes this
+/// path.
+fn fault_injection_due(
+    incarnation: u64,
+    tx_in_flight: usize,
+    rx_in_flight: usize,
+    sent: u64,
+) -> bool {
+    if incarnation != 0 {
+        return false;
+    }
+    match config::SYSTEM_NAME {
+        "net-restart" => tx_in_flight >= 2 && rx_in_flight > 0,
+        "nic-restart-http" => sent >= FRAMES_BEFORE_FAULT && tx_in_flight > 0,
+        _ => false,
+    }
 }
+
+/// Frames `nic-restart-http`'s driver sends before it faults: about 600
+/// KiB of a 2 MiB answer.
+const FRAMES_BEFORE_FAULT: u64 = 400;

@@ -1,16 +1,19 @@
 //! The driver's loop: take frames to send and empty buffers from every
 //! client, keep the device's queues filled, hand back what the device
 //! finished, sleep only when nothing is left to do. After a restart, each
-//! client's first attach answers what the previous instance held.
+//! client's first attach answers what the previous instance held. A
+//! client that begins a new session (it was restarted) is served again
+//! once the device has forgotten the old session's buffers.
 
 use crate::config::device as dev;
-use crate::device::{Dev, Net, QUEUE};
+use crate::device::{self, Dev, Net, QUEUE};
 use crate::shared;
 use alloc::vec::Vec;
 use conflux_net_protocol::{Frame, Link, LinkError, Server, Status, HEADROOM};
 use conflux_userlib::ipc::{Irq, Notification};
 use conflux_userlib::println;
 use conflux_userlib::region::Mapped;
+use conflux_virtio_hal::Window;
 
 /// A client's buffer the device holds.
 #[derive(Clone, Copy)]
@@ -24,13 +27,18 @@ struct Client {
     server: Option<Server>,
     /// The client detached: never served again.
     detached: bool,
-    /// Its rings were damaged or overfilled: never attached again (they
-    /// would be just as damaged), but it does not count as detached.
-    broken: bool,
+    /// The session whose rings were damaged or overfilled: never attached
+    /// again (they would be just as damaged), but it does not count as
+    /// detached, and a new session of the client (it was restarted) is
+    /// served.
+    broken: Option<u64>,
 }
 
 struct State {
-    net: Net,
+    /// `None` only inside [`State::reset_device`].
+    net: Option<Net>,
+    /// The clients' regions for the HAL, when the device is brought up again.
+    windows: Vec<Window>,
     mac: [u8; 6],
     link: Link,
     incarnation: u64,
@@ -38,14 +46,21 @@ struct State {
     /// By virtqueue token (the chain's first descriptor, < QUEUE).
     tx: [Option<Flight>; QUEUE],
     rx: [Option<Flight>; QUEUE],
+    /// Frames sent since the driver started (for the test systems' fault).
+    sent: u64,
 }
 
 pub fn run(dev: Dev) -> ! {
     let events = Notification(dev::IRQ_NOTIFY);
     let irq = Irq(dev::IRQ);
-    let _ = irq.ack(); // the line may have fired during bring-up
-    let mut st = State {
-        net: dev.net,
+    // The line may have fired during bring-up.
+    let _ = irq.ack();
+    // On the heap: the device, the flights and the clients are kept off
+    // the 16 KiB stack, which a device reset (bringing the device up
+    // again inside the loop) needs.
+    let mut st = alloc::boxed::Box::new(State {
+        net: Some(dev.net),
+        windows: dev.windows,
         mac: dev.mac,
         link: if dev.link_up { Link::Up } else { Link::Down },
         incarnation: dev.incarnation,
@@ -56,15 +71,17 @@ pub fn run(dev: Dev) -> ! {
                 region,
                 server: None,
                 detached: false,
-                broken: false,
+                broken: None,
             })
             .collect(),
         tx: [None; QUEUE],
         rx: [None; QUEUE],
-    };
+        sent: 0,
+    });
     loop {
         let mut busy = st.complete_tx() | st.complete_rx();
         for i in 0..st.clients.len() {
+            busy |= st.leave_stale_session(i);
             st.attach(i);
             busy |= st.detach(i);
             busy |= st.take_tx(i) | st.take_rx(i);
@@ -77,7 +94,7 @@ pub fn run(dev: Dev) -> ! {
         if !busy && st.ready_to_sleep() {
             let bits = events.wait().unwrap_or(0);
             if bits & 1 != 0 {
-                st.net.ack_interrupt();
+                st.dev().ack_interrupt();
                 let _ = irq.ack();
             }
         }
@@ -89,27 +106,100 @@ fn signal(i: usize) {
 }
 
 impl State {
-    /// Attaches to client `i` if it has formatted its region since, and
-    /// answers what a previous instance of the driver held of it.
+    /// The device (see [`State::reset_device`]).
+    fn dev(&mut self) -> &mut Net {
+        self.net
+            .as_mut()
+            .expect("the device is only missing inside reset_device")
+    }
+
+    /// Attaches to client `i` if it has formatted its region since (a new
+    /// session), and answers what a previous instance of the driver held
+    /// of the same session.
     fn attach(&mut self, i: usize) {
         let c = &mut self.clients[i];
-        if c.server.is_some() || c.detached || c.broken {
+        if c.server.is_some() || c.detached {
             return;
         }
         let Ok(mut s) = shared::attach(&c.region) else {
             return; // not formatted yet: its doorbell wakes us when it is
         };
-        match s.recover() {
+        if c.broken == Some(s.session()) {
+            return;
+        }
+        match s.start(self.mac, self.link) {
             Ok((lost, _)) if lost.tx + lost.rx > 0 => println!(
                 "client {i}: answered {} tx frames and {} rx buffers lost in a restart with Restarted",
                 lost.tx, lost.rx
             ),
+            Ok(_) if c.broken.is_some() => {
+                println!("client {i}: began a new session after its old one broke; serving it")
+            }
             Ok(_) => {}
-            Err(e) => return self.drop_client(i, e),
+            Err(e) => {
+                c.broken = Some(s.session());
+                println!("client {i}: no longer served, other clients go on: {e}");
+                return;
+            }
         }
-        s.publish(self.mac, self.link);
-        self.clients[i].server = Some(s);
+        c.broken = None;
+        c.server = Some(s);
         signal(i);
+    }
+
+    /// Leaves client `i`'s session if the client began a new one (it was
+    /// restarted and formatted its region again): nothing more of the old
+    /// session is taken or answered, and the device must forget the old
+    /// session's buffers before the new one is served, since a frame
+    /// received into one would land in memory the new session has not
+    /// offered. True if it left one.
+    fn leave_stale_session(&mut self, i: usize) -> bool {
+        let Some(s) = self.clients[i].server.as_ref() else {
+            return false;
+        };
+        if s.current() {
+            return false;
+        }
+        self.clients[i].server = None;
+        let held = |q: &[Option<Flight>]| q.iter().flatten().filter(|f| f.client == i).count();
+        let (tx, rx) = (held(&self.tx), held(&self.rx));
+        if tx + rx == 0 {
+            println!("client {i}: began a new session");
+        } else {
+            println!(
+                "client {i}: began a new session; resetting the device, which held {tx} tx frames and {rx} rx buffers of the old one"
+            );
+            self.reset_device();
+        }
+        true
+    }
+
+    /// Resets the device and brings it up again, so it forgets every
+    /// buffer it held: other clients' are answered `Restarted` (as after a
+    /// driver restart), a stale session's are dropped. A device that does
+    /// not come back up ends the driver; init's policy decides what next.
+    fn reset_device(&mut self) {
+        for token in 0..QUEUE {
+            if let Some(f) = self.tx[token].take() {
+                self.tx_answer(f.client, f.frame.descriptor, Status::Restarted);
+            }
+            if let Some(f) = self.rx[token].take() {
+                self.rx_answer(f.client, f.frame.descriptor, Status::Restarted, 0);
+            }
+        }
+        // Dropping the device resets it (the transport's drop), and its
+        // queues go back to the old pool before `start` installs a new one.
+        drop(self.net.take());
+        match device::start(&self.windows) {
+            Ok((net, up)) => {
+                self.link = if up { Link::Up } else { Link::Down };
+                self.net = Some(net);
+            }
+            Err(e) => {
+                println!("the virtio-net device did not come back up after a reset: {e}; the driver stops");
+                conflux_userlib::sys::exit(1);
+            }
+        }
     }
 
     /// Ends client `i`'s service if it asked to; true if it did just now.
@@ -128,10 +218,22 @@ impl State {
         true
     }
 
+    /// Client `i`'s rings failed with `e`. If the client began a new
+    /// session meanwhile, that (not damage) is why: the old one is left as
+    /// any stale session. Otherwise this session is never served again.
     fn drop_client(&mut self, i: usize, e: LinkError) {
+        let Some(s) = self.clients[i].server.as_ref() else {
+            return;
+        };
+        if !s.current() {
+            // The loop's next `leave_stale_session` leaves it (from the
+            // top of the loop, where a device reset has the stack it
+            // needs); a stale end takes nothing meanwhile.
+            return;
+        }
         println!("client {i}: no longer served, other clients go on: {e}");
+        self.clients[i].broken = Some(s.session());
         self.clients[i].server = None;
-        self.clients[i].broken = true;
     }
 
     fn buf(&self, f: &Flight) -> &'static mut [u8] {
@@ -141,7 +243,7 @@ impl State {
     /// Hands client `i`'s frames to the transmit queue while it has room.
     fn take_tx(&mut self, i: usize) -> bool {
         let mut busy = false;
-        while self.net.can_send() && self.tx.iter().any(Option::is_none) {
+        while self.dev().can_send() && self.tx.iter().any(Option::is_none) {
             let Some(server) = self.clients[i].server.as_mut() else {
                 break;
             };
@@ -162,12 +264,12 @@ impl State {
             let f = Flight { client: i, frame };
             let buf = self.buf(&f);
             // The header is the protocol's headroom, just before the frame.
-            let _ = self.net.fill_buffer_header(&mut buf[..HEADROOM as usize]);
+            let _ = self.dev().fill_buffer_header(&mut buf[..HEADROOM as usize]);
             #[allow(unsafe_code)]
             // Safety: `buf` is the client's buffer, mapped for the task's
             // life; the driver does not touch it again until the device
             // hands it back (`complete_tx`).
-            match unsafe { self.net.transmit_begin(buf) } {
+            match unsafe { self.dev().transmit_begin(buf) } {
                 Ok(token) if (token as usize) < QUEUE && self.tx[token as usize].is_none() => {
                     self.tx[token as usize] = Some(f);
                     self.maybe_fault();
@@ -191,10 +293,10 @@ impl State {
     fn maybe_fault(&self) {
         let count = |q: &[Option<Flight>]| q.iter().filter(|f| f.is_some()).count();
         let (tx, rx) = (count(&self.tx), count(&self.rx));
-        if crate::fault_injection_due(self.incarnation, tx, rx) {
+        if crate::fault_injection_due(self.incarnation, tx, rx, self.sent) {
             println!(
-                "test system '{}': faulting on purpose with {tx} tx frames and {rx} rx buffers on the device",
-                crate::config::SYSTEM_NAME
+                "test system '{}': faulting on purpose with {tx} tx frames and {rx} rx buffers on the device, after sending {}",
+                crate::config::SYSTEM_NAME, self.sent
             );
             conflux_userlib::testing::fault_on_purpose();
         }
@@ -225,7 +327,7 @@ impl State {
             let buf = self.buf(&f);
             #[allow(unsafe_code)]
             // Safety: as in `take_tx`, until `complete_rx`.
-            match unsafe { self.net.receive_begin(buf) } {
+            match unsafe { self.dev().receive_begin(buf) } {
                 Ok(token) if (token as usize) < QUEUE && self.rx[token as usize].is_none() => {
                     self.rx[token as usize] = Some(f)
                 }
@@ -267,7 +369,7 @@ impl State {
     /// Answers every frame the device sent.
     fn complete_tx(&mut self) -> bool {
         let mut any = false;
-        while let Some(token) = self.net.poll_transmit() {
+        while let Some(token) = self.dev().poll_transmit() {
             any = true;
             let Some(f) = self.tx.get_mut(token as usize).and_then(Option::take) else {
                 // Not ours: completing it needs its buffers, which we do not
@@ -278,8 +380,11 @@ impl State {
             let buf = self.buf(&f);
             #[allow(unsafe_code)]
             // Safety: the same buffer as at `transmit_begin`.
-            let status = match unsafe { self.net.transmit_complete(token, buf) } {
-                Ok(_) => Status::Ok,
+            let status = match unsafe { self.dev().transmit_complete(token, buf) } {
+                Ok(_) => {
+                    self.sent += 1;
+                    Status::Ok
+                }
                 Err(e) => {
                     println!("transmit completion: {e}");
                     Status::DeviceError
@@ -293,7 +398,7 @@ impl State {
     /// Hands every received frame to the client whose buffer holds it.
     fn complete_rx(&mut self) -> bool {
         let mut any = false;
-        while let Some(token) = self.net.poll_receive() {
+        while let Some(token) = self.dev().poll_receive() {
             any = true;
             let Some(f) = self.rx.get_mut(token as usize).and_then(Option::take) else {
                 println!("the device completed receive token {token}, which is not in flight");
@@ -302,7 +407,7 @@ impl State {
             let buf = self.buf(&f);
             #[allow(unsafe_code)]
             // Safety: the same buffer as at `receive_begin`.
-            let (status, len) = match unsafe { self.net.receive_complete(token, buf) } {
+            let (status, len) = match unsafe { self.dev().receive_complete(token, buf) } {
                 Ok((hdr, len)) if hdr as u64 == HEADROOM => (Status::Ok, len as u32),
                 Ok((hdr, _)) => {
                     println!("received a frame after a {hdr}-byte header");

@@ -5,8 +5,10 @@
 //!
 //! - a fetch, `get = "/path"` or `head = "/path"`, with `paths` (more
 //!   paths to cycle through), `status` (default 200), `body` (required:
-//!   "generated", "folder", "empty" or "none"), `clients` (default 1) and
-//!   `requests` (per client, default 1);
+//!   "generated", "folder", "empty" or "none"), `clients` (default 1),
+//!   `requests` (per client, default 1) and `may_cut_secs` (answers may be
+//!   cut short — a reset, a close, or this many seconds without a byte —
+//!   if every byte that came is right: a server restarted mid-transfer);
 //! - a raw exchange, `send = "bytes"` or `send_header_bytes = N`, with
 //!   `expect_status`, and `close = true` (a truncated request: shut the
 //!   sending side, the server must close) or `idle_secs = N` (stay quiet;
@@ -39,6 +41,7 @@ const KEYS: &[&str] = &[
     "body",
     "clients",
     "requests",
+    "may_cut_secs",
     "send",
     "send_header_bytes",
     "expect_status",
@@ -47,7 +50,14 @@ const KEYS: &[&str] = &[
 ];
 /// The keys that say what an entry does; exactly one per entry.
 const KIND_KEYS: [&str; 4] = ["get", "head", "send", "send_header_bytes"];
-const FETCH_KEYS: [&str; 5] = ["paths", "status", "body", "clients", "requests"];
+const FETCH_KEYS: [&str; 6] = [
+    "paths",
+    "status",
+    "body",
+    "clients",
+    "requests",
+    "may_cut_secs",
+];
 const RAW_KEYS: [&str; 3] = ["expect_status", "close", "idle_secs"];
 
 /// Reads `test.http`; deadlines are bounded by the test's timeout.
@@ -99,7 +109,7 @@ fn exchange(entry: &Fields, timeout_secs: u32) -> Result<HttpExchange, Error> {
         Unit::Count,
     )?;
     let (kind, foreign) = match kind_key {
-        "get" | "head" => (fetch(entry, kind_key)?, RAW_KEYS.as_slice()),
+        "get" | "head" => (fetch(entry, kind_key, deadline_secs)?, RAW_KEYS.as_slice()),
         _ => (raw(entry, kind_key, deadline_secs)?, FETCH_KEYS.as_slice()),
     };
     if let Some(key) = foreign.iter().find(|k| entry.has(k)) {
@@ -115,7 +125,7 @@ fn exchange(entry: &Fields, timeout_secs: u32) -> Result<HttpExchange, Error> {
     })
 }
 
-fn fetch(entry: &Fields, key: &'static str) -> Result<HttpKind, Error> {
+fn fetch(entry: &Fields, key: &'static str, deadline_secs: u32) -> Result<HttpKind, Error> {
     let first: &str = entry.required(key)?;
     let mut paths = vec![first];
     paths.extend(entry.optional::<Vec<&str>>("paths")?.unwrap_or_default());
@@ -157,6 +167,10 @@ fn fetch(entry: &Fields, key: &'static str) -> Result<HttpKind, Error> {
             MAX_HTTP_REQUESTS,
             Unit::Count,
         )?,
+        may_cut_secs: entry
+            .has("may_cut_secs")
+            .then(|| rules::integer(entry, "may_cut_secs", None, 1, deadline_secs, Unit::Count))
+            .transpose()?,
     }))
 }
 

@@ -135,7 +135,10 @@
 //!                           # get/head: paths cycled per client (the get/head path first);
 //!                           # status default 200; body required: "generated" | "folder" (the
 //!                           # host file at the URL path) | "empty" | "none"; clients 1..=256
-//!                           # threads, requests 1..=100000 each on one kept-alive connection
+//!                           # threads, requests 1..=100000 each on one kept-alive connection;
+//!                           # may_cut_secs = N (optional, 1..=deadline): an answer may be cut
+//!                           # short (reset, close, N s without a byte) if every byte that came
+//!                           # is right; that client stops there (a server restarted mid-transfer)
 //!   { port = 8080, after = "x", send = "GARBAGE\r\n\r\n", expect_status = 400 },
 //!   { port = 8080, after = "x", send_header_bytes = 1048576, expect_status = 431 },
 //!   { port = 8080, after = "x", send = "GET / HT", close = true },  # truncated; then the

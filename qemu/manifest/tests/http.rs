@@ -77,10 +77,19 @@ fn a_serving_test_with_every_kind_is_read() {
                 body: BodyCheck::Generated,
                 clients: 32,
                 requests: 100,
+                may_cut_secs: None,
             }),
         }
     );
     assert!(http[1].background);
+    let HttpKind::Fetch(cut) = &exchanges(&self::http(
+        "{ port = 8080, after = \"x\", get = \"/\", body = \"none\", may_cut_secs = 5 }",
+    ))[0]
+        .kind
+    else {
+        panic!("a get is a fetch");
+    };
+    assert_eq!(cut.may_cut_secs, Some(5));
     assert_eq!(http[1].deadline_secs, 20);
     assert_eq!(http[1].kind.name(), "head");
     let raw = |send, expect_status, then| {
@@ -215,6 +224,10 @@ fn keys_of_the_other_kind_are_refused() {
         message(&http("{ port = 8080, after = \"x\", send = \"x\", expect_status = 400, clients = 2 }")),
         "systems/t.toml: `test.http[0]` has `clients`, which a raw exchange does not take; remove it or change the kind"
     );
+    assert_eq!(
+        message(&http("{ port = 8080, after = \"x\", send = \"x\", expect_status = 400, may_cut_secs = 5 }")),
+        "systems/t.toml: `test.http[0]` has `may_cut_secs`, which a raw exchange does not take; remove it or change the kind"
+    );
 }
 
 #[test]
@@ -310,6 +323,12 @@ fn counts_and_deadlines_are_bounded() {
             "{ port = 8080, after = \"x\", send = \"x\", idle_secs = 31, expect_status = 408 }"
         )),
         "systems/t.toml: `test.http[0].idle_secs` is 31, out of range; use a value from 1 to 30"
+    );
+    assert_eq!(
+        message(&http(
+            "{ port = 8080, after = \"x\", get = \"/\", body = \"none\", deadline_secs = 20, may_cut_secs = 21 }"
+        )),
+        "systems/t.toml: `test.http[0].may_cut_secs` is 21, out of range; use a value from 1 to 20"
     );
     assert_eq!(
         message(&http("{ port = 8080, after = \"x\", send_header_bytes = 0, expect_status = 431 }")),

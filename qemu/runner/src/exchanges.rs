@@ -136,8 +136,12 @@ fn describe(index: usize, exchange: &HttpExchange) -> String {
 fn run(plan: &Plan) -> Result<String, String> {
     match plan {
         Plan::Fetch(p) => http_peer::fetch(p).map(|s: Stats| {
+            let cut = match &s.first_cut {
+                Some(first) => format!("; {} answers cut short, the first: {first}", s.cut),
+                None => String::new(),
+            };
             format!(
-                "{} requests in {:.2} s: {:.1} requests/s, {:.0} bytes/s ({} body bytes, {} reconnects)",
+                "{} requests in {:.2} s: {:.1} requests/s, {:.0} bytes/s ({} body bytes, {} reconnects{cut})",
                 s.requests,
                 s.elapsed.as_secs_f64(),
                 s.requests_per_sec(),
@@ -166,6 +170,7 @@ fn plan(exchange: &HttpExchange, bodies: &mut Bodies) -> Result<Plan, String> {
             clients: f.clients,
             requests: f.requests,
             deadline,
+            may_cut: f.may_cut_secs.map(|s| Duration::from_secs(s.into())),
         }),
         HttpKind::Raw(r) => Plan::Raw(RawPlan {
             target,

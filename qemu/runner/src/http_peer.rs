@@ -8,7 +8,10 @@
 //!   each keeping its connection alive (and connecting again when the
 //!   server closes it between requests), checking the status line,
 //!   `Content-Length` and every body byte; it measures requests/s and
-//!   bytes/s ([`Stats`]), so a benchmark can use it as it is.
+//!   bytes/s ([`Stats`]), so a benchmark can use it as it is. A plan may
+//!   allow answers cut short (`may_cut`: a server restarted on purpose
+//!   mid-transfer): a reset, a close or a stall then ends that client
+//!   without failing, but a wrong byte still fails.
 //! - [`raw`]: bytes written as they are (malformed requests, header
 //!   floods, truncated or idle requests) and the answer judged by the
 //!   rule of [`RawThen`].

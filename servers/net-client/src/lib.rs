@@ -57,6 +57,10 @@ macro_rules! manifest_caps {
     };
 }
 
+/// Further tries of a reconnect answered `ServerRestarted` (a stale
+/// capability, or a server that died again meanwhile).
+const RECONNECT_TRIES: usize = 3;
+
 /// A connection to the network server.
 pub struct Net {
     session: Session,
@@ -71,9 +75,22 @@ impl Net {
     }
 
     /// Connects again (a new session: every socket of the old one is
-    /// closed, its waiting requests cancelled).
+    /// closed, its waiting requests cancelled), sharing the control region
+    /// and every data region again in the same order, so region numbers
+    /// stay valid. After [`Error::ServerRestarted`] this is how a client
+    /// reaches the new server instance: its sockets are gone, listeners
+    /// must be opened again. The first call through a capability made for
+    /// the old instance fails with `ServerRestarted` too (the kernel
+    /// refreshes the capability then), so that is tried again.
     pub fn reconnect(&mut self) -> Result<(), Error> {
-        Ok(self.session.reconnect()?)
+        let mut result = self.session.reconnect().map_err(Error::from);
+        for _ in 0..RECONNECT_TRIES {
+            if result != Err(Error::ServerRestarted) {
+                break;
+            }
+            result = self.session.reconnect().map_err(Error::from);
+        }
+        result
     }
 
     /// Shares the region in `slot` (mapped by the manifest at `addr`) as

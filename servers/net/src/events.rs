@@ -111,6 +111,7 @@ fn step(server: &mut Server, timer: Notification) {
     if let Some(delay) = due.into_iter().flatten().min() {
         let _ = timer.timer(ticks(delay));
     }
+    server.core.device_mut().report_restart();
     if !server.core.device_mut().prepare_to_wait() {
         // Frames came in after the poll: wake the next receive at once.
         let _ = timer.signal();

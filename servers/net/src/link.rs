@@ -12,12 +12,24 @@
 //!
 //! A buffer the driver refuses or fails (any status but `Ok`) is counted
 //! by status and logged, and the buffer is offered (rx) or freed (tx)
-//! again, so a fault costs a frame, never a slot.
+//! again, so a fault costs a frame, never a slot. `Restarted` (the driver
+//! was restarted with the buffer) is counted apart and not logged one by
+//! one: an rx buffer comes back unused and is offered again, a tx frame
+//! may not have gone out and counts as a dropped packet (TCP sends it
+//! again).
+//!
+//! Formatting the region begins a new session with the driver
+//! (`conflux-net-protocol`); if the region held one before, this server
+//! was restarted, and the driver lets go of the old instance's buffers
+//! before it serves the new session.
 #![allow(unsafe_code)]
 
 use conflux_net_protocol::{Client, LinkError, Status, DATA, MAX_FRAME};
 use conflux_userlib::ipc::{Notification, Region};
 use conflux_userlib::println;
+use conflux_userlib::sys::rdtsc;
+
+use crate::fault::Injection;
 use smoltcp::phy::{Device, DeviceCapabilities, Medium};
 use smoltcp::time::Instant;
 
@@ -48,6 +60,11 @@ pub struct Link {
     /// The receive buffer smoltcp last read, offered again next time.
     held: Option<u32>,
     pub refused: Refusals,
+    /// Buffers the driver answered `Restarted` (it was restarted with them).
+    pub restarted: Refusals,
+    /// This server was restarted: the region held a session before.
+    pub server_restarted: bool,
+    fault: Injection,
 }
 
 impl Link {
@@ -66,9 +83,16 @@ impl Link {
             return Err(LinkError::TooSmall);
         }
         // Safety: the manifest mapped the region, page aligned, for the
-        // task's life, and no driver attaches before the doorbell below.
-        let client = unsafe { Client::format(region.base() as *mut u8, region.size() as usize) }?;
+        // task's life; a driver serving an earlier session of it (this
+        // server's previous instance) keeps off it once `format` cleared
+        // the session word.
+        let client =
+            unsafe { Client::format(region.base() as *mut u8, region.size() as usize, rdtsc()) }?;
+        let server_restarted = client.previous_session() != 0;
         let mut link = Link {
+            server_restarted,
+            fault: Injection::new(server_restarted),
+            restarted: Refusals::default(),
             client,
             data: region.base() + DATA as u64,
             doorbell,
@@ -76,8 +100,11 @@ impl Link {
             held: None,
             refused: Refusals::default(),
         };
+        // Tell the driver the rings are ready, and hand it nothing before
+        // it serves this session (it may first have to let go of the
+        // previous instance's).
         let _ = link.doorbell.signal();
-        while link.client.mac().is_none() {
+        while !link.client.attached() || link.client.mac().is_none() {
             let _ = done.wait();
         }
         for id in 0..RX {
@@ -130,6 +157,14 @@ impl Link {
     pub fn reclaim(&mut self) {
         loop {
             match self.client.sent() {
+                Ok(Some((id, Status::Restarted))) => {
+                    // The driver died with the frame: it may not have gone
+                    // out, and TCP sends it again if it matters.
+                    self.restarted.tx += 1;
+                    if id < TX {
+                        self.tx_free |= 1 << id;
+                    }
+                }
                 Ok(Some((id, status))) => {
                     if status != Status::Ok {
                         self.refused.tx += 1;
@@ -166,6 +201,12 @@ impl Link {
             if status == Status::Ok && d.id < RX && d.len <= MAX_FRAME {
                 return Some((d.id, d.len as usize));
             }
+            if status == Status::Restarted && d.id < RX {
+                // The driver was restarted with it: unused, offered again.
+                self.restarted.rx += 1;
+                let _ = self.offer(d.id);
+                continue;
+            }
             self.refused.rx += 1;
             println!(
                 "rx descriptor {} answered {status:?} ({} refused so far)",
@@ -187,6 +228,18 @@ impl Link {
             self.tx_free &= !(1 << id);
             id
         })
+    }
+
+    /// Logs, once per batch, the buffers the driver answered `Restarted`
+    /// since the last report (a driver restart under the server).
+    pub fn report_restart(&mut self) {
+        let r = core::mem::take(&mut self.restarted);
+        if r.tx + r.rx > 0 {
+            println!(
+                "the driver was restarted: {} rx buffers came back unused and were offered again, {} tx frames counted as dropped (TCP sends them again)",
+                r.rx, r.tx
+            );
+        }
     }
 
     /// Before sleeping: asks the driver to signal when it answers.
@@ -234,6 +287,7 @@ impl smoltcp::phy::TxToken for TxToken<'_> {
         // Safety: slot `id` was free (not with the driver) and is this
         // token's alone until sent below.
         let r = f(unsafe { self.link.bytes(offset, len) });
+        self.link.fault.sent(len);
         match self.link.client.send(id, offset, len as u32) {
             Ok(asked) => self.link.ring(asked),
             Err(e) => {

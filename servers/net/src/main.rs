@@ -20,6 +20,7 @@ extern crate alloc;
 mod clients;
 mod compound;
 mod events;
+mod fault;
 mod link;
 mod serve;
 
@@ -73,6 +74,7 @@ fn main() {
         return;
     }
     let mac = link.mac();
+    let restarted = link.server_restarted;
     let mut cfg = Config::new(mac, ADDRESS, PREFIX);
     cfg.gateway = Some(GATEWAY);
     cfg.random_seed = rdtsc();
@@ -88,7 +90,12 @@ fn main() {
     let core = NetCore::new(cfg, link, now);
     let [a, b, c, d, e, f] = mac;
     println!(
-        "up: MAC {a:02x}:{b:02x}:{c:02x}:{d:02x}:{e:02x}:{f:02x}, 10.0.2.15/{PREFIX} via {GATEWAY}"
+        "up: MAC {a:02x}:{b:02x}:{c:02x}:{d:02x}:{e:02x}:{f:02x}, 10.0.2.15/{PREFIX} via {GATEWAY}{}",
+        if restarted {
+            " (restarted: the previous instance's sockets are gone; its clients reconnect)"
+        } else {
+            ""
+        }
     );
     let mut server = Server::new(core, Clients::new(CLIENT_CAPS), now);
     events::serve(&mut server, ep, done, REPLIES, RECEIVED);

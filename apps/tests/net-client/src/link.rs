@@ -28,8 +28,9 @@ impl Link {
         let region = Region(caps::NET0).premapped(caps::NET0_ADDR, caps::NET0_SIZE);
         // Safety: the manifest mapped the region, page aligned, for the
         // task's life; the driver attaches only after the doorbell below.
-        let client = unsafe { Client::format(region.base() as *mut u8, region.size() as usize) }
-            .expect("the manifest's region fits a network connection");
+        let client =
+            unsafe { Client::format(region.base() as *mut u8, region.size() as usize, rdtsc()) }
+                .expect("the manifest's region fits a network connection");
         let link = Self {
             client,
             data: region.base() + conflux_net_protocol::DATA as u64,

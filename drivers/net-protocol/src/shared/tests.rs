@@ -1,12 +1,14 @@
 //! Both ends over leaked host memory: frames both ways, hostile
 //! descriptors refused with their reason, back-pressure, detach, and a
-//! restarted driver answering what its previous instance held.
+//! restarted driver answering what its previous instance held, and a
+//! restarted client's new session.
 
 use super::*;
 use crate::{Link, DATA};
 
 const LEN: usize = DATA + 64 * 1024;
 const SLOT: u64 = 2048;
+const MAC: [u8; 6] = [0x52, 0x54, 0, 0x12, 0x34, 0x56];
 
 /// A leaked, zeroed, page-aligned region.
 fn region() -> *mut u8 {
@@ -18,7 +20,7 @@ fn region() -> *mut u8 {
 fn pair() -> (Client, Server) {
     let base = region();
     // Safety: a leaked, page-aligned buffer that outlives both ends.
-    let client = unsafe { Client::format(base, LEN) }.unwrap();
+    let client = unsafe { Client::format(base, LEN, 100) }.unwrap();
     // Safety: as above.
     let server = unsafe { Server::attach(base, LEN) }.unwrap();
     (client, server)
@@ -26,10 +28,14 @@ fn pair() -> (Client, Server) {
 
 #[test]
 fn mac_and_link_reach_the_client() {
-    let (client, server) = pair();
+    let (client, mut server) = pair();
     assert_eq!(client.mac(), None);
     assert_eq!(client.link(), Link::Unattached);
-    server.publish([0x52, 0x54, 0, 0x12, 0x34, 0x56], Link::Up);
+    assert!(!client.attached());
+    server
+        .start([0x52, 0x54, 0, 0x12, 0x34, 0x56], Link::Up)
+        .unwrap();
+    assert!(client.attached());
     assert_eq!(client.mac(), Some([0x52, 0x54, 0, 0x12, 0x34, 0x56]));
     assert_eq!(client.link(), Link::Up);
 }
@@ -163,7 +169,7 @@ fn a_small_or_unformatted_region_is_refused() {
     ));
     assert!(matches!(
         // Safety: as above.
-        unsafe { Client::format(base, DATA) },
+        unsafe { Client::format(base, DATA, 1) },
         Err(LinkError::TooSmall)
     ));
 }
@@ -174,9 +180,10 @@ fn a_small_or_unformatted_region_is_refused() {
 fn a_restarted_driver_answers_what_the_previous_one_held() {
     let base = region();
     // Safety: a leaked, page-aligned buffer that outlives every end.
-    let mut client = unsafe { Client::format(base, LEN) }.unwrap();
+    let mut client = unsafe { Client::format(base, LEN, 100) }.unwrap();
     // Safety: as above.
     let mut old = unsafe { Server::attach(base, LEN) }.unwrap();
+    assert_eq!(old.start(MAC, Link::Up).unwrap().0, Recovered::default());
     for id in 0..4 {
         client
             .send(id, SLOT * u64::from(id + 1) + HEADROOM, 60)
@@ -211,7 +218,7 @@ fn a_restarted_driver_answers_what_the_previous_one_held() {
 
     // Safety: as above; the region is still formatted.
     let mut new = unsafe { Server::attach(base, LEN) }.unwrap();
-    let (got, _) = new.recover().unwrap();
+    let (got, _) = new.start(MAC, Link::Up).unwrap();
     assert_eq!(got, Recovered { tx: 3, rx: 2 });
     let mut sent = Vec::new();
     while let Some(s) = client.sent().unwrap() {
@@ -283,4 +290,66 @@ fn forged_in_flight_entries_confuse_only_their_client() {
     }
     assert_eq!(server.recover(), Err(LinkError::Full));
     assert_eq!(client.sent().unwrap().map(|(id, _)| id), Some(0));
+}
+
+/// A restarted client formats the region again: the driver's old end sees
+/// its session end (and takes nothing more from it), a new end attaches to
+/// the new session, and answers nothing `Restarted` there, whatever the old
+/// instance's table said.
+#[test]
+fn a_restarted_client_begins_a_new_session() {
+    let base = region();
+    // Safety: a leaked, page-aligned buffer that outlives every end.
+    let mut first = unsafe { Client::format(base, LEN, 100) }.unwrap();
+    assert_eq!(first.previous_session(), 0);
+    // Safety: as above.
+    let mut old = unsafe { Server::attach(base, LEN) }.unwrap();
+    old.start(MAC, Link::Up).unwrap();
+    first.offer(0, SLOT + HEADROOM, 2000).unwrap();
+    first.send(1, 2 * SLOT + HEADROOM, 60).unwrap();
+    assert!(old.next_rx_buffer().unwrap().is_some());
+    assert!(old.current());
+
+    // The client dies with rx 0 on the device and tx 1 on the ring.
+    // Safety: as above.
+    let mut second = unsafe { Client::format(base, LEN, 100) }.unwrap();
+    assert_eq!(second.previous_session(), 100);
+    assert!(!second.attached());
+    assert_eq!(second.mac(), None);
+    assert!(!old.current());
+    assert_eq!(old.next_tx(), Ok(None), "a stale end takes nothing");
+    let stale = Descriptor {
+        offset: SLOT + HEADROOM,
+        len: 0,
+        id: 0,
+    };
+    assert_eq!(old.rx_done(stale, Status::Ok, 60), Ok(false));
+    assert_eq!(old.tx_done(stale, Status::Ok), Ok(false));
+
+    // Safety: as above.
+    let mut new = unsafe { Server::attach(base, LEN) }.unwrap();
+    assert_ne!(new.session(), old.session());
+    assert_eq!(new.start(MAC, Link::Up).unwrap().0, Recovered::default());
+    assert!(second.attached());
+    assert_eq!(second.mac(), Some(MAC));
+    assert_eq!(second.received(), Ok(None));
+    assert_eq!(second.sent(), Ok(None));
+    second.send(2, 3 * SLOT + HEADROOM, 60).unwrap();
+    assert_eq!(old.next_tx(), Ok(None), "a stale end takes nothing");
+    let f = new.next_tx().unwrap().unwrap().unwrap();
+    assert_eq!(f.descriptor.id, 2);
+}
+
+/// While the client formats (session 0), no driver attaches.
+#[test]
+fn no_driver_attaches_to_a_session_being_formatted() {
+    let base = region();
+    // Safety: a leaked, page-aligned buffer that outlives every end.
+    let client = unsafe { Client::format(base, LEN, 7) }.unwrap();
+    client.parts.header.session.store(0, Ordering::SeqCst);
+    assert!(matches!(
+        // Safety: as above.
+        unsafe { Server::attach(base, LEN) },
+        Err(LinkError::NotFormatted)
+    ));
 }

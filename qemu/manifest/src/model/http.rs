@@ -51,6 +51,10 @@ pub struct Fetch {
     pub clients: u32,
     /// Requests per client, kept alive on one connection.
     pub requests: u32,
+    /// `may_cut_secs`: an answer may end early (a reset, a close, or this
+    /// many seconds without a byte) if what came was right; the client
+    /// then stops. For a server restarted mid-transfer on purpose.
+    pub may_cut_secs: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::{escape, status_of, Target};
 
@@ -18,6 +18,26 @@ pub(super) struct Conn {
     /// Read but not yet consumed.
     buf: Vec<u8>,
     deadline: Instant,
+    /// Silence that counts as the answer being cut short (a fetch that
+    /// allows cuts); without it only the deadline ends a wait.
+    stall: Option<Duration>,
+}
+
+/// Why reading an answer stopped early.
+pub(super) enum Broke {
+    /// The answer was cut short: the connection was reset or closed, or
+    /// (with a stall time) went silent. What came before was right.
+    Cut(String),
+    /// Anything else: a wrong byte, the deadline.
+    Other(String),
+}
+
+impl Broke {
+    pub fn message(self) -> String {
+        match self {
+            Broke::Cut(m) | Broke::Other(m) => m,
+        }
+    }
 }
 
 /// A response head.
@@ -35,6 +55,8 @@ pub(super) enum HeadError {
     /// The server closed before sending a byte of it (a kept-alive
     /// connection it chose to end: the request may be sent again).
     ClosedBeforeAnswer,
+    /// The connection was reset, or went silent past the stall time.
+    Cut(String),
     Other(String),
 }
 
@@ -48,20 +70,34 @@ impl Conn {
             stream,
             buf: Vec::new(),
             deadline,
+            stall: None,
         })
     }
 
-    pub fn send(&mut self, bytes: &[u8]) -> Result<(), String> {
-        let wait = remaining(self.deadline).ok_or("the deadline passed before sending")?;
+    /// From now on, `stall` without a byte ends a read as [`Broke::Cut`].
+    pub fn cut_after(&mut self, stall: Duration) {
+        self.stall = Some(stall);
+    }
+
+    pub fn send(&mut self, bytes: &[u8]) -> Result<(), Broke> {
+        let wait = remaining(self.deadline)
+            .ok_or_else(|| Broke::Other("the deadline passed before sending".into()))?;
         let _ = self.stream.set_write_timeout(Some(wait));
-        self.stream
-            .write_all(bytes)
-            .map_err(|e| format!("sending the request failed: {e}"))
+        self.stream.write_all(bytes).map_err(|e| {
+            let message = format!("sending the request failed: {e}");
+            if reset(&e) {
+                Broke::Cut(message)
+            } else {
+                Broke::Other(message)
+            }
+        })
     }
 
     /// Reads more bytes into the buffer: `Ok(0)` at end of stream.
-    fn fill(&mut self) -> Result<usize, String> {
-        let wait = remaining(self.deadline).ok_or("no answer before the deadline")?;
+    fn fill(&mut self) -> Result<usize, Broke> {
+        let left = remaining(self.deadline)
+            .ok_or_else(|| Broke::Other("no answer before the deadline".into()))?;
+        let wait = self.stall.map_or(left, |s| s.min(left));
         let _ = self.stream.set_read_timeout(Some(wait));
         let mut chunk = vec![0; CHUNK];
         match self.stream.read(&mut chunk) {
@@ -70,9 +106,15 @@ impl Conn {
                 Ok(n)
             }
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                Err("no answer before the deadline".into())
+                match self.stall {
+                    Some(s) if wait < left => {
+                        Err(Broke::Cut(format!("no byte for {:.1} s", s.as_secs_f64())))
+                    }
+                    _ => Err(Broke::Other("no answer before the deadline".into())),
+                }
             }
-            Err(e) => Err(format!("reading the answer failed: {e}")),
+            Err(e) if reset(&e) => Err(Broke::Cut(format!("reading the answer failed: {e}"))),
+            Err(e) => Err(Broke::Other(format!("reading the answer failed: {e}"))),
         }
     }
 
@@ -96,7 +138,12 @@ impl Conn {
                     )))
                 }
                 Ok(_) => {}
-                Err(e) => return Err(HeadError::Other(format!("{e}; got {}", escape(&self.buf)))),
+                Err(Broke::Cut(e)) => {
+                    return Err(HeadError::Cut(format!("{e}; got {}", escape(&self.buf))))
+                }
+                Err(Broke::Other(e)) => {
+                    return Err(HeadError::Other(format!("{e}; got {}", escape(&self.buf))))
+                }
             }
         };
         let text: Vec<u8> = self.buf.drain(..end).collect();
@@ -104,12 +151,23 @@ impl Conn {
     }
 
     /// Reads `len` body bytes, comparing them with `expected` when given
-    /// (of the same length).
-    pub fn body(&mut self, len: u64, expected: Option<&[u8]>) -> Result<(), String> {
+    /// (of the same length). A cut says how far the body got.
+    pub fn body(&mut self, len: u64, expected: Option<&[u8]>) -> Result<(), Broke> {
         let mut at = 0u64;
         while at < len {
-            if self.buf.is_empty() && self.fill()? == 0 {
-                return Err(format!("the server closed after {at} of {len} body bytes"));
+            if self.buf.is_empty() {
+                match self.fill() {
+                    Ok(0) => {
+                        return Err(Broke::Cut(format!(
+                            "the server closed after {at} of {len} body bytes"
+                        )))
+                    }
+                    Ok(_) => {}
+                    Err(Broke::Cut(e)) => {
+                        return Err(Broke::Cut(format!("{e} after {at} of {len} body bytes")))
+                    }
+                    Err(other) => return Err(other),
+                }
             }
             let take = self
                 .buf
@@ -120,11 +178,11 @@ impl Conn {
                 let got = &self.buf[..take];
                 if let Some(i) = got.iter().zip(&want[from..]).position(|(a, b)| a != b) {
                     let off = from + i;
-                    return Err(format!(
+                    return Err(Broke::Other(format!(
                         "the body differs at byte {off}: expected {}, got {}",
                         escape(&want[off..(off + 16).min(want.len())]),
                         escape(&got[i..(i + 16).min(got.len())])
-                    ));
+                    )));
                 }
             }
             self.buf.drain(..take);
@@ -161,6 +219,14 @@ fn parse_head(text: Vec<u8>) -> Result<Head, String> {
         close,
         text,
     })
+}
+
+/// An error that means the peer reset or dropped the connection.
+pub(super) fn reset(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted | ErrorKind::BrokenPipe
+    )
 }
 
 /// Time left until `deadline`, if any.

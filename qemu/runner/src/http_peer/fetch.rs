@@ -6,12 +6,20 @@
 //! answering the next request) the client connects again and sends that
 //! request again. Each answer must have the expected status, a
 //! `Content-Length`, and the expected body (for HEAD: the length alone).
+//!
+//! A plan that allows cuts (`may_cut`: a server restarted on purpose
+//! mid-transfer) accepts an answer that ends early — the connection reset
+//! or closed, or silent for the stall time — as long as every byte that
+//! came was right; that client then stops and the cut is counted. A wrong
+//! byte, status or length still fails, and so does a fetch where no
+//! answer was cut (the restart did not happen mid-transfer) unless it is
+//! complete.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::conn::{Conn, HeadError};
+use super::conn::{Broke, Conn, HeadError};
 use super::{escape, Target};
 
 /// What a body must be.
@@ -38,16 +46,23 @@ pub struct FetchPlan {
     pub requests: u32,
     /// For the whole exchange, from its start.
     pub deadline: Duration,
+    /// Answers may be cut short: a reset, a close, or this long without a
+    /// byte (see the module docs).
+    pub may_cut: Option<Duration>,
 }
 
 /// What a fetch did.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Stats {
     pub requests: u64,
     /// Body bytes received (for HEAD, none).
     pub body_bytes: u64,
     /// Connections made beyond one per client.
     pub reconnects: u64,
+    /// Answers cut short (only where the plan allows it).
+    pub cut: u64,
+    /// How the first cut answer ended, for the log.
+    pub first_cut: Option<String>,
     pub elapsed: Duration,
 }
 
@@ -64,6 +79,8 @@ impl Stats {
         self.requests += other.requests;
         self.body_bytes += other.body_bytes;
         self.reconnects += other.reconnects;
+        self.cut += other.cut;
+        self.first_cut = self.first_cut.take().or(other.first_cut);
     }
 }
 
@@ -126,41 +143,69 @@ fn client(plan: &FetchPlan, c: u32, deadline: Instant, stop: &AtomicBool) -> Res
         }
         let (path, expected) = &plan.paths[(c + r) as usize % plan.paths.len()];
         let place = |e: String| format!("path {path}, client {c}, request {r}: {e}");
-        let request = format!(
-            "{} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
-            if plan.head { "HEAD" } else { "GET" }
-        );
-        // A kept-alive connection the server closed gets one new try.
-        let head = loop {
-            let reused = conn.as_ref().is_some_and(|(_, served)| *served > 0);
-            if conn.is_none() {
-                if r > 0 {
-                    stats.reconnects += 1;
-                }
-                conn = Some((Conn::connect(plan.target, deadline).map_err(place)?, 0));
+        match request(plan, &mut conn, &mut stats, r, deadline, path, expected) {
+            Ok(()) => {}
+            Err(Broke::Cut(e)) if plan.may_cut.is_some() => {
+                stats.cut += 1;
+                stats.first_cut.get_or_insert_with(|| place(e));
+                return Ok(stats);
             }
-            let (open, _) = conn.as_mut().expect("connected above");
-            open.send(request.as_bytes()).map_err(place)?;
-            match open.read_head() {
-                Ok(head) => break head,
-                Err(HeadError::ClosedBeforeAnswer) if reused => conn = None,
-                Err(HeadError::ClosedBeforeAnswer) => {
-                    return Err(place(
-                        "the server closed the connection without answering".into(),
-                    ))
-                }
-                Err(HeadError::Other(e)) => return Err(place(e)),
-            }
-        };
-        let (open, served) = conn.as_mut().expect("answered on it");
-        stats.body_bytes += answer(plan, open, &head, expected).map_err(place)?;
-        stats.requests += 1;
-        *served += 1;
-        if head.close {
-            conn = None;
+            Err(broke) => return Err(place(broke.message())),
         }
     }
     Ok(stats)
+}
+
+/// Request `r` for `path` on the client's connection (made, or made
+/// again when the server closed a kept-alive one), its answer checked.
+fn request(
+    plan: &FetchPlan,
+    conn: &mut Option<(Conn, u32)>,
+    stats: &mut Stats,
+    r: u32,
+    deadline: Instant,
+    path: &str,
+    expected: &Expected,
+) -> Result<(), Broke> {
+    let request = format!(
+        "{} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        if plan.head { "HEAD" } else { "GET" }
+    );
+    // A kept-alive connection the server closed gets one new try.
+    let head = loop {
+        let reused = conn.as_ref().is_some_and(|(_, served)| *served > 0);
+        if conn.is_none() {
+            if r > 0 {
+                stats.reconnects += 1;
+            }
+            let mut open = Conn::connect(plan.target, deadline).map_err(Broke::Other)?;
+            if let Some(stall) = plan.may_cut {
+                open.cut_after(stall);
+            }
+            *conn = Some((open, 0));
+        }
+        let (open, _) = conn.as_mut().expect("connected above");
+        open.send(request.as_bytes())?;
+        match open.read_head() {
+            Ok(head) => break head,
+            Err(HeadError::ClosedBeforeAnswer) if reused => *conn = None,
+            Err(HeadError::ClosedBeforeAnswer) => {
+                return Err(Broke::Cut(
+                    "the server closed the connection without answering".into(),
+                ))
+            }
+            Err(HeadError::Cut(e)) => return Err(Broke::Cut(e)),
+            Err(HeadError::Other(e)) => return Err(Broke::Other(e)),
+        }
+    };
+    let (open, served) = conn.as_mut().expect("answered on it");
+    stats.body_bytes += answer(plan, open, &head, expected)?;
+    stats.requests += 1;
+    *served += 1;
+    if head.close {
+        *conn = None;
+    }
+    Ok(())
 }
 
 /// Checks one answer whose head is read; returns the body bytes read.
@@ -169,19 +214,19 @@ fn answer(
     conn: &mut Conn,
     head: &super::conn::Head,
     expected: &Expected,
-) -> Result<u64, String> {
+) -> Result<u64, Broke> {
     if head.status != plan.status {
-        return Err(format!(
+        return Err(Broke::Other(format!(
             "expected status {}, got {}",
             plan.status,
             escape(&head.text)
-        ));
+        )));
     }
     let Some(len) = head.content_length else {
-        return Err(format!(
+        return Err(Broke::Other(format!(
             "the answer has no Content-Length (the peer reads only sized bodies): {}",
             escape(&head.text)
-        ));
+        )));
     };
     let want = match expected {
         Expected::Bytes(bytes) => Some(bytes.len() as u64),
@@ -189,10 +234,10 @@ fn answer(
         Expected::Unchecked => None,
     };
     if let Some(want) = want.filter(|w| *w != len) {
-        return Err(format!(
+        return Err(Broke::Other(format!(
             "expected Content-Length {want}, got {len}: {}",
             escape(&head.text)
-        ));
+        )));
     }
     if plan.head {
         return Ok(0);

@@ -33,6 +33,7 @@ fn plan(port: u16, paths: &[&str], clients: u32, requests: u32) -> FetchPlan {
         clients,
         requests,
         deadline: Duration::from_secs(20),
+        may_cut: None,
     }
 }
 
@@ -119,6 +120,61 @@ fn no_answer_within_the_deadline_fails_in_time() {
     let error = fetch(&p).unwrap_err();
     assert!(error.contains("no answer before the deadline"), "{error}");
     assert!(start.elapsed() < Duration::from_secs(3));
+}
+
+/// A plan that allows cuts, against a server that misbehaves with `fault`.
+fn cut_plan(fault: Fault) -> FetchPlan {
+    let port = server::start(files(), fault);
+    let mut p = plan(port, &["/big.bin"], 2, 3);
+    p.may_cut = Some(Duration::from_millis(500));
+    p
+}
+
+#[test]
+fn a_cut_answer_fails_unless_cuts_are_allowed() {
+    let mut p = cut_plan(Fault::CutHalf);
+    let error = fetch(&{
+        p.may_cut = None;
+        p.clone()
+    })
+    .unwrap_err();
+    assert!(
+        error.contains("the server closed after 150000 of 300000 body bytes"),
+        "{error}"
+    );
+    p.may_cut = Some(Duration::from_millis(500));
+    let stats = fetch(&p).unwrap();
+    assert_eq!((stats.cut, stats.requests), (2, 0), "{stats:?}");
+    let first = stats.first_cut.unwrap();
+    assert!(
+        first.contains("path /big.bin, client ") && first.contains("closed after 150000 of 300000"),
+        "{first}"
+    );
+}
+
+#[test]
+fn a_stalled_answer_is_cut_after_the_stall_time() {
+    let start = std::time::Instant::now();
+    let stats = fetch(&cut_plan(Fault::StallHalf)).unwrap();
+    assert_eq!(stats.cut, 2, "{stats:?}");
+    let first = stats.first_cut.unwrap();
+    assert!(
+        first.contains("no byte for 0.5 s after 150000 of 300000"),
+        "{first}"
+    );
+    assert!(start.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn a_wrong_byte_fails_even_where_cuts_are_allowed() {
+    let error = fetch(&cut_plan(Fault::WrongByteThenCut)).unwrap_err();
+    assert!(error.contains("the body differs at byte 99"), "{error}");
+}
+
+#[test]
+fn complete_answers_pass_where_cuts_are_allowed() {
+    let stats = fetch(&cut_plan(Fault::None)).unwrap();
+    assert_eq!((stats.cut, stats.requests), (0, 6));
 }
 
 fn raw_plan(port: u16, send: &[u8], then: RawThen, expect_status: Option<u16>) -> RawPlan {

@@ -23,6 +23,12 @@ pub enum Fault {
     Silent,
     /// Closes a connection after every 3 answers, without saying so.
     CloseEvery3,
+    /// Sends half of each body, then closes (a server that died).
+    CutHalf,
+    /// Sends half of each body, then goes silent without closing.
+    StallHalf,
+    /// One body byte flipped in the first half, then closes after it.
+    WrongByteThenCut,
 }
 
 /// The largest head the server reads before answering 431.
@@ -141,11 +147,24 @@ fn request(
     if method == "HEAD" {
         body.clear();
     }
+    let cut = matches!(
+        fault,
+        Fault::CutHalf | Fault::StallHalf | Fault::WrongByteThenCut
+    );
+    if fault == Fault::WrongByteThenCut && body.len() > 100 {
+        body[99] ^= 0x20;
+    }
+    if cut {
+        body.truncate(body.len() / 2);
+    }
     let head = format!("HTTP/1.1 {status} X\r\nContent-Length: {length}\r\n\r\n");
     let sent = stream
         .write_all(head.as_bytes())
         .and_then(|()| stream.write_all(&body));
-    sent.is_ok() && fault != Fault::WrongLength
+    if fault == Fault::StallHalf {
+        std::thread::sleep(LIFETIME);
+    }
+    sent.is_ok() && fault != Fault::WrongLength && !cut
 }
 
 /// Sends a status with `body`; `close` ends the connection after it.

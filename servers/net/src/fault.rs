@@ -1,0 +1,43 @@
+//! Test systems only: in the system named `net-server-restart`, the
+//! server's first instance faults on purpose once it has sent
+//! [`BYTES_BEFORE_FAULT`] bytes of frames, in the middle of an HTTP
+//! transfer, so the in-guest test checks what host clients and the
+//! server's own clients see when init restarts it. Every other system,
+//! and every restarted instance, never takes this path.
+
+/// Frame bytes the first instance sends before it faults: about a third
+/// of the test's 2 MiB answer.
+const BYTES_BEFORE_FAULT: u64 = 640 * 1024;
+
+/// Counts what the link sends, to pick the moment.
+pub struct Injection {
+    armed: bool,
+    sent: u64,
+}
+
+impl Injection {
+    /// Armed in `net-server-restart` for an instance that was not
+    /// restarted.
+    pub fn new(restarted: bool) -> Self {
+        Injection {
+            armed: crate::config::SYSTEM_NAME == "net-server-restart" && !restarted,
+            sent: 0,
+        }
+    }
+
+    /// Called with each frame handed to the driver.
+    pub fn sent(&mut self, len: usize) {
+        if !self.armed {
+            return;
+        }
+        self.sent += len as u64;
+        if self.sent >= BYTES_BEFORE_FAULT {
+            conflux_userlib::println!(
+                "test system '{}': faulting on purpose after sending {} bytes of frames",
+                crate::config::SYSTEM_NAME,
+                self.sent
+            );
+            conflux_userlib::testing::fault_on_purpose();
+        }
+    }
+}
