@@ -209,6 +209,7 @@ fn fetch(
         clients,
         requests,
         deadline: Duration::from_secs(180),
+        may_cut: None,
     };
     http_peer::fetch(&plan).map_err(|e| format!("httpd: {e}"))
 }
