@@ -214,6 +214,9 @@ fn accept_all(net: &mut Net, listener: Socket, clients: &mut Vec<Client>, now: u
             }
         };
         let _ = net.set_nonblocking(sock, true);
+        // Answers are written whole: their last short segment must not
+        // wait a round trip for the acknowledgement of the one before.
+        let _ = net.set_nodelay(sock, true);
         let free = (0..MAX_CONNS as u32).find(|s| clients.iter().all(|c| c.slot != Some(*s)));
         let turned_away = clients.iter().filter(|c| c.slot.is_none()).count();
         if free.is_none() && turned_away >= MAX_TURNED_AWAY {

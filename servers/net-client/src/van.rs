@@ -111,6 +111,12 @@ impl Net {
             .map(drop)
     }
 
+    /// Whether `s` sends short segments at once (`TCP_NODELAY`).
+    pub fn set_nodelay(&mut self, s: Socket, on: bool) -> Result<(), Error> {
+        self.call(ops::SET_NODELAY, &[Value(s.0), Value(u64::from(on))])
+            .map(drop)
+    }
+
     /// Waits until one of `entries`' sockets is ready for its events or
     /// `timeout_ms` passes (0: just look; `ops::WAIT_FOREVER`); fills each
     /// entry's `revents` and returns how many are ready.

@@ -67,6 +67,10 @@ impl Service for NetService<'_> {
                 let on = flag(args.value(1))?;
                 unit(s.set_nonblocking(b, handle(args, 0)?, on))?
             }
+            ops::SET_NODELAY => {
+                let on = flag(args.value(1))?;
+                unit(s.set_nodelay(b, handle(args, 0)?, on))?
+            }
             ops::WAIT => wait(s, b, args)?,
             ops::GETSOCKNAME => s.sock_name(b, handle(args, 0)?)?.to_word(),
             ops::GETPEERNAME => s.peer_name(b, handle(args, 0)?)?.to_word(),

@@ -312,3 +312,32 @@ fn connections_the_server_closed_first_do_not_use_up_its_sockets() {
     assert!(net.a.stack().time_wait_dropped() >= 14);
     assert!(net.a.stack().sockets_in_use() <= 6);
 }
+
+/// With Nagle's algorithm a short segment waits while data is
+/// unacknowledged; `set_nodelay` sends it at once.
+#[test]
+fn nodelay_sends_a_short_segment_while_data_is_unacknowledged() {
+    for nodelay in [false, true] {
+        let mut net = Net::new();
+        let l = listener(&mut net, 80, 1);
+        let _c = connect(&mut net, 80);
+        let s = accept(&mut net, l);
+        net.pump(50);
+        call(&mut net.a, SRV, SET_NODELAY, &[s, u64::from(nodelay)]).unwrap();
+        let before = net.a.device_mut().in_flight();
+        send(&mut net.a, SRV, s, &[1; 100]).unwrap();
+        net.now += smoltcp::time::Duration::from_millis(1);
+        net.a.poll(net.now);
+        send(&mut net.a, SRV, s, &[2; 10]).unwrap();
+        net.now += smoltcp::time::Duration::from_millis(1);
+        net.a.poll(net.now);
+        let segments = net.a.device_mut().in_flight() - before;
+        assert_eq!(segments, if nodelay { 2 } else { 1 }, "nodelay {nodelay}");
+    }
+    let mut net = Net::new();
+    let u = call(&mut net.a, SRV, SOCKET, &[2]).unwrap();
+    assert_eq!(
+        call(&mut net.a, SRV, SET_NODELAY, &[u, 1]),
+        Err(NetError::NotSupported)
+    );
+}

@@ -83,6 +83,12 @@ cosy_abi::operations! {
     /// `net_info(buf) -> bytes written`: the interface's addresses and the
     /// server's socket counts as a [`crate::NetInfo`] record.
     NET_INFO = 18, "net_info", [B];
+    /// `set_nodelay(h, on) -> 0`: a stream sends small segments at once
+    /// even while earlier data is unacknowledged (Nagle's algorithm off,
+    /// Linux's `TCP_NODELAY`). A server that writes whole answers wants
+    /// it: otherwise an answer's last short segment waits a round trip
+    /// for the acknowledgement of the one before.
+    SET_NODELAY = 19, "set_nodelay", [V, V];
 }
 
 /// The op table compounds for the network server are verified against.

@@ -167,6 +167,14 @@ impl Stack {
         self.with_stream(badge, h, NetError::NotSupported, |s, tcp| s.recv(tcp, out))
     }
 
+    /// `set_nodelay`: Nagle's algorithm off (`on`) or back on.
+    pub fn set_nodelay(&mut self, badge: Badge, h: Handle, on: bool) -> Result<(), NetError> {
+        self.with_stream(badge, h, NetError::NotSupported, |_, tcp| {
+            tcp.set_nagle_enabled(!on);
+            Ok(())
+        })
+    }
+
     /// `shutdown` of the receiving (`rd`) and sending (`wr`) halves.
     pub fn shutdown(
         &mut self,

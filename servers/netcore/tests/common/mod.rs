@@ -72,6 +72,11 @@ impl Wire {
         self.tx.borrow().back().expect("a frame was sent").clone()
     }
 
+    /// Frames this end sent that the other end has not taken yet.
+    pub fn in_flight(&self) -> usize {
+        self.tx.borrow().len()
+    }
+
     /// `frame` arrives at this end (a retransmission, a duplicate).
     pub fn inject(&self, frame: Vec<u8>) {
         self.rx.borrow_mut().push_back(frame);
