@@ -7,6 +7,7 @@
 
 mod accel;
 mod bench;
+mod build_hints;
 mod crash;
 mod devices;
 mod disks;
@@ -20,6 +21,7 @@ mod lint;
 mod lower;
 mod oracle;
 mod qemu;
+mod run_verdict;
 mod symbolize;
 mod typist;
 mod workspace;
