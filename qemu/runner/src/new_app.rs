@@ -274,6 +274,9 @@ mod tests {
     /// crates, each holding the capabilities its code names.
     #[test]
     fn the_rendered_manifest_is_valid_and_matches_the_crates() {
+        // The longest name still fits every limit (task and object names).
+        let longest = "a".repeat(MAX_NAME);
+        assert!(conflux_manifest::parse(&render(TEMPLATE[9].1, &longest), "l.toml").is_ok());
         let text = render(TEMPLATE[9].1, "key-value");
         let m = conflux_manifest::parse(&text, "key-value.toml").unwrap();
         assert_eq!(m.system.name, "key-value");
@@ -331,6 +334,40 @@ mod tests {
             "cannot create app `conflux-socket`: the crate `conflux-socket-protocol` already exists (servers/socket-protocol/Cargo.toml); choose another name"
         );
         assert!(add_members(&read(&root.join("Cargo.toml")).unwrap(), &[]).is_ok());
+    }
+
+    /// What the template writes must pass `cargo make lint`'s rustfmt
+    /// check as it is, for a short name and a long one (line breaks move).
+    #[test]
+    fn rendered_rust_is_rustfmt_clean() {
+        for name in ["counter", "a-twenty-four-byte-name1"] {
+            let dir = std::env::temp_dir()
+                .join(format!("conflux-new-app-fmt-{}-{name}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let rust: Vec<(&str, PathBuf)> = TEMPLATE
+                .iter()
+                .filter(|(path, _)| path.ends_with(".rs"))
+                .map(|(path, body)| {
+                    // At its own path: rustfmt follows `mod` declarations.
+                    let file = dir.join(render(path, name));
+                    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+                    std::fs::write(&file, render(body, name)).unwrap();
+                    (*path, file)
+                })
+                .collect();
+            for (path, file) in rust {
+                let status = std::process::Command::new("rustfmt")
+                    .args(["--edition", "2021", "--check"])
+                    .arg(&file)
+                    .status()
+                    .expect("rustfmt runs (it comes with the pinned toolchain)");
+                assert!(
+                    status.success(),
+                    "{path} for `{name}` is not rustfmt-clean (diff above)"
+                );
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        }
     }
 
     #[test]
