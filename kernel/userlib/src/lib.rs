@@ -44,7 +44,13 @@ macro_rules! entry {
     ($main:path) => {
         /// Constants generated from the system manifest for this task.
         pub mod config {
-            include!(concat!(env!("OUT_DIR"), "/task_consts.rs"));
+            include!(concat!(
+                env!(
+                    "OUT_DIR",
+                    "this task crate has no build script, so it has no generated constants: add a build.rs holding `fn main() { conflux_manifest::build_script_main() }` and `[build-dependencies] conflux-manifest = { path = \"PATH/TO/qemu/manifest\" }` to its Cargo.toml (see apps/hello, or make a new task with `cargo make new-app NAME`)"
+                ),
+                "/task_consts.rs"
+            ));
         }
 
         #[no_mangle]

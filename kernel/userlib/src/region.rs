@@ -11,7 +11,10 @@
 //! can reach only region memory: never the task's stack, heap or code.
 //!
 //! Other tasks may change shared memory at any time, so it is read and
-//! written with volatile word accesses, never as a Rust slice.
+//! written with volatile accesses, never as a Rust slice: a word at a time
+//! ([`Mapped::read_u64`], [`Mapped::write_u64`]) or as bytes copied between
+//! a slice and the mapping ([`Mapped::copy_in`], [`Mapped::copy_out`]),
+//! each range checked whole before a byte moves.
 
 use conflux_abi::cap::rights;
 use conflux_abi::layout::{REGION_BASE, REGION_END};
@@ -76,6 +79,9 @@ pub enum AccessError {
     OutOfBounds { offset: u64, len: u64 },
     /// `offset` is not a multiple of 8.
     Misaligned { offset: u64 },
+    /// The `count` bytes from `offset` do not lie inside the `len` mapped
+    /// bytes (a bulk copy).
+    RangeOutOfBounds { offset: u64, count: u64, len: u64 },
 }
 
 impl fmt::Display for AccessError {
@@ -88,6 +94,12 @@ impl fmt::Display for AccessError {
             Self::Misaligned { offset } => write!(
                 f,
                 "offset {offset:#x} into a region mapping is not a multiple of 8"
+            ),
+            Self::RangeOutOfBounds { offset, count, len } => write!(
+                f,
+                "{count} bytes from offset {offset:#x} run past the end of the {len}-byte region \
+                 mapping: copy at most {} bytes there",
+                len.saturating_sub(*offset)
             ),
         }
     }
@@ -142,6 +154,41 @@ impl Mapped {
         Ok(())
     }
 
+    /// The address of the `count` bytes at `offset`, if all of them are
+    /// inside the mapping (any alignment).
+    fn bytes(&self, offset: u64, count: usize) -> Result<u64, AccessError> {
+        let count = count as u64;
+        match offset.checked_add(count) {
+            Some(end) if end <= self.len => Ok(self.base + offset),
+            _ => Err(AccessError::RangeOutOfBounds {
+                offset,
+                count,
+                len: self.len,
+            }),
+        }
+    }
+
+    /// Copies `src` into the mapping at byte `offset` (any alignment); on
+    /// an error nothing is written.
+    pub fn copy_in(&self, offset: u64, src: &[u8]) -> Result<(), AccessError> {
+        let at = self.bytes(offset, src.len())?;
+        // Safety: `bytes` checked that `at..at + src.len()` lies inside the
+        // mapping, which `new` checked lies in the region window, where no
+        // Rust object lives; `src` is a live slice outside that window, so
+        // the two do not overlap. A read-only mapping faults this task.
+        unsafe { volatile::copy_to(at as *mut u8, src) };
+        Ok(())
+    }
+
+    /// Copies `dst.len()` bytes at byte `offset` of the mapping into `dst`
+    /// (any alignment); on an error `dst` is left as it was.
+    pub fn copy_out(&self, offset: u64, dst: &mut [u8]) -> Result<(), AccessError> {
+        let at = self.bytes(offset, dst.len())?;
+        // Safety: as for `copy_in`, with the mapping read.
+        unsafe { volatile::copy_from(at as *const u8, dst) };
+        Ok(())
+    }
+
     /// The address the region is mapped at.
     pub fn base(&self) -> u64 {
         self.base
@@ -150,5 +197,143 @@ impl Mapped {
     /// The mapping's length in bytes.
     pub fn size(&self) -> u64 {
         self.len
+    }
+}
+
+/// Byte copies between a slice and memory another task may change at any
+/// time, with volatile accesses (so they are neither elided nor merged into
+/// reads the compiler assumes stable): whole words where both sides line
+/// up, bytes at the ends.
+mod volatile {
+    /// Copies `src` to `dst..dst + src.len()`.
+    ///
+    /// # Safety
+    ///
+    /// `dst..dst + src.len()` must be writable and overlap no Rust object
+    /// (in particular not `src`).
+    pub unsafe fn copy_to(dst: *mut u8, src: &[u8]) {
+        let head = dst.align_offset(8).min(src.len());
+        let words = (src.len() - head) / 8;
+        for (i, byte) in src[..head].iter().enumerate() {
+            // Safety: `i < src.len()`, inside the caller's writable range.
+            unsafe { dst.add(i).write_volatile(*byte) };
+        }
+        for w in 0..words {
+            let at = head + 8 * w;
+            let mut word = [0u8; 8];
+            word.copy_from_slice(&src[at..at + 8]);
+            // Safety: `dst + at` is 8-aligned (past `head`) and the 8 bytes
+            // end inside the caller's range.
+            unsafe {
+                dst.add(at)
+                    .cast::<u64>()
+                    .write_volatile(u64::from_ne_bytes(word))
+            };
+        }
+        for (i, byte) in src.iter().enumerate().skip(head + 8 * words) {
+            // Safety: `i < src.len()`, inside the caller's writable range.
+            unsafe { dst.add(i).write_volatile(*byte) };
+        }
+    }
+
+    /// Copies `src..src + dst.len()` into `dst`.
+    ///
+    /// # Safety
+    ///
+    /// `src..src + dst.len()` must be readable and overlap no Rust object
+    /// (in particular not `dst`).
+    pub unsafe fn copy_from(src: *const u8, dst: &mut [u8]) {
+        let head = src.align_offset(8).min(dst.len());
+        let words = (dst.len() - head) / 8;
+        for (i, byte) in dst[..head].iter_mut().enumerate() {
+            // Safety: `i < dst.len()`, inside the caller's readable range.
+            *byte = unsafe { src.add(i).read_volatile() };
+        }
+        for w in 0..words {
+            let at = head + 8 * w;
+            // Safety: `src + at` is 8-aligned (past `head`) and the 8 bytes
+            // end inside the caller's range.
+            let word = unsafe { src.add(at).cast::<u64>().read_volatile() };
+            dst[at..at + 8].copy_from_slice(&word.to_ne_bytes());
+        }
+        let tail = head + 8 * words;
+        for (i, byte) in dst.iter_mut().enumerate().skip(tail) {
+            // Safety: `i < dst.len()`, inside the caller's readable range.
+            *byte = unsafe { src.add(i).read_volatile() };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::vec::Vec;
+
+    fn mapping(len: usize) -> Mapped {
+        Region(1).premapped(REGION_BASE, len)
+    }
+
+    #[test]
+    fn a_copy_past_the_end_is_refused_with_what_fits() {
+        let m = mapping(4096);
+        assert_eq!(m.bytes(4090, 6), Ok(REGION_BASE + 4090));
+        let err = m.bytes(4090, 7).unwrap_err();
+        assert_eq!(
+            err,
+            AccessError::RangeOutOfBounds {
+                offset: 4090,
+                count: 7,
+                len: 4096
+            }
+        );
+        assert_eq!(
+            std::format!("{err}"),
+            "7 bytes from offset 0xffa run past the end of the 4096-byte region mapping: \
+             copy at most 6 bytes there"
+        );
+        assert!(m.bytes(u64::MAX, 2).is_err(), "the end must not wrap");
+        assert!(
+            m.bytes(4097, 0).is_err(),
+            "an empty copy must still start inside"
+        );
+        assert_eq!(m.bytes(4096, 0), Ok(REGION_BASE + 4096));
+        // Nothing moves on an error: the check precedes every access, so
+        // these would fault on the host if they touched the (unmapped) window.
+        assert!(m.copy_in(4095, &[1, 2]).is_err());
+        assert!(m.copy_out(4095, &mut [0; 2]).is_err());
+    }
+
+    #[test]
+    fn copies_round_trip_at_every_alignment_and_length() {
+        let pattern: Vec<u8> = (0..64u8)
+            .map(|b| b.wrapping_mul(37).wrapping_add(1))
+            .collect();
+        for start in 0..9 {
+            for len in 0..40 {
+                let mut shared = [0u64; 8];
+                let base = shared.as_mut_ptr().cast::<u8>();
+                // Safety: `start + len <= 49 < 64`, inside `shared`, which no
+                // reference aliases while the copy runs.
+                unsafe { volatile::copy_to(base.add(start), &pattern[..len]) };
+                let mut back = [0xeeu8; 40];
+                // Safety: as above, read.
+                unsafe { volatile::copy_from(base.add(start).cast_const(), &mut back[..len]) };
+                assert_eq!(&back[..len], &pattern[..len], "start {start}, len {len}");
+                assert!(
+                    back[len..].iter().all(|&b| b == 0xee),
+                    "copy_out wrote past dst"
+                );
+                let bytes: Vec<u8> = shared.iter().flat_map(|w| w.to_ne_bytes()).collect();
+                assert!(
+                    bytes[..start].iter().all(|&b| b == 0),
+                    "copy_in wrote before"
+                );
+                assert!(
+                    bytes[start + len..].iter().all(|&b| b == 0),
+                    "copy_in wrote after"
+                );
+            }
+        }
     }
 }

@@ -3,7 +3,8 @@
 use conflux_abi::layout::HEAP_BASE;
 use linked_list_allocator::LockedHeap;
 
-#[global_allocator]
+// Under host unit tests the test harness keeps the system allocator.
+#[cfg_attr(not(test), global_allocator)]
 static HEAP: LockedHeap = LockedHeap::empty();
 
 /// Runs `main` after setting up the heap the kernel mapped, then exits 0.
@@ -21,6 +22,9 @@ pub fn start(heap_size: usize, main: fn()) -> ! {
 /// Exit code of a task that panicked.
 pub const PANIC_EXIT_CODE: u64 = 101;
 
+// Host unit tests (`cargo test -p conflux-userlib`) link std, which brings
+// its own panic handler.
+#[cfg(not(test))]
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
     match info.location() {

@@ -32,6 +32,9 @@
 //! memory_mib = 128          # optional, default 128, 32..=4096
 //! cpus = 1                  # optional, default 1, 1..=8
 //! supervisor = "init"       # optional: the task that receives every task's fault messages
+//! extends = "../systems/default.toml"  # optional: build on this manifest (see "Extending a
+//!                           # system"), a path relative to this manifest's folder
+//! without = ["tasks.shell"] # optional, only with extends: dotted keys dropped from the base
 //!
 //! [tasks.hello]             # [a-z][a-z0-9_-]*, at most 31 bytes; 1 to 64 tasks
 //! crate = "hello"           # required: the cargo package that builds the ELF; one task per crate
@@ -170,6 +173,33 @@
 //! (upper case, `-` as `_`) in the task's generated `caps` module, and
 //! must not collide there.
 //!
+//! # Extending a system
+//!
+//! A manifest with `system.extends` is its base with its own keys merged
+//! on top, so a test system states only how it differs from the system it
+//! tests (`qemu/tests/http.toml` extends `qemu/systems/default.toml`):
+//!
+//! 1. The base must not extend another manifest (one level).
+//! 2. `system.without` removes its dotted keys (`"tasks.shell"`,
+//!    `"regions.shell_control"`, `"devices.disk0.generate"`) from the base
+//!    first; each must exist there. Removing a task does not remove the
+//!    objects only it used: list those too.
+//! 3. Every key of the extending manifest is then merged into the base:
+//!    where both hold a table (`[tasks.x]`, `[tasks.x.caps]`, an inline
+//!    table such as a capability) the two merge key by key by this rule;
+//!    any other value (number, string, array such as `forwards`, `expect`
+//!    or `generate`) replaces the base's whole. A table on one side and a
+//!    value on the other is an error. Keys keep the base's order, new ones
+//!    follow.
+//! 4. `extends` and `without` do not reach the result; the extending
+//!    manifest must set its own `system.name`. Everything else, including
+//!    `description` and `[test]`, may come from either.
+//! 5. Relative file paths (`folder`, `image`) are read relative to the
+//!    extending manifest's folder, wherever the key was written.
+//!
+//! Then the merged document is validated like any manifest, and errors
+//! name the extending file. Build scripts rerun when either file changes.
+//!
 //! # Devices
 //!
 //! Each `[devices.NAME]` is a modern-only virtio-pci function on bus 0 at
@@ -209,6 +239,7 @@ mod crash_spec;
 mod device_table;
 mod devices;
 mod error;
+mod extends;
 mod generated;
 mod graph;
 mod http_spec;
@@ -225,12 +256,12 @@ mod supervision;
 mod test_spec;
 mod validate;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub use build_script::{build_script_main, CONSTANTS_FILE, MANIFEST_ENV};
 pub use codegen::task_constants;
 pub use device_table::check_files;
-pub use error::{Error, ExchangeRule, GeneratedRule, Span};
+pub use error::{Error, ExchangeRule, ExtendsRule, GeneratedRule, Span};
 pub use model::{
     constant_name, rights_text, BodyCheck, Cap, CrashSpec, Device, DeviceKind, DeviceObjects,
     DiskImage, Fetch, Forward, GeneratedFile, HttpExchange, HttpKind, Manifest, Method, Mode,
@@ -246,8 +277,21 @@ pub use suggest::{Suggestion, Words};
 /// (`schema`), whole-system task rules (`validate`), then with tasks in
 /// start order: supervision, name references (`resolve`), capability slots
 /// and mappings (`slots`), device resources (`devices`), the call graph.
+///
+/// Text that extends another manifest (`system.extends`) needs [`load`],
+/// which finds the base beside the file.
 pub fn parse(text: &str, origin: &str) -> Result<Manifest, Error> {
-    let document: toml::Table = text.parse().map_err(|error| syntax(text, origin, &error))?;
+    let document = toml_document(text, origin)?;
+    extends::refuse(origin, &document)?;
+    from_document(document, origin)
+}
+
+fn toml_document(text: &str, origin: &str) -> Result<toml::Table, Error> {
+    text.parse().map_err(|error| syntax(text, origin, &error))
+}
+
+/// [`parse`] after the text became TOML (and any base was merged in).
+fn from_document(document: toml::Table, origin: &str) -> Result<Manifest, Error> {
     let mut draft = schema::read(origin, &document)?;
     validate::system(&draft.manifest)?;
     draft.sort_tasks();
@@ -269,14 +313,25 @@ pub fn parse(text: &str, origin: &str) -> Result<Manifest, Error> {
 /// Reads and parses the manifest at `path`, then checks that the files it
 /// names (disk images, relative to its directory) exist; the path, as
 /// given, is the origin in messages.
+///
+/// A manifest that extends another (`system.extends`) is merged with its
+/// base first (see the schema's "Extending a system").
 pub fn load(path: &Path) -> Result<Manifest, Error> {
+    load_with_sources(path).map(|(manifest, _)| manifest)
+}
+
+/// [`load`], and the files the manifest was made from: `path`, then its
+/// base if it extends one (a build script reruns when any of them changes).
+pub fn load_with_sources(path: &Path) -> Result<(Manifest, Vec<PathBuf>), Error> {
     let origin = path.display().to_string();
-    let manifest = match std::fs::read_to_string(path) {
-        Ok(text) => parse(&text, &origin)?,
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
         Err(source) => return Err(Error::Read { origin, source }),
     };
+    let (document, sources) = extends::resolve(&origin, path, toml_document(&text, &origin)?)?;
+    let manifest = from_document(document, &origin)?;
     check_files(&manifest)?;
-    Ok(manifest)
+    Ok((manifest, sources))
 }
 
 /// A TOML syntax error, with the 1-based line and column where it starts.

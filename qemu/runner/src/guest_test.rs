@@ -22,7 +22,7 @@ fn run_system(path: &std::path::Path, tally: &mut Tally) -> Result<(), String> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut built = image::build(path)?;
+    let mut built = image::build(path, image::Progress::Quiet)?;
     // Every run starts from the folder alone (see `disks`).
     built.fresh_disk = true;
     let spec = built
@@ -147,6 +147,7 @@ pub fn run_all(filter: Option<&str>) -> Result<(), String> {
         host_test::run(&mut tally);
     }
     qemu::find_qemu()?;
+    workspace::check_unique_names()?;
     for path in workspace::manifests_in(&workspace::tests_dir()) {
         let name = path
             .file_stem()

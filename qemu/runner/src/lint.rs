@@ -9,7 +9,8 @@ use crate::workspace;
 use std::path::Path;
 use std::process::Command;
 
-fn cargo(args: &[&str], manifest: Option<&Path>) -> Result<(), String> {
+/// Runs cargo with `args`; on failure the error says `fix` (what to do).
+fn cargo(args: &[&str], manifest: Option<&Path>, fix: &str) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(workspace::root()).args(args);
@@ -20,12 +21,16 @@ fn cargo(args: &[&str], manifest: Option<&Path>) -> Result<(), String> {
     if status.success() {
         Ok(())
     } else {
-        Err(format!(
-            "`cargo {}` failed: fix the findings above",
-            args.join(" ")
-        ))
+        Err(format!("`cargo {}` failed: {fix}", args.join(" ")))
     }
 }
+
+/// What to do when rustfmt finds unformatted code: the diff above is what
+/// `cargo fmt --all` would change.
+const FMT_FIX: &str =
+    "some files are not formatted as rustfmt wants (diff above): run `cargo fmt --all`, then lint again";
+/// What to do about clippy's findings.
+const CLIPPY_FIX: &str = "fix the findings above";
 
 const GUEST: [&str; 5] = [
     "--quiet",
@@ -37,10 +42,11 @@ const GUEST: [&str; 5] = [
 
 /// Runs every check; stops at the first that fails.
 pub fn run() -> Result<(), String> {
-    cargo(&["fmt", "--all", "--check"], None)?;
+    cargo(&["fmt", "--all", "--check"], None, FMT_FIX)?;
     cargo(
         &["clippy", "--quiet", "--all-targets", "--", "-D", "warnings"],
         None,
+        CLIPPY_FIX,
     )?;
     let mut kernel = vec!["clippy"];
     kernel.extend(GUEST);
@@ -56,7 +62,7 @@ pub fn run() -> Result<(), String> {
         "-D",
         "warnings",
     ]);
-    cargo(&kernel, None)?;
+    cargo(&kernel, None, CLIPPY_FIX)?;
     let systems = workspace::manifests_in(&workspace::systems_dir());
     for path in systems
         .iter()
@@ -69,7 +75,7 @@ pub fn run() -> Result<(), String> {
             args.extend(["-p", t.crate_name.as_str()]);
         }
         args.extend(["--", "-D", "warnings"]);
-        cargo(&args, Some(path))?;
+        cargo(&args, Some(path), CLIPPY_FIX)?;
     }
     println!("lint: rustfmt and clippy clean");
     Ok(())

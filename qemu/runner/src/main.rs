@@ -7,6 +7,7 @@
 
 mod accel;
 mod bench;
+mod build_hints;
 mod crash;
 mod devices;
 mod disks;
@@ -18,8 +19,10 @@ mod http_peer;
 mod image;
 mod lint;
 mod lower;
+mod new_app;
 mod oracle;
 mod qemu;
+mod run_verdict;
 mod symbolize;
 mod typist;
 mod workspace;
@@ -70,6 +73,12 @@ enum Command {
     Bench { name: Option<String> },
     /// Check formatting and run clippy (warnings denied) on host and guest crates.
     Lint,
+    /// Create an app from the template: a server, a client and their protocol
+    /// crate under apps/NAME, and the system qemu/systems/NAME.toml.
+    NewApp {
+        /// Lower-case letters, digits and `-`, starting with a letter (at most 24 bytes).
+        name: String,
+    },
 }
 
 fn main() -> ExitCode {
@@ -92,6 +101,7 @@ fn main() -> ExitCode {
         }),
         Command::Bench { name } => bench::run(name.as_deref()),
         Command::Lint => lint::run(),
+        Command::NewApp { name } => new_app::run(&name),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,6 +5,7 @@ use crate::accel::{self, Accel};
 use crate::devices;
 use crate::forwards;
 use crate::image::{self, Built};
+use crate::run_verdict;
 use crate::symbolize;
 use crate::typist;
 
@@ -143,7 +144,16 @@ pub fn run_interactive(
         eprintln!("{line}");
     }
     eprintln!("conflux: QEMU exited: {}", verdict_text(status.code()));
-    Ok(())
+    let problems = run_verdict::problems(&output, status.code());
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "system '{}' did not run cleanly: {}",
+            built.manifest.system.name,
+            problems.join("; ")
+        ))
+    }
 }
 
 /// Copies QEMU's output to our stdout as it arrives, raising `banner`

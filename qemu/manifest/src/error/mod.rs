@@ -8,9 +8,11 @@
 //! are boxed to keep the error small on the success path.
 
 mod describe;
+mod extends;
 mod format;
 mod http;
 
+pub use extends::ExtendsRule;
 pub use http::{ExchangeRule, GeneratedRule};
 
 use std::fmt;
@@ -459,6 +461,8 @@ pub enum Error {
         path: String,
         rule: ExchangeRule,
     },
+    /// A rule of `system.extends` (one manifest built on another).
+    Extends { origin: String, rule: ExtendsRule },
     /// A `caps` entry names one of a device's objects, which only its
     /// driver holds.
     DeviceObject {
@@ -552,6 +556,7 @@ impl Error {
             | Error::MissingDiskFolder { origin, .. }
             | Error::Generated { origin, .. }
             | Error::Exchange { origin, .. }
+            | Error::Extends { origin, .. }
             | Error::DeviceObject { origin, .. } => origin,
         }
     }

@@ -1,0 +1,379 @@
+//! `conflux new-app NAME` (`cargo make new-app NAME`): a new app from the
+//! template in `qemu/runner/templates/app`, ready for `cargo make run NAME`.
+//!
+//! It writes three crates under `apps/NAME/` — `NAME-protocol` (labels,
+//! error replies, the compound operations), `NAME-server` and
+//! `NAME-client` (tasks, each with its `build.rs`) — the system manifest
+//! `qemu/systems/NAME.toml`, and adds the crates to the workspace's
+//! `members`. The template's placeholders: `{{name}}` (the name as given),
+//! `{{crate}}` (as a Rust identifier, `-` as `_`) and `{{CONST}}` (the
+//! endpoint's constant in `config::caps`). Nothing is written unless every
+//! check passed first.
+
+use crate::workspace;
+use conflux_manifest::constant_name;
+use std::path::{Path, PathBuf};
+
+/// The longest name: its task names (`NAME-server`, `NAME-client`) must
+/// fit the manifest's 31-byte limit.
+const MAX_NAME: usize = 24;
+
+/// One file of the template: where it goes (relative to the workspace,
+/// `{{name}}` replaced) and its text.
+const TEMPLATE: [(&str, &str); 10] = [
+    (
+        "apps/{{name}}/protocol/Cargo.toml",
+        include_str!("../templates/app/protocol.Cargo.toml.tmpl"),
+    ),
+    (
+        "apps/{{name}}/protocol/src/lib.rs",
+        include_str!("../templates/app/protocol.lib.rs.tmpl"),
+    ),
+    (
+        "apps/{{name}}/server/Cargo.toml",
+        include_str!("../templates/app/server.Cargo.toml.tmpl"),
+    ),
+    (
+        "apps/{{name}}/server/build.rs",
+        include_str!("../templates/app/build.rs.tmpl"),
+    ),
+    (
+        "apps/{{name}}/server/src/main.rs",
+        include_str!("../templates/app/server.main.rs.tmpl"),
+    ),
+    (
+        "apps/{{name}}/server/src/total.rs",
+        include_str!("../templates/app/server.total.rs.tmpl"),
+    ),
+    (
+        "apps/{{name}}/client/Cargo.toml",
+        include_str!("../templates/app/client.Cargo.toml.tmpl"),
+    ),
+    (
+        "apps/{{name}}/client/build.rs",
+        include_str!("../templates/app/build.rs.tmpl"),
+    ),
+    (
+        "apps/{{name}}/client/src/main.rs",
+        include_str!("../templates/app/client.main.rs.tmpl"),
+    ),
+    (
+        "qemu/systems/{{name}}.toml",
+        include_str!("../templates/app/system.toml.tmpl"),
+    ),
+];
+
+/// The crates' folders, as workspace members.
+const MEMBERS: [&str; 3] = [
+    "apps/{{name}}/protocol",
+    "apps/{{name}}/server",
+    "apps/{{name}}/client",
+];
+
+/// Creates the app `name` in the workspace and says how to run it.
+pub fn run(name: &str) -> Result<(), String> {
+    let root = workspace::root();
+    let files = plan(&root, name)?;
+    let cargo_toml = root.join("Cargo.toml");
+    let text = read(&cargo_toml)?;
+    let members: Vec<String> = MEMBERS.iter().map(|m| render(m, name)).collect();
+    let text = add_members(&text, &members)?;
+    for (path, body) in &files {
+        let dir = path.parent().unwrap_or(&root);
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::write(path, body).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        println!("created {}", relative(&root, path));
+    }
+    std::fs::write(&cargo_toml, text)
+        .map_err(|e| format!("cannot write {}: {e}", cargo_toml.display()))?;
+    println!(
+        "added {} to the workspace members in Cargo.toml",
+        members.join(", ")
+    );
+    println!(
+        "next: `cargo make run {name}` builds and boots it; the server is apps/{name}/server/src/main.rs, the protocol apps/{name}/protocol/src/lib.rs"
+    );
+    Ok(())
+}
+
+/// Every file to write for `name`, after checking the name and that none
+/// of it exists yet.
+fn plan(root: &Path, name: &str) -> Result<Vec<(PathBuf, String)>, String> {
+    check_name(name)?;
+    check_free(root, name)?;
+    Ok(TEMPLATE
+        .iter()
+        .map(|(path, body)| (root.join(render(path, name)), render(body, name)))
+        .collect())
+}
+
+/// Whether `name` can name an app: a system, an endpoint, a region prefix,
+/// task and crate names.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let rule = "a lower-case letter, then lower-case letters, digits and `-`, not ending in `-`";
+    let mut chars = name.chars();
+    let starts = chars.next().is_some_and(|c| c.is_ascii_lowercase());
+    let rest = chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if !starts || !rest || name.ends_with('-') || name.contains("--") {
+        return Err(format!(
+            "`{name}` cannot name an app: use {rule} (no `--`), e.g. `counter` or `key-value`"
+        ));
+    }
+    if name.len() > MAX_NAME {
+        return Err(format!(
+            "`{name}` is {} bytes long; an app name may have at most {MAX_NAME}, so that its task names (`{name}-server`) fit the manifest's 31-byte limit",
+            name.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Fails if a system, a test system, an app folder or a crate already has
+/// one of the names the app would take.
+fn check_free(root: &Path, name: &str) -> Result<(), String> {
+    let taken = [
+        root.join(format!("qemu/systems/{name}.toml")),
+        root.join(format!("qemu/tests/{name}.toml")),
+        root.join(format!("apps/{name}")),
+    ];
+    if let Some(path) = taken.iter().find(|p| p.exists()) {
+        return Err(format!(
+            "cannot create app `{name}`: {} already exists; choose another name",
+            relative(root, path)
+        ));
+    }
+    let wanted = ["protocol", "server", "client"].map(|part| format!("{name}-{part}"));
+    for (manifest, package) in packages(root) {
+        if wanted.contains(&package) {
+            return Err(format!(
+                "cannot create app `{name}`: the crate `{package}` already exists ({}); choose another name",
+                relative(root, &manifest)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every `Cargo.toml` under the workspace (but `target` and hidden
+/// folders) with its package name.
+fn packages(root: &Path) -> Vec<(PathBuf, String)> {
+    let mut found = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let hidden = entry.file_name().to_string_lossy().starts_with('.');
+            if path.is_dir() && !hidden && entry.file_name() != "target" {
+                dirs.push(path);
+            } else if entry.file_name() == "Cargo.toml" {
+                if let Some(name) = std::fs::read_to_string(&path)
+                    .ok()
+                    .and_then(|t| package_name(&t))
+                {
+                    found.push((path, name));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The `name` of a Cargo.toml's `[package]` table.
+fn package_name(cargo_toml: &str) -> Option<String> {
+    let mut in_package = false;
+    for line in cargo_toml.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+        } else if in_package {
+            if let Some(value) = line.strip_prefix("name").map(str::trim_start) {
+                let value = value.strip_prefix('=')?.trim();
+                return Some(value.trim_matches('"').to_owned());
+            }
+        }
+    }
+    None
+}
+
+/// `template` with its placeholders filled in for `name`.
+pub fn render(template: &str, name: &str) -> String {
+    template
+        .replace("{{name}}", name)
+        .replace("{{crate}}", &name.replace('-', "_"))
+        .replace("{{CONST}}", &constant_name(name))
+}
+
+/// The workspace's Cargo.toml text with `members` added at the end of its
+/// `[workspace] members` list.
+pub fn add_members(text: &str, members: &[String]) -> Result<String, String> {
+    let not_found = || {
+        "Cargo.toml: found no `members = [` list ending in a line `]`; add the app's crates to the workspace members by hand".to_owned()
+    };
+    let start = text.find("\nmembers = [\n").ok_or_else(not_found)?;
+    let end = start + text[start..].find("\n]").ok_or_else(not_found)? + 1;
+    let mut out = String::with_capacity(text.len() + 64);
+    out.push_str(&text[..end]);
+    for m in members {
+        out.push_str(&format!("    \"{m}\",\n"));
+    }
+    out.push_str(&text[end..]);
+    Ok(out)
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+fn relative(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_rule_and_the_length_limit() {
+        for good in ["counter", "key-value", "a1", "x"] {
+            assert_eq!(check_name(good), Ok(()), "{good}");
+        }
+        for bad in ["", "Counter", "1app", "-a", "a-", "a--b", "a_b", "a b", "ä"] {
+            let e = check_name(bad).unwrap_err();
+            assert!(
+                e.starts_with(&format!(
+                    "`{bad}` cannot name an app: use a lower-case letter"
+                )),
+                "{e}"
+            );
+        }
+        assert_eq!(check_name(&"a".repeat(24)), Ok(()));
+        assert!(check_name(&"a".repeat(25))
+            .unwrap_err()
+            .contains("is 25 bytes long; an app name may have at most 24"));
+    }
+
+    #[test]
+    fn rendering_fills_every_placeholder() {
+        for (path, body) in TEMPLATE {
+            let (path, body) = (render(path, "key-value"), render(body, "key-value"));
+            assert!(!path.contains("{{") && !body.contains("{{"), "{path}");
+            assert!(!body.contains("}}"), "{path}: a placeholder was misspelt");
+        }
+        let server = render(TEMPLATE[4].1, "key-value");
+        assert!(server.contains("use key_value_protocol::{self as protocol, Error};"));
+        assert!(server.contains("Endpoint(config::caps::KEY_VALUE)"));
+    }
+
+    /// The rendered manifest is a valid system whose tasks are the rendered
+    /// crates, each holding the capabilities its code names.
+    #[test]
+    fn the_rendered_manifest_is_valid_and_matches_the_crates() {
+        // The longest name still fits every limit (task and object names).
+        let longest = "a".repeat(MAX_NAME);
+        assert!(conflux_manifest::parse(&render(TEMPLATE[9].1, &longest), "l.toml").is_ok());
+        let text = render(TEMPLATE[9].1, "key-value");
+        let m = conflux_manifest::parse(&text, "key-value.toml").unwrap();
+        assert_eq!(m.system.name, "key-value");
+        let crates: Vec<&str> = m.tasks.iter().map(|t| t.crate_name.as_str()).collect();
+        assert_eq!(crates, ["key-value-server", "key-value-client"]);
+        for (path, body) in [TEMPLATE[2], TEMPLATE[6]] {
+            let package = package_name(&render(body, "key-value")).unwrap();
+            assert!(crates.contains(&package.as_str()), "{path}");
+        }
+        for task in &m.tasks {
+            let names: Vec<String> = task.caps.iter().map(|c| constant_name(&c.name)).collect();
+            assert!(
+                names.contains(&"KEY_VALUE".to_owned()),
+                "{}: {names:?}",
+                task.name
+            );
+            assert!(
+                names.contains(&"SHARED".to_owned()),
+                "{}: {names:?}",
+                task.name
+            );
+        }
+    }
+
+    #[test]
+    fn members_are_added_at_the_end_of_the_list() {
+        let text = "[workspace]\nmembers = [\n    \"a\",\n    # c\n    \"b/*\",\n]\nexclude = [\"x\"]\ndefault-members = [\n    \"a\",\n]\n";
+        let out = add_members(text, &["apps/k/server".into(), "apps/k/client".into()]).unwrap();
+        assert_eq!(
+            out,
+            "[workspace]\nmembers = [\n    \"a\",\n    # c\n    \"b/*\",\n    \"apps/k/server\",\n    \"apps/k/client\",\n]\nexclude = [\"x\"]\ndefault-members = [\n    \"a\",\n]\n"
+        );
+        assert!(add_members("[workspace]\nmembers = [\"a\"]\n", &[]).is_err());
+    }
+
+    #[test]
+    fn the_real_workspace_takes_a_new_name_and_refuses_existing_ones() {
+        let root = workspace::root();
+        assert!(plan(&root, "new-app-probe").is_ok());
+        let e = plan(&root, "default").unwrap_err();
+        assert_eq!(
+            e,
+            "cannot create app `default`: qemu/systems/default.toml already exists; choose another name"
+        );
+        assert!(plan(&root, "ipc")
+            .unwrap_err()
+            .contains("qemu/tests/ipc.toml already exists"));
+        assert!(plan(&root, "hello")
+            .unwrap_err()
+            .contains("apps/hello already exists"));
+        // No system or app folder has this name, but a crate it would
+        // make does.
+        assert_eq!(
+            plan(&root, "conflux-socket").unwrap_err(),
+            "cannot create app `conflux-socket`: the crate `conflux-socket-protocol` already exists (servers/socket-protocol/Cargo.toml); choose another name"
+        );
+        assert!(add_members(&read(&root.join("Cargo.toml")).unwrap(), &[]).is_ok());
+    }
+
+    /// What the template writes must pass `cargo make lint`'s rustfmt
+    /// check as it is, for a short name and a long one (line breaks move).
+    #[test]
+    fn rendered_rust_is_rustfmt_clean() {
+        for name in ["counter", "a-twenty-four-byte-name1"] {
+            let dir = std::env::temp_dir()
+                .join(format!("conflux-new-app-fmt-{}-{name}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let rust: Vec<(&str, PathBuf)> = TEMPLATE
+                .iter()
+                .filter(|(path, _)| path.ends_with(".rs"))
+                .map(|(path, body)| {
+                    // At its own path: rustfmt follows `mod` declarations.
+                    let file = dir.join(render(path, name));
+                    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+                    std::fs::write(&file, render(body, name)).unwrap();
+                    (*path, file)
+                })
+                .collect();
+            for (path, file) in rust {
+                let status = std::process::Command::new("rustfmt")
+                    .args(["--edition", "2021", "--check"])
+                    .arg(&file)
+                    .status()
+                    .expect("rustfmt runs (it comes with the pinned toolchain)");
+                assert!(
+                    status.success(),
+                    "{path} for `{name}` is not rustfmt-clean (diff above)"
+                );
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+
+    #[test]
+    fn package_names_are_read_from_the_package_table() {
+        let text = "[package]\nname = \"x-server\"\n[dependencies]\nname = \"no\"\n";
+        assert_eq!(package_name(text).as_deref(), Some("x-server"));
+        assert_eq!(package_name("[workspace]\nname = \"w\"\n"), None);
+    }
+}
