@@ -141,7 +141,8 @@ pub fn db_loop(name: Place, block: Place) -> Builder {
     let stamp = b.buf(block.0, block.1, 1);
     // r0..r2 are the parameters.
     let (iterations, x, blocks) = (b.reg(), b.reg(), b.reg());
-    let (fd, i, offset, odd, crc, n) = (b.reg(), b.reg(), b.reg(), b.reg(), b.reg(), b.reg());
+    // In the order the ops first write them, as `cosy!` numbers them.
+    let (fd, i, offset, n, crc, odd) = (b.reg(), b.reg(), b.reg(), b.reg(), b.reg(), b.reg());
     b.call(fd, OPEN, (name, O_RDWR, 0));
     b.for_loop(i, 0, Cmp::LtU, iterations, 1, |b| {
         b.mul(x, x, LCG_MUL);
