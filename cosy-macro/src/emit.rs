@@ -7,7 +7,7 @@
 //! checks it against the op table, so a call with the wrong number or kind
 //! of operands fails to compile at the call, not at the server's verifier.
 
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::{Group, Ident, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 
 use crate::compile::Program;
@@ -302,8 +302,10 @@ impl Emitter<'_> {
             };
             quote!(::cosy_abi::CallShape::Kind { operand: #i } => ::core::panic!(#msg),)
         });
+        // Every token of the check carries the call's span, so a failed
+        // check is reported at the call.
         let span = name.span();
-        quote_spanned! {span=>
+        let check = quote! {
             const _: () = match #table.check_call(#opcode, &[#(#kinds),*]) {
                 ::cosy_abi::CallShape::Fits => (),
                 ::cosy_abi::CallShape::UnknownOp => ::core::panic!(#unknown),
@@ -311,6 +313,23 @@ impl Emitter<'_> {
                 #(#kind)*
                 _ => ::core::panic!("cosy!: this call does not fit the operation's spec"),
             };
-        }
+        };
+        respan(check, span)
     }
+}
+
+/// `tokens` with every span set to `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let TokenTree::Group(g) = &tree {
+                let mut group = Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tree = TokenTree::Group(group);
+            }
+            tree.set_span(span);
+            tree
+        })
+        .collect()
 }

@@ -51,7 +51,7 @@ impl Parse for Input {
             .iter()
             .map(param)
             .collect::<syn::Result<_>>()?;
-        let body = match *closure.body {
+        let body = match ungroup(*closure.body) {
             Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => b.block,
             other => {
                 return Err(err(
@@ -68,6 +68,15 @@ impl Parse for Input {
             params,
             body,
         })
+    }
+}
+
+/// The expression inside the invisible group a `macro_rules!` macro puts
+/// around a forwarded fragment (`$body:block`).
+fn ungroup(e: Expr) -> Expr {
+    match e {
+        Expr::Group(g) => ungroup(*g.expr),
+        other => other,
     }
 }
 

@@ -88,9 +88,18 @@ impl<'ast> Visit<'ast> for Finder<'_> {
         visit::visit_expr_call(self, c);
     }
 
-    // A macro's tokens can't be looked into, so it is never the app's;
-    // the compiler then rejects it with its own message.
+    // A macro's tokens can't be looked into, and a closure or an async
+    // block is no value, so neither is ever the app's: the compiler then
+    // rejects them with its own message.
     fn visit_expr_macro(&mut self, _: &'ast ExprMacro) {
+        self.found = true;
+    }
+
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {
+        self.found = true;
+    }
+
+    fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {
         self.found = true;
     }
 }

@@ -244,7 +244,7 @@ impl Compiler {
             Expr::Assign(a) => self.assign(&a.left, &a.right, None),
             Expr::Binary(b) => match value::assign_op(&b.op) {
                 Some(method) => self.assign(&b.left, &b.right, Some(method)),
-                None => Err(reject(e)),
+                None => Err(reject::unused_or_unsupported(e, &self.scopes)),
             },
             Expr::Call(c) => self.call(c, None),
             Expr::If(i) => self.if_stmt(i),

@@ -71,6 +71,7 @@ impl Compiler {
                 }) => Ok(Some(imm(i.base10_parse::<u64>()?.wrapping_neg()))),
                 _ => Ok(None),
             },
+            _ if fold(e).is_some() => Ok(fold(e).map(imm)),
             _ => match self.scopes.lookup_expr(e) {
                 Some(Binding::Value { var, .. }) => Ok(Some(Operand::Reg(var))),
                 Some(Binding::Buf(_)) => Err(err(
@@ -106,15 +107,27 @@ impl Compiler {
                 Some(method) => self.binary_into(method, &b.left, &b.right, dst),
                 None => Err(reject(e)),
             },
-            Expr::Unary(u) => {
-                let (method, a, b) = match u.op {
-                    UnOp::Neg(_) => ("sub", imm(0), self.operand(&u.expr)?),
-                    UnOp::Not(_) => ("xor", self.operand(&u.expr)?, imm(u64::MAX)),
-                    _ => return Err(reject(e)),
-                };
-                self.push(Op::Alu { method, dst, a, b });
-                Ok(())
-            }
+            Expr::Unary(u) => match u.op {
+                UnOp::Not(_) => {
+                    let a = self.operand(&u.expr)?;
+                    let b = imm(u64::MAX);
+                    self.push(Op::Alu {
+                        method: "xor",
+                        dst,
+                        a,
+                        b,
+                    });
+                    Ok(())
+                }
+                // As in Rust, a u64 can't be negated (a literal can: its
+                // two's complement, see `simple`).
+                UnOp::Neg(_) => Err(err(
+                    e,
+                    "compound values are u64, which can't be negated",
+                    "subtract instead (`0 - x` wraps, as every compound op does)",
+                )),
+                _ => Err(reject(e)),
+            },
             Expr::Call(c) => self.call(c, Some(dst)),
             Expr::Paren(p) => self.value_into(&p.expr, dst),
             Expr::Group(g) => self.value_into(&g.expr, dst),
@@ -153,6 +166,43 @@ impl Compiler {
             }
         });
         reads
+    }
+}
+
+/// The value of arithmetic on integer literals alone (`1 << 40`),
+/// computed here with the compound's wrapping `u64` ops: as Rust code it
+/// would be typed `i32` and overflow.
+fn fold(e: &Expr) -> Option<u64> {
+    match e {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(i), ..
+        }) => i.base10_parse().ok(),
+        Expr::Paren(p) => fold(&p.expr),
+        Expr::Group(g) => fold(&g.expr),
+        Expr::Unary(u) => match u.op {
+            UnOp::Not(_) => fold(&u.expr).map(|v| !v),
+            UnOp::Neg(_) => fold(&u.expr).map(u64::wrapping_neg),
+            _ => None,
+        },
+        Expr::Binary(b) => {
+            let (x, y) = (fold(&b.left)?, fold(&b.right)?);
+            let shift = |y: u64| u32::try_from(y).ok().filter(|&s| s < 64);
+            match b.op {
+                BinOp::Add(_) => Some(x.wrapping_add(y)),
+                BinOp::Sub(_) => Some(x.wrapping_sub(y)),
+                BinOp::Mul(_) => Some(x.wrapping_mul(y)),
+                // Division by zero is left to the op, which reports it.
+                BinOp::Div(_) => x.checked_div(y),
+                BinOp::Rem(_) => x.checked_rem(y),
+                BinOp::BitAnd(_) => Some(x & y),
+                BinOp::BitOr(_) => Some(x | y),
+                BinOp::BitXor(_) => Some(x ^ y),
+                BinOp::Shl(_) => Some(shift(y).map_or(0, |s| x << s)),
+                BinOp::Shr(_) => Some(shift(y).map_or(0, |s| x >> s)),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 
