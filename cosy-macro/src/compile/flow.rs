@@ -18,6 +18,10 @@ use crate::scope::Binding;
 
 impl Compiler {
     pub(super) fn if_stmt(&mut self, i: &ExprIf) -> syn::Result<()> {
+        // `if c { break; }` / `if c { continue; }`: one branch, no jump.
+        if let Some(target) = self.lone_jump(i)? {
+            return self.jump_if(&i.cond, true, target);
+        }
         let end = self.new_label();
         let otherwise = match &i.else_branch {
             Some(_) => self.new_label(),
@@ -36,6 +40,20 @@ impl Compiler {
         }
         self.push(Op::Bind(end));
         Ok(())
+    }
+
+    /// Where `if c { break; }` or `if c { continue; }` (no `else`) jumps.
+    fn lone_jump(&self, i: &ExprIf) -> syn::Result<Option<Label>> {
+        if i.else_branch.is_some() || i.then_branch.stmts.len() != 1 {
+            return Ok(None);
+        }
+        match &i.then_branch.stmts[0] {
+            Stmt::Expr(Expr::Break(b), _) if b.expr.is_none() => {
+                Ok(Some(self.target(b.label.as_ref(), b)?.brk))
+            }
+            Stmt::Expr(Expr::Continue(c), _) => Ok(Some(self.target(c.label.as_ref(), c)?.cont)),
+            _ => Ok(None),
+        }
     }
 
     /// Runs `body` as a loop's body with `break` / `continue` targets.
