@@ -2,7 +2,9 @@
 //! the [`memfs`](crate::memfs) service. Each runs in its doc example; the
 //! tests, the fuzz seed corpus and the benchmark reuse them.
 //!
-//! Buffers are given as `(region, offset, len)`.
+//! Buffers are given as `(region, offset, len)`. `cosy-macro`'s tests
+//! write each of them with the `cosy!` macro and check that it builds the
+//! same compound.
 
 use crate::builder::{Buf, Builder};
 use crate::memfs::{CLOSE, OPEN, O_CREAT, O_RDONLY, O_RDWR, O_TRUNC, O_WRONLY, READ, SEEK, WRITE};

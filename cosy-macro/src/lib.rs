@@ -42,7 +42,8 @@
 //! - `params` are run-time parameters, `r0`, `r1`, ... in order: the server
 //!   sets them for each run of a prepared compound
 //!   (`Registers::with_params`). `|count, mut seed|`; a type, if written,
-//!   is `u64`.
+//!   is `u64`. Pass exactly that many: the registers after them start at
+//!   zero, which `let x = 0` relies on.
 //! - The macro evaluates to a `cosy_abi::Builder` holding the compound;
 //!   `build()` / `build_into(buf)` give its bytes. Control flow, register
 //!   allocation and labels are all done at compile time: the generated

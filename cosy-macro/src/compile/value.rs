@@ -229,3 +229,32 @@ fn literal(lit: &Lit) -> syn::Result<Operand> {
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::fold;
+
+    fn folded(src: &str) -> Option<u64> {
+        fold(&syn::parse_str(src).unwrap())
+    }
+
+    #[test]
+    fn literal_arithmetic_folds_as_wrapping_u64() {
+        assert_eq!(folded("1 << 40"), Some(1 << 40));
+        assert_eq!(folded("(2 + 3) * 4 - 1"), Some(19));
+        assert_eq!(folded("0 - 1"), Some(u64::MAX));
+        assert_eq!(folded("!0 >> 63"), Some(1));
+        assert_eq!(folded("-1"), Some(u64::MAX));
+        assert_eq!(folded("1 << 64"), Some(0));
+        assert_eq!(folded("18446744073709551615 * 2"), Some(u64::MAX - 1));
+    }
+
+    #[test]
+    fn anything_else_is_not_folded() {
+        // Left to Rust (a division by zero) or to the compound (a name).
+        assert_eq!(folded("1 / 0"), None);
+        assert_eq!(folded("x + 1"), None);
+        assert_eq!(folded("LEN * 2"), None);
+        assert_eq!(folded("1 < 2"), None);
+    }
+}

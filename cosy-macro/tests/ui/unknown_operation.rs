@@ -4,7 +4,7 @@ fn main() {
     let outside = 1u64;
     let _ = (outside, cosy!(cosy_abi::memfs::OPS => |x| {
         let name = buf(0, 0, 8);
-        let fd = opne(name, 0, 0);
+        let fd = frobnicate(name, 0, 0);
         fd
     }));
 }
