@@ -8,10 +8,10 @@
 //! of operands fails to compile at the call, not at the server's verifier.
 
 use proc_macro2::{Group, Ident, Span, TokenStream, TokenTree};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote};
 
 use crate::compile::Program;
-use crate::error::err;
+use crate::error::err_at;
 use crate::input::Input;
 use crate::ir::{Call, Kind, Label, Op, Operand, Place, Var};
 
@@ -67,8 +67,8 @@ fn number_registers(program: &Program) -> syn::Result<Numbers> {
     if n.count > NREGS {
         let over = n.of.iter().position(|&r| r == Some(NREGS)).unwrap_or(0);
         let span = program.vars.get(over).map_or(Span::call_site(), |v| v.span);
-        return Err(err(
-            quote_spanned!(span=> x),
+        return Err(err_at(
+            span,
             format!("this compound needs {} registers, more than the {NREGS} a compound has", n.count),
             "reuse variables (`x = ...;` instead of a new `let`) or split the work into two compounds",
         ));

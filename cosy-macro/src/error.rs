@@ -11,3 +11,12 @@ use quote::ToTokens;
 pub(crate) fn err(node: impl ToTokens, what: impl Display, instead: impl Display) -> syn::Error {
     syn::Error::new_spanned(node, format!("cosy!: {what}; {instead}"))
 }
+
+/// An error at `span`.
+pub(crate) fn err_at(
+    span: proc_macro2::Span,
+    what: impl Display,
+    instead: impl Display,
+) -> syn::Error {
+    syn::Error::new(span, format!("cosy!: {what}; {instead}"))
+}
