@@ -159,6 +159,14 @@ impl Compiler {
         // could change is copied first.
         let limit = self.fixed(end_expr)?;
         let step = match step {
+            // Rust panics on it; the compound would loop to its budget.
+            Some(step) if super::value::fold(step) == Some(0) => {
+                return Err(err(
+                    step,
+                    "a step of 0 never ends the loop",
+                    "step by 1 or more",
+                ))
+            }
             Some(step) => self.fixed(step)?,
             None => imm(1),
         };

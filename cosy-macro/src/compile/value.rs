@@ -172,7 +172,7 @@ impl Compiler {
 /// The value of arithmetic on integer literals alone (`1 << 40`),
 /// computed here with the compound's wrapping `u64` ops: as Rust code it
 /// would be typed `i32` and overflow.
-fn fold(e: &Expr) -> Option<u64> {
+pub(super) fn fold(e: &Expr) -> Option<u64> {
     match e {
         Expr::Lit(syn::ExprLit {
             lit: Lit::Int(i), ..
