@@ -2,7 +2,9 @@
 //! the [`memfs`](crate::memfs) service. Each runs in its doc example; the
 //! tests, the fuzz seed corpus and the benchmark reuse them.
 //!
-//! Buffers are given as `(region, offset, len)`.
+//! Buffers are given as `(region, offset, len)`. `cosy-macro`'s tests
+//! write each of them with the `cosy!` macro and check that it builds the
+//! same compound.
 
 use crate::builder::{Buf, Builder};
 use crate::memfs::{CLOSE, OPEN, O_CREAT, O_RDONLY, O_RDWR, O_TRUNC, O_WRONLY, READ, SEEK, WRITE};
@@ -141,7 +143,8 @@ pub fn db_loop(name: Place, block: Place) -> Builder {
     let stamp = b.buf(block.0, block.1, 1);
     // r0..r2 are the parameters.
     let (iterations, x, blocks) = (b.reg(), b.reg(), b.reg());
-    let (fd, i, offset, odd, crc, n) = (b.reg(), b.reg(), b.reg(), b.reg(), b.reg(), b.reg());
+    // In the order the ops first write them, as `cosy!` numbers them.
+    let (fd, i, offset, n, crc, odd) = (b.reg(), b.reg(), b.reg(), b.reg(), b.reg(), b.reg());
     b.call(fd, OPEN, (name, O_RDWR, 0));
     b.for_loop(i, 0, Cmp::LtU, iterations, 1, |b| {
         b.mul(x, x, LCG_MUL);

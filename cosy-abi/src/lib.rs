@@ -96,6 +96,6 @@ pub use program::{Insn, Program, Target, MAX_REGIONS};
 pub use region_alloc::{Block, FreeError, RegionAlloc};
 pub use registers::Registers;
 pub use report::{Fault, OpResult, Outcome, Report};
-pub use service::{ArgKind, CallError, OpSpec, OpTable, Service};
+pub use service::{ArgKind, CallError, CallShape, OpSpec, OpTable, Service};
 pub use verify::{Expect, Field, OpError, OpName, RefError, VerifyError};
 pub use wire::{Cmp, Compound, Opcode};

@@ -126,6 +126,56 @@ impl<'a> OpTable<'a> {
     pub fn get(&self, opcode: u16) -> Option<&'a OpSpec> {
         self.specs.get(usize::from(opcode))
     }
+
+    /// Whether a call of `opcode` with operands of these kinds fits the
+    /// table. A `const fn`, so the `cosy!` macro can check every call it
+    /// compiles while the app is being compiled, not when the server
+    /// verifies the compound.
+    pub const fn check_call(&self, opcode: u16, kinds: &[ArgKind]) -> CallShape {
+        let index = opcode as usize;
+        if index >= self.specs.len() {
+            return CallShape::UnknownOp;
+        }
+        let wanted = self.specs[index].args;
+        if wanted.len() != kinds.len() {
+            return CallShape::Arity {
+                expected: wanted.len(),
+            };
+        }
+        let mut operand = 0;
+        while operand < kinds.len() {
+            let same = matches!(
+                (wanted[operand], kinds[operand]),
+                (ArgKind::Value, ArgKind::Value) | (ArgKind::Buf, ArgKind::Buf)
+            );
+            if !same {
+                return CallShape::Kind { operand };
+            }
+            operand += 1;
+        }
+        CallShape::Fits
+    }
+}
+
+/// How a call's operands compare with its operation's spec; see
+/// [`OpTable::check_call`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallShape {
+    /// The call fits.
+    Fits,
+    /// The table has no operation with this opcode.
+    UnknownOp,
+    /// The operation takes `expected` operands, not as many as given.
+    Arity {
+        /// Operands the operation takes.
+        expected: usize,
+    },
+    /// Operand `operand` is a value where the operation takes a buffer,
+    /// or the reverse.
+    Kind {
+        /// The first mismatching operand.
+        operand: usize,
+    },
 }
 
 /// Why a service call failed.
@@ -200,6 +250,31 @@ pub trait Service {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn calls_are_checked_against_the_table() {
+        const V: ArgKind = ArgKind::Value;
+        const B: ArgKind = ArgKind::Buf;
+        const SPECS: [OpSpec; 2] = [OpSpec::new("nop", &[]), OpSpec::new("read", &[V, B, V])];
+        const TABLE: OpTable<'static> = OpTable::new("t", &SPECS);
+        // Usable where the macro uses it: in a constant.
+        const FITS: CallShape = TABLE.check_call(1, &[V, B, V]);
+        assert_eq!(FITS, CallShape::Fits);
+        assert_eq!(TABLE.check_call(0, &[]), CallShape::Fits);
+        assert_eq!(TABLE.check_call(2, &[]), CallShape::UnknownOp);
+        assert_eq!(
+            TABLE.check_call(1, &[V, B]),
+            CallShape::Arity { expected: 3 }
+        );
+        assert_eq!(
+            TABLE.check_call(1, &[V, V, V]),
+            CallShape::Kind { operand: 1 }
+        );
+        assert_eq!(
+            TABLE.check_call(1, &[B, B, V]),
+            CallShape::Kind { operand: 0 }
+        );
+    }
 
     #[test]
     fn service_codes_outside_the_range_are_their_own_status() {

@@ -1,6 +1,7 @@
 //! Compounds: `ls -l` as one (COSY), a read loop whose data the client
 //! copies out (COSY), and a write + read-back in a data region used in
-//! place (COSY-FAST); a prepared compound run with new parameters.
+//! place (COSY-FAST); a prepared compound run with new parameters. All
+//! but `ls -l` (a recipe of the protocol crate) are written with `cosy!`.
 
 use alloc::vec::Vec;
 
@@ -8,7 +9,8 @@ use conflux_fs_client::Fs;
 use conflux_fs_protocol::ops::*;
 use conflux_fs_protocol::record::Kind;
 use conflux_userlib::testing::Checks;
-use cosy_abi::{Builder, Cmp, Outcome};
+use cosy_abi::Outcome;
+use cosy_macro::cosy;
 
 use crate::{crc, pattern};
 
@@ -48,21 +50,24 @@ fn list(c: &mut Checks, fs: &mut Fs) {
 
 fn read_loop(c: &mut Checks, fs: &mut Fs) {
     // open; read 4 KiB chunks into consecutive places until a short one;
-    // close; exit with the total.
-    let mut b = Builder::new();
-    b.fail_fast(true);
-    let (fd, n, total) = (b.reg(), b.reg(), b.reg());
-    let path = b.buf(0, 0, 16);
-    let chunk = b.buf_at(0, total, 4096, 4096);
-    let again = b.label();
-    b.call(fd, OPEN, (path, O_RDONLY, 0));
-    b.bind(again);
-    b.call(n, READ, (fd, chunk, 4096));
-    b.add(total, total, n);
-    b.branch(Cmp::Eq, n, 4096, again);
-    b.call_void(CLOSE, (fd,));
-    b.exit(total);
-    let compound = b.build().expect("builds");
+    // close; exit with the total. Written with `cosy!`, as an app would.
+    let compound = cosy!(TABLE => #[fail_fast] || {
+        let path = buf(0, 0, 16);
+        let mut total = 0;
+        // The chunk moves on with the total read so far.
+        let chunk = buf_at(0, total, 4096, 4096);
+        let fd = open(path, O_RDONLY, 0);
+        loop {
+            let n = read(fd, chunk, 4096);
+            total += n;
+            if n != 4096 {
+                break;
+            }
+        }
+        close(fd);
+        total
+    });
+    let compound = compound.build().expect("builds");
     fs.control()[..6].copy_from_slice(b"/t/b\0\0");
     let run = fs.run(&compound, &[]);
     c.that(
@@ -93,18 +98,17 @@ fn zero_copy(c: &mut Checks, fs: &mut Fs) {
     region[LEN..LEN + 8].copy_from_slice(b"/t/fast\0");
     // Write the 64 KiB from the data region, fsync, read it back into the
     // region's second half: the bytes never pass through the app.
-    let mut b = Builder::new();
-    b.fail_fast(true);
-    let (fd, n) = (b.reg(), b.reg());
-    let path = b.buf(number, LEN as u32, 8);
-    let src = b.buf(number, 0, LEN as u32);
-    let dst = b.buf(number, 2 * LEN as u32, LEN as u32);
-    b.call(fd, OPEN, (path, O_RDWR | O_CREAT | O_TRUNC, 0o644));
-    b.call(n, WRITE, (fd, src, LEN as u64));
-    b.call_void(FSYNC, (fd,));
-    b.call(n, PREAD, (fd, dst, LEN as u64, 0));
-    b.call_void(CLOSE, (fd,));
-    b.exit(n);
+    let b = cosy!(TABLE => #[fail_fast] || {
+        let path = buf(number, LEN as u32, 8);
+        let src = buf(number, 0, LEN as u32);
+        let dst = buf(number, 2 * LEN as u32, LEN as u32);
+        let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o644);
+        let mut n = write(fd, src, LEN as u64);
+        fsync(fd);
+        n = pread(fd, dst, LEN as u64, 0);
+        close(fd);
+        n
+    });
     let run = fs.run(&b.build().expect("builds"), &[]);
     c.eq(
         "COSY-FAST write + read back",
@@ -126,11 +130,10 @@ fn zero_copy(c: &mut Checks, fs: &mut Fs) {
 
 fn prepared(c: &mut Checks, fs: &mut Fs) {
     // pread(r0 = fd, 8 bytes at r1) into the control region.
-    let mut b = Builder::new();
-    let (fd, at, n) = (b.reg(), b.reg(), b.reg());
-    let into = b.buf(0, 64, 8);
-    b.call(n, PREAD, (fd, into, 8, at));
-    b.exit(n);
+    let b = cosy!(TABLE => |fd, at| {
+        let into = buf(0, 64, 8);
+        pread(fd, into, 8, at)
+    });
     let handle = fs.prepare(&b.build().expect("builds"));
     c.that("prepare a compound", handle.is_ok(), handle);
     let fd = fs.open("/t/b", O_RDONLY, 0).expect("open /t/b");

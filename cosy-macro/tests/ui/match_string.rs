@@ -1,0 +1,14 @@
+use cosy_macro::cosy;
+
+fn main() {
+    let outside = 1u64;
+    let _ = (outside, cosy!(cosy_abi::memfs::OPS => |x| {
+        let name = buf(0, 0, 8);
+        let mut r = 0;
+        match x {
+            "a" => r = 1,
+            _ => {}
+        }
+        r
+    }));
+}
