@@ -1,5 +1,6 @@
 //! Cosy benchmark task (`cargo make bench cosy`): the workloads of the
-//! Cosy papers (FSL-02-01, HotOS 2003) against the real file server
+//! Cosy papers (FSL-02-01, HotOS 2003) — null loop, copy, grep, dbsim —
+//! against the real file server
 //! (`servers/fs`, ext4 on virtio-blk), each in three configurations:
 //!
 //! - **VAN**: one IPC per file operation through `conflux-fs-client`'s
@@ -24,6 +25,7 @@
 extern crate alloc;
 
 mod copy;
+mod dbsim;
 mod grep;
 mod layout;
 mod measure;
@@ -89,5 +91,6 @@ fn run(bench: &mut Bench, step: &plan::Step<'_>) {
         plan::Workload::NullLoop => null_loop::run(bench, step),
         plan::Workload::Copy => copy::run(bench, step),
         plan::Workload::Grep => grep::run(bench, step),
+        plan::Workload::Dbsim => dbsim::run(bench, step),
     }
 }

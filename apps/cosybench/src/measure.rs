@@ -55,7 +55,12 @@ pub fn rounds<T, E>(
     let mut samples: Vec<Samples> = configs
         .iter()
         .map(|c| {
-            let name = format!("{}__{}__{}", bench.replace('-', "_"), c.metric(), param);
+            let name = format!(
+                "{}__{}__{}",
+                bench.replace('-', "_"),
+                c.metric(),
+                param.replace('-', "_")
+            );
             Samples::new(Box::leak(name.into_boxed_str()), rounds as usize)
         })
         .collect();

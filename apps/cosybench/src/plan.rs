@@ -7,10 +7,12 @@
 //! null-loop   201     2 4 8 16 32 64 128 256
 //! copy        5       /cosy/copy.bin
 //! grep        9       /cosy/grep-128k.bin /cosy/grep-2m.bin
+//! dbsim       3       /cosy/db-64m.bin 3000
 //! ```
 //!
 //! `rounds` timed rounds follow one untimed warm-up round; null-loop's
-//! parameters are loop lengths, copy's and grep's are files.
+//! parameters are loop lengths, copy's and grep's are files, dbsim's a
+//! file and then numbers of reads per run.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -28,6 +30,7 @@ pub enum Workload {
     NullLoop,
     Copy,
     Grep,
+    Dbsim,
 }
 
 impl fmt::Display for Workload {
@@ -36,6 +39,7 @@ impl fmt::Display for Workload {
             Workload::NullLoop => "null-loop",
             Workload::Copy => "copy",
             Workload::Grep => "grep",
+            Workload::Dbsim => "dbsim",
         })
     }
 }
@@ -63,7 +67,10 @@ impl fmt::Display for PlanError<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PlanError::UnknownWorkload(w) => {
-                write!(f, "unknown workload `{w}` (known: null-loop, copy, grep)")
+                write!(
+                    f,
+                    "unknown workload `{w}` (known: null-loop, copy, grep, dbsim)"
+                )
             }
             PlanError::BadRounds(r) => {
                 write!(f, "rounds `{r}` must be a whole number from 1 to 100000")
@@ -91,6 +98,7 @@ impl<'a> Step<'a> {
             "null-loop" => Workload::NullLoop,
             "copy" => Workload::Copy,
             "grep" => Workload::Grep,
+            "dbsim" => Workload::Dbsim,
             other => return Err(PlanError::UnknownWorkload(other)),
         };
         let rounds = words.next().unwrap_or("");
