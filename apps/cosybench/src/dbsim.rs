@@ -8,7 +8,10 @@
 //! every configuration must agree on is the bytes moved plus the sum of
 //! the blocks' offsets.
 //!
-//! Plan parameters: the file, then the number of reads per run.
+//! Plan parameters: the file, then the number of reads per run; the
+//! record's parameter is `SIZE-1-proc-READS` (the paper ran growing
+//! files: one far larger than the file server's cache is bound by the
+//! disk, one that fits shows what compounds save).
 
 use alloc::format;
 use alloc::vec;
@@ -18,6 +21,7 @@ use conflux_fs_client::Error;
 use conflux_fs_protocol::ops::{CLOSE, OPEN, O_RDWR, PREAD, PWRITE};
 use cosy_abi::{BuildError, Builder, Cmp, Outcome};
 
+use crate::copy::size_name;
 use crate::layout::{put_path, CHUNK, CHUNK_LEN, PATH_A, PATH_LEN};
 use crate::measure::{self, Config};
 use crate::plan::{self, Step};
@@ -99,7 +103,7 @@ pub fn run(b: &mut Bench, step: &Step<'_>) {
                 return b.checks.that("dbsim: build the compounds", false, errors);
             }
         };
-        let param = format!("1-proc-{reads}");
+        let param = format!("{}-1-proc-{reads}", size_name(blocks * BLOCK));
         let configs = [Config::Van, Config::Cosy, Config::CosyFast];
         measure::rounds(
             b,
