@@ -9,9 +9,10 @@ use std::io::Write;
 use std::process::Command;
 use std::time::Duration;
 
+mod cosy;
 mod net;
 
-const BENCHES: [&str; 6] = ["boot", "ipc", "blk", "crypto", "net", "cosy-interp"];
+const BENCHES: [&str; 7] = ["boot", "ipc", "blk", "crypto", "net", "cosy", "cosy-interp"];
 const BOOT_RUNS: usize = 15;
 
 /// One machine-readable result.
@@ -337,6 +338,7 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
             "blk" => blk()?,
             "crypto" => crypto()?,
             "net" => net::run()?,
+            "cosy" => cosy::run()?,
             "cosy-interp" => cosy_interp()?,
             _ => unreachable!("BENCHES lists only handled names"),
         }

@@ -1,0 +1,157 @@
+//! Database simulation (FSL-02-01 §4.3, after pgmeter's database load):
+//! random 4 KiB blocks of a file read with `pread`, and every second block
+//! read written back with `pwrite` (2 reads : 1 write), one client. The
+//! blocks come from xorshift64 (shifts 13, 7, 17) from [`SEED`], computed
+//! by the app in VAN and by the compound's own arithmetic in COSY and
+//! COSY-FAST, so every configuration touches the same blocks; the file's
+//! bytes never change (each write puts back what was read). The answer
+//! every configuration must agree on is the bytes moved plus the sum of
+//! the blocks' offsets.
+//!
+//! Plan parameters: the file, then the number of reads per run; the
+//! record's parameter is `SIZE-1-proc-READS` (the paper ran growing
+//! files: one far larger than the file server's cache is bound by the
+//! disk, one that fits shows what compounds save).
+
+use alloc::format;
+use alloc::vec;
+use alloc::vec::Vec;
+
+use conflux_fs_client::Error;
+use conflux_fs_protocol::ops::{CLOSE, OPEN, O_RDWR, PREAD, PWRITE};
+use cosy_abi::{BuildError, Builder, Cmp, Outcome};
+
+use crate::copy::size_name;
+use crate::layout::{put_path, CHUNK, CHUNK_LEN, PATH_A, PATH_LEN};
+use crate::measure::{self, Config};
+use crate::plan::{self, Step};
+use crate::Bench;
+
+/// Where the block sequence starts (never 0: xorshift would stay there).
+pub const SEED: u64 = 0x2545_f491_4f6c_dd1d;
+const BLOCK: u64 = CHUNK_LEN as u64;
+
+/// The next state of xorshift64.
+pub fn next(mut x: u64) -> u64 {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    x
+}
+
+/// `reads` transactions over a file of `blocks` blocks as one compound
+/// over buffers in `region`; exit value: the bytes read and written plus
+/// the sum of the blocks' offsets (so a wrong block sequence shows). The
+/// `cosy!` macro will write this from [`van`]'s loop.
+pub fn compound(region: u8, reads: u64, blocks: u64) -> Result<Vec<u8>, BuildError> {
+    let mut b = Builder::new();
+    b.fail_fast(true).step_budget(u32::MAX);
+    let (fd, x, t, i, at, n, total, odd) = (
+        b.reg(),
+        b.reg(),
+        b.reg(),
+        b.reg(),
+        b.reg(),
+        b.reg(),
+        b.reg(),
+        b.reg(),
+    );
+    let path = b.buf(region, PATH_A, PATH_LEN);
+    let block = b.buf(region, CHUNK, CHUNK_LEN);
+    b.call(fd, OPEN, (path, O_RDWR, 0));
+    b.mov(x, SEED);
+    b.for_loop(i, 0, Cmp::LtU, reads, 1, |b| {
+        b.shl(t, x, 13).xor(x, x, t);
+        b.shr(t, x, 7).xor(x, x, t);
+        b.shl(t, x, 17).xor(x, x, t);
+        b.rem(at, x, blocks).mul(at, at, BLOCK);
+        b.call(n, PREAD, (fd, block, BLOCK, at));
+        b.add(total, total, n).add(total, total, at);
+        let skip = b.label();
+        b.and(odd, i, 1);
+        b.branch(Cmp::Eq, odd, 0, skip);
+        b.call(n, PWRITE, (fd, block, BLOCK, at));
+        b.add(total, total, n);
+        b.bind(skip);
+    });
+    b.call_void(CLOSE, (fd,));
+    b.exit(total);
+    b.build()
+}
+
+pub fn run(b: &mut Bench, step: &Step<'_>) {
+    let Some((file, counts)) = step.params.split_first() else {
+        return;
+    };
+    let blocks = match b.fs.stat(file) {
+        Ok(st) if st.size >= BLOCK => st.size / BLOCK,
+        other => {
+            let what = format!("dbsim: {file} is a file of at least one block");
+            return b.checks.that(&what, false, other);
+        }
+    };
+    for count in counts {
+        let Some(reads) = plan::length(count) else {
+            let what = format!("dbsim: reads `{count}` is a whole number from 1 to 100000");
+            return b.checks.that(&what, false, ());
+        };
+        let compounds = [compound(0, reads, blocks), compound(b.data, reads, blocks)];
+        let (cosy, fast) = match compounds {
+            [Ok(c), Ok(f)] => (c, f),
+            [c, f] => {
+                let errors = (c.err(), f.err());
+                return b.checks.that("dbsim: build the compounds", false, errors);
+            }
+        };
+        let param = format!("{}-1-proc-{reads}", size_name(blocks * BLOCK));
+        let configs = [Config::Van, Config::Cosy, Config::CosyFast];
+        measure::rounds(
+            b,
+            "dbsim",
+            &param,
+            step.rounds,
+            &configs,
+            |b, config| match config {
+                Config::Van => van(b, file, reads, blocks),
+                Config::Cosy => in_compound(b, 0, &cosy, file),
+                Config::CosyFast => {
+                    let data = b.data;
+                    in_compound(b, data, &fast, file)
+                }
+            },
+        );
+    }
+}
+
+/// One IPC per read and per write, the block in the app's buffer.
+fn van(b: &mut Bench, file: &str, reads: u64, blocks: u64) -> Result<u64, Error> {
+    let fd = b.fs.open(file, O_RDWR, 0)?;
+    let mut block = vec![0u8; BLOCK as usize];
+    let (mut x, mut total) = (SEED, 0u64);
+    for i in 0..reads {
+        x = next(x);
+        let at = x % blocks * BLOCK;
+        total += b.fs.pread(fd, &mut block, at)? as u64 + at;
+        if i & 1 == 1 {
+            total += b.fs.pwrite(fd, &block, at)? as u64;
+        }
+    }
+    b.fs.close(fd)?;
+    Ok(total)
+}
+
+/// The compound over `region` (0: control), the path put in first.
+fn in_compound(b: &mut Bench, region: u8, compound: &[u8], file: &str) -> Result<u64, Error> {
+    let memory = match region {
+        0 => Some(b.fs.control()),
+        n => b.fs.data(n),
+    };
+    if !memory.is_some_and(|m| put_path(m, PATH_A, file)) {
+        return Err(Error::TooLarge);
+    }
+    let reply = b.fs.run(compound, &[])?;
+    if reply.outcome != Outcome::Finished as u16 {
+        return Err(Error::Request(reply.stop_code));
+    }
+    Ok(reply.exit_value)
+}

@@ -1,0 +1,129 @@
+//! grep (FSL-02-01 §4.3): count a fixed string in a file read in 4 KiB
+//! chunks. VAN reads every chunk into the app (one IPC each) and searches
+//! it there; COSY and COSY-FAST run the read loop as one compound whose
+//! search is the server's builtin `SEARCH` data op (cosy-abi: Cosy's
+//! user-supplied function, FSL-02-01 §2.6, as a fixed builtin), over a
+//! chunk in the control region or in the data region. Matches across a
+//! chunk boundary are not counted, in any configuration.
+//!
+//! The string is two bytes, so the seeded random files hold a few dozen
+//! (about one in 64 KiB): each configuration's count must equal VAN's.
+
+use alloc::format;
+use alloc::vec;
+use alloc::vec::Vec;
+
+use conflux_fs_client::Error;
+use conflux_fs_protocol::ops::{CLOSE, OPEN, O_RDONLY, READ};
+use cosy_abi::{BuildError, Builder, Cmp, Outcome};
+
+use crate::copy::size_name;
+use crate::layout::{put_path, CHUNK, CHUNK_LEN, NEEDLE, PATH_A, PATH_LEN};
+use crate::measure::{self, Config};
+use crate::plan::Step;
+use crate::Bench;
+
+/// What is searched for.
+pub const STRING: &[u8] = b"cf";
+
+/// The search loop as one compound over buffers in `region` (layout:
+/// [`crate::layout`]); exit value: the matches. The `cosy!` macro will
+/// write this from the loop in the module docs.
+pub fn compound(region: u8) -> Result<Vec<u8>, BuildError> {
+    let mut b = Builder::new();
+    b.fail_fast(true).step_budget(u32::MAX);
+    let (fd, n, found, total) = (b.reg(), b.reg(), b.reg(), b.reg());
+    let path = b.buf(region, PATH_A, PATH_LEN);
+    let chunk = b.buf(region, CHUNK, CHUNK_LEN);
+    let needle = b.buf(region, NEEDLE, STRING.len() as u32);
+    let again = b.label();
+    b.call(fd, OPEN, (path, O_RDONLY, 0));
+    b.bind(again);
+    b.call(n, READ, (fd, chunk, u64::from(CHUNK_LEN)));
+    b.search(found, chunk, needle, n);
+    b.add(total, total, found);
+    b.branch(Cmp::Eq, n, u64::from(CHUNK_LEN), again);
+    b.call_void(CLOSE, (fd,));
+    b.exit(total);
+    b.build()
+}
+
+pub fn run(b: &mut Bench, step: &Step<'_>) {
+    let configs = [Config::Van, Config::Cosy, Config::CosyFast];
+    let compounds = [compound(0), compound(b.data)];
+    let (cosy, fast) = match compounds {
+        [Ok(c), Ok(f)] => (c, f),
+        [c, f] => {
+            let errors = (c.err(), f.err());
+            return b.checks.that("grep: build the compounds", false, errors);
+        }
+    };
+    for file in &step.params {
+        let size = match b.fs.stat(file) {
+            Ok(st) => st.size,
+            Err(e) => return b.checks.that(&format!("grep: stat {file}"), false, e),
+        };
+        let param = size_name(size);
+        measure::rounds(
+            b,
+            "grep",
+            &param,
+            step.rounds,
+            &configs,
+            |b, config| match config {
+                Config::Van => van(b, file),
+                Config::Cosy => in_compound(b, 0, &cosy, file),
+                Config::CosyFast => {
+                    let data = b.data;
+                    in_compound(b, data, &fast, file)
+                }
+            },
+        );
+    }
+}
+
+/// One IPC per chunk, each chunk copied into the app and searched there.
+fn van(b: &mut Bench, file: &str) -> Result<u64, Error> {
+    let fd = b.fs.open(file, O_RDONLY, 0)?;
+    let mut chunk = vec![0u8; CHUNK_LEN as usize];
+    let mut total = 0;
+    loop {
+        let n = b.fs.read(fd, &mut chunk)?;
+        total += count(&chunk[..n], STRING);
+        if n != chunk.len() {
+            break;
+        }
+    }
+    b.fs.close(fd)?;
+    Ok(total)
+}
+
+/// Occurrences of `needle` in `hay`, overlapping ones too (as `SEARCH`
+/// counts them).
+pub fn count(hay: &[u8], needle: &[u8]) -> u64 {
+    if needle.is_empty() {
+        return 0;
+    }
+    hay.windows(needle.len()).filter(|w| *w == needle).count() as u64
+}
+
+/// The compound over `region` (0: control), path and string put in
+/// first; one IPC.
+fn in_compound(b: &mut Bench, region: u8, compound: &[u8], file: &str) -> Result<u64, Error> {
+    let memory = match region {
+        0 => Some(b.fs.control()),
+        n => b.fs.data(n),
+    };
+    let placed = memory.is_some_and(|m| {
+        let at = NEEDLE as usize..NEEDLE as usize + STRING.len();
+        put_path(m, PATH_A, file) && m.get_mut(at).map(|s| s.copy_from_slice(STRING)).is_some()
+    });
+    if !placed {
+        return Err(Error::TooLarge);
+    }
+    let reply = b.fs.run(compound, &[])?;
+    if reply.outcome != Outcome::Finished as u16 {
+        return Err(Error::Request(reply.stop_code));
+    }
+    Ok(reply.exit_value)
+}

@@ -1,0 +1,96 @@
+//! Cosy benchmark task (`cargo make bench cosy`): the workloads of the
+//! Cosy papers (FSL-02-01, HotOS 2003) — null loop, copy, grep, dbsim —
+//! against the real file server
+//! (`servers/fs`, ext4 on virtio-blk), each in three configurations:
+//!
+//! - **VAN**: one IPC per file operation through `conflux-fs-client`'s
+//!   typed calls, which copy data between the control region and the
+//!   app's own buffers (what a system call's `copy_to_user` does).
+//! - **COSY**: the workload as one compound, its buffers in the control
+//!   region.
+//! - **COSY-FAST**: the same compound with its buffers in a data region
+//!   the app attached and uses in place.
+//!
+//! What runs comes from the plan file on the disk ([`plan`]), so the
+//! benchmark system and the smoke test differ only in their disks. Each
+//! workload is a module of its own; each builds its compound in one
+//! function, the place a `cosy!` macro will take over. Every run's result
+//! is checked (the same answer in every configuration, a copy equal to
+//! its source), so a figure is never that of wrong work; times go to the
+//! console as record lines ([`measure`]) for the runner.
+#![no_std]
+#![no_main]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+mod copy;
+mod dbsim;
+mod grep;
+mod layout;
+mod measure;
+mod null_loop;
+mod plan;
+
+use conflux_fs_client::Fs;
+use conflux_userlib::println;
+use conflux_userlib::testing::Checks;
+
+conflux_userlib::entry!(main);
+
+/// Where the plan is (on the disk the manifest builds from a folder).
+const PLAN: &str = "/plan";
+
+/// What every workload runs with.
+pub struct Bench {
+    pub fs: Fs,
+    /// The attached data region's number in buffer operands.
+    pub data: u8,
+    pub checks: Checks,
+}
+
+fn main() {
+    let mut fs = Fs::connect_or_fail(conflux_fs_client::manifest_caps!());
+    let data = match fs.attach(config::caps::FS_DATA, config::caps::FS_DATA_ADDR) {
+        Ok(n) => n,
+        Err(e) => {
+            println!("CHECK FAILED: attach the data region fs_data: {e}; the benchmark stops");
+            conflux_userlib::sys::exit(1)
+        }
+    };
+    let mut bench = Bench {
+        fs,
+        data,
+        checks: Checks::new(),
+    };
+    let text = match plan::read(&mut bench.fs, PLAN) {
+        Ok(t) => t,
+        Err(e) => {
+            println!("CHECK FAILED: read the plan {PLAN}: {e}; the benchmark stops");
+            conflux_userlib::sys::exit(1)
+        }
+    };
+    for line in text.lines() {
+        match plan::Step::parse(line) {
+            Ok(None) => {}
+            Ok(Some(step)) => run(&mut bench, &step),
+            Err(e) => {
+                let what = alloc::format!("plan line `{line}`: {e}");
+                bench.checks.that(&what, false, ())
+            }
+        }
+    }
+    let down = bench.fs.shutdown();
+    bench.checks.eq("shut the file server down", down, Ok(()));
+    bench.checks.finish()
+}
+
+fn run(bench: &mut Bench, step: &plan::Step<'_>) {
+    println!("{} ({} rounds)", step.workload, step.rounds);
+    match step.workload {
+        plan::Workload::NullLoop => null_loop::run(bench, step),
+        plan::Workload::Copy => copy::run(bench, step),
+        plan::Workload::Grep => grep::run(bench, step),
+        plan::Workload::Dbsim => dbsim::run(bench, step),
+    }
+}
