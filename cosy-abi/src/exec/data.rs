@@ -117,44 +117,44 @@ fn copy(regions: &mut [&mut [u8]], dst: Span, src: Span, n: usize) -> Option<u64
     Some(n as u64)
 }
 
-/// Counts non-overlapping occurrences of `needle` in `hay`, left to right,
-/// in linear time (Knuth–Morris–Pratt with a table on the stack).
+/// Counts non-overlapping occurrences of `needle` in `hay`, left to right:
+/// after a match the search resumes at the byte after it, so `aa` occurs
+/// twice in `aaaa`. An empty needle or one above [`MAX_NEEDLE`] counts 0
+/// (the verifier refuses both; this is the safe answer if one got here).
+///
+/// `memmem`'s Two-Way search is linear in `hay.len() + needle.len()` in the
+/// worst case, so the work stays proportional to the bytes the step budget
+/// charged for; its prefilter skips to candidates for a rare needle byte a
+/// word (or a vector) at a time instead of stepping through every byte.
+/// A match right where the last one ended is checked directly: dense
+/// matches (`aa` in `aaaa…`) would otherwise pay a searcher call each.
 pub(crate) fn count_matches(hay: &[u8], needle: &[u8]) -> u64 {
     let m = needle.len();
     if m == 0 || m > MAX_NEEDLE {
         return 0;
     }
-    // fail[i]: length of the longest proper prefix of needle[..=i] that is
-    // also its suffix. Always < m <= 256, so it fits a u8.
-    let mut fail = [0u8; MAX_NEEDLE];
-    let mut k = 0usize;
-    for i in 1..m {
-        while k > 0 && needle[i] != needle[k] {
-            k = usize::from(fail[k - 1]);
-        }
-        if needle[i] == needle[k] {
-            k += 1;
-        }
-        fail[i] = k as u8;
-    }
-    let (mut q, mut count) = (0usize, 0u64);
-    for &byte in hay {
-        while q > 0 && byte != needle[q] {
-            q = usize::from(fail[q - 1]);
-        }
-        if byte == needle[q] {
-            q += 1;
-        }
-        if q == m {
-            count += 1;
-            q = 0;
-        }
+    let finder = memchr::memmem::Finder::new(needle);
+    let (mut at, mut count) = (0usize, 0u64);
+    // `at` never passes `hay.len()`: a match ends at most there.
+    while let Some(rest) = hay.get(at..) {
+        let found = if rest.starts_with(needle) {
+            0
+        } else {
+            match finder.find(rest) {
+                Some(found) => found,
+                None => break,
+            }
+        };
+        count += 1;
+        at += found + m;
     }
     count
 }
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     #[test]
@@ -167,23 +167,82 @@ mod tests {
         assert_eq!(count_matches(b"anything", b""), 0);
     }
 
+    /// The rule `SEARCH` has always had, one window at a time: leftmost
+    /// match first, the next search starting after it; 0 for an empty or
+    /// over-long needle.
+    fn naive_count(hay: &[u8], needle: &[u8]) -> u64 {
+        let len = needle.len();
+        if len == 0 || len > MAX_NEEDLE {
+            return 0;
+        }
+        let (mut count, mut i) = (0, 0);
+        while i + len <= hay.len() {
+            if &hay[i..i + len] == needle {
+                count += 1;
+                i += len;
+            } else {
+                i += 1;
+            }
+        }
+        count
+    }
+
     #[test]
     fn search_agrees_with_a_naive_count() {
         let hay = b"abaababaabaababaababaabaababaabab";
         for len in 1..6 {
             for start in 0..hay.len() - len {
                 let needle = &hay[start..start + len];
-                let (mut naive, mut i) = (0, 0);
-                while i + len <= hay.len() {
-                    if &hay[i..i + len] == needle {
-                        naive += 1;
-                        i += len;
-                    } else {
-                        i += 1;
-                    }
-                }
+                let naive = naive_count(hay, needle);
                 assert_eq!(count_matches(hay, needle), naive, "needle {needle:?}");
             }
+        }
+    }
+
+    #[test]
+    fn edge_lengths() {
+        let long = [b'a'; MAX_NEEDLE + 1];
+        assert_eq!(count_matches(&long, &long), 0, "needle above MAX_NEEDLE");
+        assert_eq!(count_matches(&long, &long[..MAX_NEEDLE]), 1);
+        assert_eq!(count_matches(&long[..MAX_NEEDLE], &long[..MAX_NEEDLE]), 1);
+        assert_eq!(count_matches(&long[..3], &long[..4]), 0, "needle longer");
+        assert_eq!(count_matches(b"", b"a"), 0);
+        assert_eq!(count_matches(b"", b""), 0);
+        assert_eq!(count_matches(&[b'a'; 4096], b"a"), 4096);
+        assert_eq!(count_matches(&[b'a'; 4096], b"aaa"), 1365);
+    }
+
+    /// Bytes from a small alphabet, so that matches, near misses and
+    /// self-overlapping needles are common.
+    fn text(max: usize) -> impl Strategy<Value = Vec<u8>> {
+        prop::collection::vec(prop::sample::select(&b"aabc\x00\xff"[..]), 0..max)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 4_000, ..ProptestConfig::default() })]
+
+        #[test]
+        fn agrees_with_the_naive_count(hay in text(700), needle in text(12)) {
+            prop_assert_eq!(count_matches(&hay, &needle), naive_count(&hay, &needle));
+        }
+
+        #[test]
+        fn agrees_on_needles_cut_from_the_haystack(
+            hay in text(1200),
+            start in 0usize..1200,
+            len in 0usize..=MAX_NEEDLE + 2,
+        ) {
+            let start = start.min(hay.len());
+            let needle = &hay[start..(start + len).min(hay.len())];
+            prop_assert_eq!(count_matches(&hay, needle), naive_count(&hay, needle));
+        }
+
+        #[test]
+        fn agrees_on_arbitrary_bytes(
+            hay in prop::collection::vec(any::<u8>(), 0..300),
+            needle in prop::collection::vec(any::<u8>(), 0..3),
+        ) {
+            prop_assert_eq!(count_matches(&hay, &needle), naive_count(&hay, &needle));
         }
     }
 }

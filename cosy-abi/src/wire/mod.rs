@@ -45,8 +45,9 @@ pub const MAX_OPERANDS: usize = 6;
 pub const NO_REG: u8 = 0xFF;
 /// Op index meaning "no op" in the results area.
 pub const NO_OP: u16 = 0xFFFF;
-/// Longest needle `SEARCH` accepts; keeps the search linear-time with a
-/// fixed-size table on the stack.
+/// Longest needle `SEARCH` accepts; bounds the per-search set-up and the
+/// direct check after each match, so a search's work stays proportional to
+/// the bytes its step budget charged for.
 pub const MAX_NEEDLE: usize = 256;
 /// A data op costs one extra step per this many bytes.
 pub const BYTES_PER_STEP: u64 = 256;
