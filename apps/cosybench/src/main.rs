@@ -28,6 +28,7 @@ mod copy;
 mod dbsim;
 mod grep;
 mod layout;
+mod ls_l;
 mod measure;
 mod null_loop;
 mod plan;
@@ -92,5 +93,6 @@ fn run(bench: &mut Bench, step: &plan::Step<'_>) {
         plan::Workload::Copy => copy::run(bench, step),
         plan::Workload::Grep => grep::run(bench, step),
         plan::Workload::Dbsim => dbsim::run(bench, step),
+        plan::Workload::LsL => ls_l::run(bench, step),
     }
 }

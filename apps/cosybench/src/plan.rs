@@ -8,11 +8,13 @@
 //! copy        5       /cosy/copy.bin
 //! grep        9       /cosy/grep-128k.bin /cosy/grep-2m.bin
 //! dbsim       3       /cosy/db-64m.bin 3000
+//! ls-l        9       /ls/5000
 //! ```
 //!
 //! `rounds` timed rounds follow one untimed warm-up round; null-loop's
 //! parameters are loop lengths, copy's and grep's are files, dbsim's a
-//! file and then numbers of reads per run.
+//! file and then numbers of reads per run, ls-l's directories of
+//! copies (`crate::ls_l`).
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -31,6 +33,7 @@ pub enum Workload {
     Copy,
     Grep,
     Dbsim,
+    LsL,
 }
 
 impl fmt::Display for Workload {
@@ -40,6 +43,7 @@ impl fmt::Display for Workload {
             Workload::Copy => "copy",
             Workload::Grep => "grep",
             Workload::Dbsim => "dbsim",
+            Workload::LsL => "ls-l",
         })
     }
 }
@@ -69,7 +73,7 @@ impl fmt::Display for PlanError<'_> {
             PlanError::UnknownWorkload(w) => {
                 write!(
                     f,
-                    "unknown workload `{w}` (known: null-loop, copy, grep, dbsim)"
+                    "unknown workload `{w}` (known: null-loop, copy, grep, dbsim, ls-l)"
                 )
             }
             PlanError::BadRounds(r) => {
@@ -99,6 +103,7 @@ impl<'a> Step<'a> {
             "copy" => Workload::Copy,
             "grep" => Workload::Grep,
             "dbsim" => Workload::Dbsim,
+            "ls-l" => Workload::LsL,
             other => return Err(PlanError::UnknownWorkload(other)),
         };
         let rounds = words.next().unwrap_or("");

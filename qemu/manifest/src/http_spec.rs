@@ -242,6 +242,7 @@ pub(crate) fn check(manifest: &Manifest) -> Result<(), Error> {
     let generated: Vec<String> = folder
         .into_iter()
         .flatten()
+        .filter(|g| g.files.is_none())
         .map(|g| g.path.clone())
         .collect();
     for (index, exchange) in test.http.iter().enumerate() {

@@ -105,6 +105,10 @@ pub const MAX_DEVICE_NAME_LEN: usize = MAX_NAME_LEN - ".config".len();
 pub const MAX_GENERATED_SIZE: u64 = 256 * MIB as u64;
 /// `devices.*.generate`: most generated files on one disk.
 pub const MAX_GENERATED_FILES: usize = 256;
+/// `devices.*.generate[].files`: most files in one generated directory
+/// (`mke2fs -d` fills a 50,000-entry directory in seconds; the bound
+/// keeps a typo from building millions).
+pub const MAX_GENERATED_DIR_FILES: u32 = 100_000;
 
 /// `test.http[]`: default and largest deadline, clients and requests.
 pub const DEFAULT_HTTP_DEADLINE_SECS: u32 = 30;

@@ -42,8 +42,51 @@ fn generated_files_are_read() {
         &[GeneratedFile {
             path: "data/16m.bin".into(),
             size: 16 << 20,
-            seed: 7
+            seed: 7,
+            files: None,
         }]
+    );
+}
+
+#[test]
+fn generated_directories_are_read_and_checked() {
+    let m = ok(&server(
+        "generate = [{ dir = \"ls/5000\", files = 5000, size = 0, seed = 5 }]",
+        "",
+    ));
+    let Some(DiskImage::Folder { generate, .. }) = &m.devices[0].disk else {
+        panic!("not a folder disk");
+    };
+    assert_eq!(
+        generate,
+        &[GeneratedFile {
+            path: "ls/5000".into(),
+            size: 0,
+            seed: 5,
+            files: Some(5000),
+        }]
+    );
+    let either = "systems/t.toml: `devices.disk0.generate[0]`: an entry is either a file, `{ path, size, seed }`, or a directory of files, `{ dir, files, size, seed }`; write exactly one of `path` and `dir`, and `files` only with `dir`";
+    for bad in [
+        "{ dir = \"d\", size = 0, seed = 0 }",
+        "{ path = \"d\", files = 3, size = 0, seed = 0 }",
+        "{ path = \"d\", dir = \"d\", files = 3, size = 0, seed = 0 }",
+        "{ size = 0, seed = 0 }",
+    ] {
+        assert_eq!(generate_error(bad), either, "{bad}");
+    }
+    assert_eq!(
+        generate_error("{ dir = \"d\", files = 100001, size = 0, seed = 0 }"),
+        "systems/t.toml: `devices.disk0.generate[0].files` is 100001, out of range; use a value from 1 to 100000"
+    );
+    assert_eq!(
+        generate_error("{ dir = \"/d\", files = 1, size = 0, seed = 0 }"),
+        "systems/t.toml: `devices.disk0.generate[0].dir`: the path \"/d\" is not relative; write it inside the disk, as `data/file.bin`"
+    );
+    // Every file counts against the disk.
+    assert!(
+        generate_error("{ dir = \"d\", files = 9, size = 4194304, seed = 0 }")
+            .contains("the generated files take 37748736 bytes"),
     );
 }
 
@@ -166,7 +209,7 @@ fn generated_size_and_seed_rules() {
     );
     assert_eq!(
         generate_error("{ path = \"a\", size = 1, seed = 1, mode = 1 }"),
-        "systems/t.toml: unknown key `mode` in `[devices.disk0.generate[0]]`; the keys allowed there are `path`, `size`, `seed`"
+        "systems/t.toml: unknown key `mode` in `[devices.disk0.generate[0]]`; the keys allowed there are `path`, `dir`, `files`, `size`, `seed`"
     );
 }
 

@@ -64,7 +64,30 @@ pub fn prepare(manifest: &Manifest, image: &Path, fresh: bool) -> Result<(), Str
     generate::stage(folder, generated, &staging)?;
     let built = build(&staging, size_mib, image);
     let _ = std::fs::remove_dir_all(&staging);
-    built
+    built?;
+    if generated.iter().any(|g| g.files.is_some()) {
+        index_directories(image)?;
+    }
+    Ok(())
+}
+
+/// `e2fsck -fyD`: gives the image's large directories a hash-tree index.
+/// `mke2fs -d` links every name into a linear directory, where each name
+/// lookup scans the whole directory; a real ext4 directory of thousands
+/// of files is indexed (the kernel indexes it as it grows), and the file
+/// server looks names up through the index when there is one.
+fn index_directories(image: &Path) -> Result<(), String> {
+    let out = run(Command::new(tool("e2fsck")?).arg("-fyD").arg(image))?;
+    // 0: nothing changed; 1: the file system was modified (the index).
+    if matches!(out.status.code(), Some(0 | 1)) {
+        return Ok(());
+    }
+    Err(format!(
+        "e2fsck -fyD {} could not index the generated directories (exit {:?}):\n{}",
+        image.display(),
+        out.status.code(),
+        text(&out)
+    ))
 }
 
 /// Makes `image`, `size_mib` MiB of ext4 holding a copy of `folder`.
@@ -164,6 +187,39 @@ mod tests {
             .arg(image))
         .unwrap();
         out.stdout
+    }
+
+    #[test]
+    fn a_generated_directory_is_built_clean_and_indexed() {
+        let dir = scratch("gendir");
+        let folder = dir.join("files");
+        std::fs::create_dir_all(&folder).unwrap();
+        let text = format!(
+            "[system]\nname = \"t\"\n[tasks.a]\ncrate = \"a\"\npriority = 1\nstart_order = 1\n\
+             [devices.disk0]\nkind = \"virtio-blk\"\ndriver = \"a\"\nfolder = \"{}\"\nsize_mib = 16\n\
+             generate = [{{ dir = \"ls/500\", files = 500, size = 0, seed = 5 }}]\n",
+            folder.display()
+        );
+        let m = conflux_manifest::parse(&text, "/t.toml").unwrap();
+        let image = dir.join("t.img");
+        prepare(&m, &image, true).unwrap();
+        check(&m, &image).unwrap();
+        let stat = run(Command::new(tool("debugfs").unwrap())
+            .arg("-R")
+            .arg("stat /ls/500")
+            .arg(&image))
+        .unwrap();
+        let stat = String::from_utf8_lossy(&stat.stdout);
+        // 0x1000: EXT4_INDEX_FL, the hash-tree index e2fsck -D added.
+        let flags = stat
+            .split("Flags: 0x")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+            .unwrap_or_else(|| panic!("no flags in {stat}"));
+        assert_ne!(flags & 0x1000, 0, "not indexed: {stat}");
+        assert_eq!(debugfs_cat(&image, "/ls/500/f00499"), b"");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -221,7 +221,7 @@ impl<'m> Bodies<'m> {
             BodyCheck::Generated => {
                 let file = generated
                     .iter()
-                    .find(|g| g.path == relative)
+                    .find(|g| g.path == relative && g.files.is_none())
                     .ok_or_else(|| format!("{url} is not a generated file"))?;
                 generate::bytes(file.seed, file.size).into()
             }

@@ -160,6 +160,21 @@ impl Fs {
         Stat::decode(bytes).ok_or(Error::Request(0))
     }
 
+    /// The stat of `name` (one component, as `readdir` gave it) in the
+    /// directory open as `fd`: `ls -l`'s per-entry call, one IPC.
+    pub fn statat(&mut self, fd: Fd, name: &[u8]) -> Result<Stat, Error> {
+        // Names the paths of this client can carry are UTF-8 (`put_path`).
+        let path = core::str::from_utf8(name)
+            .map_err(|_| Error::Fs(conflux_fs_protocol::FsError::Invalid))?;
+        let p = self.path_arg(0, path)?;
+        let bytes = self.record_out(
+            ops::STATAT,
+            alloc::vec![Operand::Value(fd.0), p],
+            Stat::SIZE,
+        )?;
+        Stat::decode(bytes).ok_or(Error::Request(0))
+    }
+
     pub fn fstat(&mut self, fd: Fd) -> Result<Stat, Error> {
         let bytes = self.record_out(ops::FSTAT, alloc::vec![Operand::Value(fd.0)], Stat::SIZE)?;
         Stat::decode(bytes).ok_or(Error::Request(0))

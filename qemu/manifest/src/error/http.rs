@@ -21,6 +21,9 @@ pub enum GeneratedRule {
     TooLarge { total: u64, disk: u64 },
     /// More files than [`crate::limits::MAX_GENERATED_FILES`].
     TooMany { count: usize, max: usize },
+    /// Not exactly one of `path` (a file) and `dir` (a directory of
+    /// `files`), or `files` without `dir`.
+    PathOrDir,
 }
 
 /// Why a `test.http` entry was rejected.
@@ -82,6 +85,10 @@ impl fmt::Display for GeneratedRule {
             GeneratedRule::TooMany { count, max } => write!(
                 f,
                 "{count} files are generated, more than the {max} a disk may have; put the rest in the folder"
+            ),
+            GeneratedRule::PathOrDir => write!(
+                f,
+                "an entry is either a file, `{{ path, size, seed }}`, or a directory of files, `{{ dir, files, size, seed }}`; write exactly one of `path` and `dir`, and `files` only with `dir`"
             ),
         }
     }

@@ -7,11 +7,25 @@
 /// `path` (relative, `/`-separated, no `..`), to the disk built from the
 /// folder. Its bytes come from `seed` through the runner's one generator
 /// (xorshift64, see `qemu/runner/src/disks/generate.rs`).
+///
+/// With `files` (written `{ dir = "ls/5000", files = 5000, size = 0,
+/// seed = 5 }`), `path` is a directory of that many files of `size` bytes
+/// each, named by the runner (`f00000`, `f00001`, ...): directories as
+/// large as `ls -l` benchmarks list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GeneratedFile {
     pub path: String,
     pub size: u64,
     pub seed: u64,
+    /// `Some(n)`: `path` is a directory of `n` generated files.
+    pub files: Option<u32>,
+}
+
+impl GeneratedFile {
+    /// The bytes all its files take together.
+    pub fn total(&self) -> u64 {
+        self.size.saturating_mul(u64::from(self.files.unwrap_or(1)))
+    }
 }
 
 /// One `[test] http` entry.

@@ -7,6 +7,11 @@
 //! one place they are made: the runner writes the file with it, and the
 //! HTTP peer checks what the guest serves against it.
 //!
+//! A directory entry (`{ dir, files, size, seed }`) holds `files` files
+//! named [`dir_file_name`] (`f00000`, `f00001`, ...), the *i*-th holding
+//! the bytes of seed `seed + i` (wrapping): with `size = 0`, empty files,
+//! as an `ls -l` benchmark lists them.
+//!
 //! The folder itself is never written: it is copied to a staging folder
 //! under `target/disks/`, the files are added there, and `mke2fs -d`
 //! reads the copy.
@@ -57,14 +62,33 @@ pub fn stage(folder: &Path, files: &[GeneratedFile], staging: &Path) -> Result<(
                 folder.display()
             ));
         }
-        if let Some(dir) = target.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        match file.files {
+            None => write_file(&target, file.seed, file.size)?,
+            Some(count) => {
+                for i in 0..count {
+                    let seed = file.seed.wrapping_add(u64::from(i));
+                    write_file(&target.join(dir_file_name(i)), seed, file.size)?;
+                }
+            }
         }
-        std::fs::write(&target, bytes(file.seed, file.size))
-            .map_err(|e| format!("cannot write {}: {e}", target.display()))?;
     }
     Ok(())
+}
+
+/// The name of the `i`-th file of a generated directory: `f` and five
+/// digits or more, so a listing sorted by name is in generation order.
+pub fn dir_file_name(i: u32) -> String {
+    format!("f{i:05}")
+}
+
+/// Writes the `size` bytes of `seed` at `target`, its folders made first.
+fn write_file(target: &Path, seed: u64, size: u64) -> Result<(), String> {
+    if let Some(dir) = target.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    std::fs::write(target, bytes(seed, size))
+        .map_err(|e| format!("cannot write {}: {e}", target.display()))
 }
 
 /// Copies the tree at `from` to `to`: directories, files and symbolic
@@ -127,6 +151,7 @@ mod tests {
             path: path.into(),
             size: 100,
             seed: 3,
+            files: None,
         };
         let staging = dir.join("staging");
         stage(&folder, &[file("data/x.bin")], &staging).unwrap();
@@ -141,6 +166,42 @@ mod tests {
         assert!(!folder.join("data").exists());
         let error = stage(&folder, &[file("www/index.html")], &staging).unwrap_err();
         assert!(error.contains("is also in the disk folder"), "{error}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_generated_directory_holds_its_files_seeded_in_turn() {
+        let dir = std::env::temp_dir().join(format!("conflux-stage-dir-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let folder = dir.join("folder");
+        std::fs::create_dir_all(&folder).unwrap();
+        let entry = |path: &str, size, files| GeneratedFile {
+            path: path.into(),
+            size,
+            seed: 5,
+            files: Some(files),
+        };
+        let staging = dir.join("staging");
+        let entries = [entry("ls/20", 0, 20), entry("ls/3", 10, 3)];
+        stage(&folder, &entries, &staging).unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(staging.join("ls/20"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        let expected: Vec<String> = (0..20).map(dir_file_name).collect();
+        assert_eq!(names, expected);
+        assert_eq!(expected[7], "f00007");
+        let sizes = std::fs::read_dir(staging.join("ls/20"))
+            .unwrap()
+            .map(|e| e.unwrap().metadata().unwrap().len());
+        assert!(sizes.into_iter().all(|len| len == 0));
+        for i in 0..3 {
+            let got = std::fs::read(staging.join("ls/3").join(dir_file_name(i))).unwrap();
+            assert_eq!(got, bytes(5 + u64::from(i), 10));
+        }
+        assert_eq!(dir_file_name(49_999), "f49999");
+        assert_eq!(dir_file_name(100_000), "f100000");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -1,0 +1,199 @@
+//! `ls -l` (FSL-02-01 §4.3, HotOS 2003): read a directory and stat every
+//! entry. VAN makes one IPC per `readdir` batch and one per `statat`;
+//! COSY and COSY-FAST run the whole listing as one compound (written
+//! with `cosy!`) whose batches of entries and stats land in the control
+//! region or in the data region.
+//!
+//! Each plan parameter is a directory holding three copies of the same
+//! generated directory, `van`, `cosy` and `cosy-fast` (the manifest's
+//! `generate = [{ dir, files, size, seed }]`). **Cold**: each
+//! configuration lists its own copy, untouched since boot, once (the
+//! file server has never read its directory blocks or inodes; the path
+//! to it is warm after the first). **Warm**: then every configuration
+//! lists the `van` copy, after one untimed warm-up round, as the other
+//! workloads do. The parameter is the directory's name with `-cold` or
+//! `-warm` (`5000-cold`). The answer is the number of entries listed
+//! (the server lists no `.` and `..`), which must be VAN's in every
+//! configuration.
+//!
+//! As `ls -l` would print them, each batch's entries and stats are in
+//! shared memory when the compound goes on to the next batch, which
+//! overwrites them: the app of a compound sees the last batch only.
+
+use alloc::format;
+use alloc::string::String;
+
+use conflux_fs_client::Error;
+use conflux_fs_protocol::ops::{CLOSE, OPEN, O_DIRECTORY, READDIR, STATAT, TABLE};
+use conflux_fs_protocol::record::{Dirent, Stat};
+use conflux_userlib::bench::Samples;
+use conflux_userlib::sys::rdtsc;
+use cosy_abi::{Builder, Outcome};
+use cosy_macro::cosy;
+
+use crate::layout::{put_path, PATH_A, PATH_LEN};
+use crate::measure::{self, Config};
+use crate::plan::Step;
+use crate::Bench;
+
+/// Entries one `readdir` asks for: VAN's batch too (`Fs::readdir`).
+const BATCH: u32 = 64;
+/// Where a batch of entries goes, in the region the compound uses.
+const ENTRIES: u32 = 4096;
+const BATCH_BYTES: u32 = BATCH * Dirent::SIZE as u32;
+/// Where the batch's stats go, the i-th for the i-th entry.
+const STATS: u32 = ENTRIES + BATCH_BYTES;
+const DIRENT: u64 = Dirent::SIZE as u64;
+const STAT_LEN: u64 = Stat::SIZE as u64;
+/// The name field of an entry (NUL-terminated within it).
+const NAME_AT: u32 = ENTRIES + Dirent::NAME_OFFSET as u32;
+const NAME_LEN: u32 = (Dirent::SIZE - Dirent::NAME_OFFSET) as u32;
+
+/// The configurations and the copy each lists cold.
+const COPIES: [(Config, &str); 3] = [
+    (Config::Van, "van"),
+    (Config::Cosy, "cosy"),
+    (Config::CosyFast, "cosy-fast"),
+];
+
+/// The listing as one compound over `region` (the path at
+/// [`PATH_A`]); exit value: the entries listed.
+pub fn compound(region: u8) -> Builder {
+    cosy!(TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        let path = buf(region, PATH_A, PATH_LEN);
+        let batch = buf(region, ENTRIES, BATCH_BYTES);
+        let mut entry = 0;
+        let mut record = 0;
+        // Entry i's name and stat move with its offsets in the batch.
+        let name = buf_at(region, entry, NAME_AT, NAME_LEN);
+        let stat = buf_at(region, record, STATS, STAT_LEN as u32);
+        let fd = open(path, O_DIRECTORY, 0);
+        let mut total = 0;
+        loop {
+            let n = readdir(fd, batch, BATCH_BYTES);
+            if n == 0 {
+                break;
+            }
+            for i in 0..n {
+                entry = i * DIRENT;
+                record = i * STAT_LEN;
+                statat(fd, name, stat);
+            }
+            total += n;
+        }
+        close(fd);
+        total
+    })
+}
+
+pub fn run(b: &mut Bench, step: &Step<'_>) {
+    let built = (compound(0).build(), compound(b.data).build());
+    let (cosy, fast) = match built {
+        (Ok(c), Ok(f)) => (c, f),
+        (c, f) => {
+            let errors = (c.err(), f.err());
+            return b.checks.that("ls-l: build the compounds", false, errors);
+        }
+    };
+    for dir in &step.params {
+        let name = dir.rsplit('/').next().unwrap_or(dir);
+        let list = |b: &mut Bench, config: Config, path: &str| match config {
+            Config::Van => van(b, path),
+            Config::Cosy => in_compound(b, 0, &cosy, path),
+            Config::CosyFast => {
+                let data = b.data;
+                in_compound(b, data, &fast, path)
+            }
+        };
+        cold(b, &format!("{name}-cold"), dir, list);
+        let warm = format!("{dir}/van");
+        measure::rounds(
+            b,
+            "ls-l",
+            &format!("{name}-warm"),
+            step.rounds,
+            &COPIES.map(|(c, _)| c),
+            |b, config| list(b, config, &warm),
+        );
+    }
+}
+
+/// One listing per configuration, each of its own untouched copy; one
+/// sample each (a second would be warm).
+fn cold(
+    b: &mut Bench,
+    param: &str,
+    dir: &str,
+    list: impl Fn(&mut Bench, Config, &str) -> Result<u64, Error>,
+) {
+    let mut reference = None;
+    for (config, copy) in COPIES {
+        let path = format!("{dir}/{copy}");
+        let start = rdtsc();
+        let answer = list(b, config, &path);
+        let took = rdtsc() - start;
+        let answer = match answer {
+            Ok(a) => a,
+            Err(e) => return b.checks.that(&format!("ls-l {path} {config:?}"), false, e),
+        };
+        match reference {
+            None => {
+                reference = Some(answer);
+                conflux_userlib::println!("ls-l {param}: answer Some({answer})");
+            }
+            Some(r) => b.checks.eq(
+                &format!("ls-l {param} {config:?} answers as VAN"),
+                answer,
+                r,
+            ),
+        }
+        let metric: String = format!("ls_l__{}__{}", metric(config), param.replace('-', "_"));
+        let mut samples = Samples::new(alloc::boxed::Box::leak(metric.into_boxed_str()), 1);
+        samples.push(took);
+        samples.report();
+    }
+}
+
+/// The name of `config` in metric names (as `measure` writes it).
+fn metric(config: Config) -> &'static str {
+    match config {
+        Config::Van => "VAN",
+        Config::Cosy => "COSY",
+        Config::CosyFast => "COSY_FAST",
+    }
+}
+
+/// One IPC per batch of entries and one per entry's stat.
+fn van(b: &mut Bench, path: &str) -> Result<u64, Error> {
+    let fd = b.fs.open(path, O_DIRECTORY, 0)?;
+    let mut total = 0;
+    loop {
+        let entries = b.fs.readdir(fd)?;
+        if entries.is_empty() {
+            break;
+        }
+        for entry in &entries {
+            b.fs.statat(fd, entry.name())?;
+        }
+        total += entries.len() as u64;
+    }
+    b.fs.close(fd)?;
+    Ok(total)
+}
+
+/// The compound over `region` (0: control), the path put in first; one
+/// IPC.
+fn in_compound(b: &mut Bench, region: u8, compound: &[u8], path: &str) -> Result<u64, Error> {
+    let memory = match region {
+        0 => Some(b.fs.control()),
+        n => b.fs.data(n),
+    };
+    if !memory.is_some_and(|m| put_path(m, PATH_A, path)) {
+        return Err(Error::TooLarge);
+    }
+    let reply = b.fs.run(compound, &[])?;
+    if reply.outcome != Outcome::Finished as u16 {
+        return Err(Error::Request(reply.stop_code));
+    }
+    Ok(reply.exit_value)
+}
