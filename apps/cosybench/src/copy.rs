@@ -13,8 +13,9 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use conflux_fs_client::{Error, Fs};
-use conflux_fs_protocol::ops::{CLOSE, OPEN, O_CREAT, O_RDONLY, O_TRUNC, O_WRONLY, READ, WRITE};
-use cosy_abi::{BuildError, Builder, Cmp, Outcome};
+use conflux_fs_protocol::ops::{self, O_CREAT, O_RDONLY, O_TRUNC, O_WRONLY};
+use cosy_abi::{BuildError, Outcome};
+use cosy_macro::cosy;
 
 use crate::layout::{put_path, CHUNK, CHUNK_LEN, PATH_A, PATH_B, PATH_LEN};
 use crate::measure::{self, Config};
@@ -26,27 +27,29 @@ const TARGET: &str = "/cosy/copy.out";
 const CREATE: u64 = O_WRONLY | O_CREAT | O_TRUNC;
 
 /// The copy loop as one compound over buffers in `region` (layout:
-/// [`crate::layout`]); exit value: the bytes written. The `cosy!` macro
-/// will write this from the loop in the module docs.
+/// [`crate::layout`]), written with `cosy!` from the loop in the module
+/// docs; exit value: the bytes written.
 pub fn compound(region: u8) -> Result<Vec<u8>, BuildError> {
-    let mut b = Builder::new();
-    b.fail_fast(true).step_budget(u32::MAX);
-    let (from, to, n, written, total) = (b.reg(), b.reg(), b.reg(), b.reg(), b.reg());
-    let source = b.buf(region, PATH_A, PATH_LEN);
-    let target = b.buf(region, PATH_B, PATH_LEN);
-    let chunk = b.buf(region, CHUNK, CHUNK_LEN);
-    let again = b.label();
-    b.call(from, OPEN, (source, O_RDONLY, 0));
-    b.call(to, OPEN, (target, CREATE, 0o644));
-    b.bind(again);
-    b.call(n, READ, (from, chunk, u64::from(CHUNK_LEN)));
-    b.call(written, WRITE, (to, chunk, n));
-    b.add(total, total, written);
-    b.branch(Cmp::Eq, n, u64::from(CHUNK_LEN), again);
-    b.call_void(CLOSE, (from,));
-    b.call_void(CLOSE, (to,));
-    b.exit(total);
-    b.build()
+    let len = u64::from(CHUNK_LEN);
+    cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        let source = buf(region, PATH_A, PATH_LEN);
+        let target = buf(region, PATH_B, PATH_LEN);
+        let chunk = buf(region, CHUNK, CHUNK_LEN);
+        let from = open(source, O_RDONLY, 0);
+        let to = open(target, CREATE, 0o644);
+        let mut total = 0;
+        loop {
+            let n = read(from, chunk, len);
+            total += write(to, chunk, n);
+            if n != len {
+                break;
+            }
+        }
+        close(from);
+        close(to);
+        total
+    })
+    .build()
 }
 
 pub fn run(b: &mut Bench, step: &Step<'_>) {

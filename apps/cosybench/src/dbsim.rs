@@ -18,8 +18,9 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use conflux_fs_client::Error;
-use conflux_fs_protocol::ops::{CLOSE, OPEN, O_RDWR, PREAD, PWRITE};
-use cosy_abi::{BuildError, Builder, Cmp, Outcome};
+use conflux_fs_protocol::ops::{self, O_RDWR};
+use cosy_abi::{BuildError, Outcome};
+use cosy_macro::cosy;
 
 use crate::copy::size_name;
 use crate::layout::{put_path, CHUNK, CHUNK_LEN, PATH_A, PATH_LEN};
@@ -40,43 +41,30 @@ pub fn next(mut x: u64) -> u64 {
 }
 
 /// `reads` transactions over a file of `blocks` blocks as one compound
-/// over buffers in `region`; exit value: the bytes read and written plus
-/// the sum of the blocks' offsets (so a wrong block sequence shows). The
-/// `cosy!` macro will write this from [`van`]'s loop.
+/// over buffers in `region`, written with `cosy!` from [`van`]'s loop;
+/// exit value: the bytes read and written plus the sum of the blocks'
+/// offsets (so a wrong block sequence shows).
 pub fn compound(region: u8, reads: u64, blocks: u64) -> Result<Vec<u8>, BuildError> {
-    let mut b = Builder::new();
-    b.fail_fast(true).step_budget(u32::MAX);
-    let (fd, x, t, i, at, n, total, odd) = (
-        b.reg(),
-        b.reg(),
-        b.reg(),
-        b.reg(),
-        b.reg(),
-        b.reg(),
-        b.reg(),
-        b.reg(),
-    );
-    let path = b.buf(region, PATH_A, PATH_LEN);
-    let block = b.buf(region, CHUNK, CHUNK_LEN);
-    b.call(fd, OPEN, (path, O_RDWR, 0));
-    b.mov(x, SEED);
-    b.for_loop(i, 0, Cmp::LtU, reads, 1, |b| {
-        b.shl(t, x, 13).xor(x, x, t);
-        b.shr(t, x, 7).xor(x, x, t);
-        b.shl(t, x, 17).xor(x, x, t);
-        b.rem(at, x, blocks).mul(at, at, BLOCK);
-        b.call(n, PREAD, (fd, block, BLOCK, at));
-        b.add(total, total, n).add(total, total, at);
-        let skip = b.label();
-        b.and(odd, i, 1);
-        b.branch(Cmp::Eq, odd, 0, skip);
-        b.call(n, PWRITE, (fd, block, BLOCK, at));
-        b.add(total, total, n);
-        b.bind(skip);
-    });
-    b.call_void(CLOSE, (fd,));
-    b.exit(total);
-    b.build()
+    cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        let path = buf(region, PATH_A, PATH_LEN);
+        let block = buf(region, CHUNK, CHUNK_LEN);
+        let fd = open(path, O_RDWR, 0);
+        let mut x = SEED;
+        let mut total = 0;
+        for i in 0..reads {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let at = x % blocks * BLOCK;
+            total += pread(fd, block, BLOCK, at) + at;
+            if i & 1 == 1 {
+                total += pwrite(fd, block, BLOCK, at);
+            }
+        }
+        close(fd);
+        total
+    })
+    .build()
 }
 
 pub fn run(b: &mut Bench, step: &Step<'_>) {

@@ -14,8 +14,9 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use conflux_fs_client::Error;
-use conflux_fs_protocol::ops::{CLOSE, OPEN, O_RDONLY, READ};
-use cosy_abi::{BuildError, Builder, Cmp, Outcome};
+use conflux_fs_protocol::ops::{self, O_RDONLY};
+use cosy_abi::{BuildError, Outcome};
+use cosy_macro::cosy;
 
 use crate::copy::size_name;
 use crate::layout::{put_path, CHUNK, CHUNK_LEN, NEEDLE, PATH_A, PATH_LEN};
@@ -27,25 +28,27 @@ use crate::Bench;
 pub const STRING: &[u8] = b"cf";
 
 /// The search loop as one compound over buffers in `region` (layout:
-/// [`crate::layout`]); exit value: the matches. The `cosy!` macro will
-/// write this from the loop in the module docs.
+/// [`crate::layout`]), written with `cosy!` from the loop in the module
+/// docs; exit value: the matches.
 pub fn compound(region: u8) -> Result<Vec<u8>, BuildError> {
-    let mut b = Builder::new();
-    b.fail_fast(true).step_budget(u32::MAX);
-    let (fd, n, found, total) = (b.reg(), b.reg(), b.reg(), b.reg());
-    let path = b.buf(region, PATH_A, PATH_LEN);
-    let chunk = b.buf(region, CHUNK, CHUNK_LEN);
-    let needle = b.buf(region, NEEDLE, STRING.len() as u32);
-    let again = b.label();
-    b.call(fd, OPEN, (path, O_RDONLY, 0));
-    b.bind(again);
-    b.call(n, READ, (fd, chunk, u64::from(CHUNK_LEN)));
-    b.search(found, chunk, needle, n);
-    b.add(total, total, found);
-    b.branch(Cmp::Eq, n, u64::from(CHUNK_LEN), again);
-    b.call_void(CLOSE, (fd,));
-    b.exit(total);
-    b.build()
+    let (len, needle_len) = (u64::from(CHUNK_LEN), STRING.len() as u32);
+    cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        let path = buf(region, PATH_A, PATH_LEN);
+        let chunk = buf(region, CHUNK, CHUNK_LEN);
+        let needle = buf(region, NEEDLE, needle_len);
+        let fd = open(path, O_RDONLY, 0);
+        let mut total = 0;
+        loop {
+            let n = read(fd, chunk, len);
+            total += search(chunk, needle, n);
+            if n != len {
+                break;
+            }
+        }
+        close(fd);
+        total
+    })
+    .build()
 }
 
 pub fn run(b: &mut Bench, step: &Step<'_>) {

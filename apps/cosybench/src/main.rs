@@ -13,8 +13,9 @@
 //!
 //! What runs comes from the plan file on the disk ([`plan`]), so the
 //! benchmark system and the smoke test differ only in their disks. Each
-//! workload is a module of its own; each builds its compound in one
-//! function, the place a `cosy!` macro will take over. Every run's result
+//! workload is a module of its own; each writes its compound in one
+//! function with `cosy!` (crate `cosy-macro`), from the same loop its VAN
+//! configuration runs as ordinary Rust. Every run's result
 //! is checked (the same answer in every configuration, a copy equal to
 //! its source), so a figure is never that of wrong work; times go to the
 //! console as record lines ([`measure`]) for the runner.

@@ -10,24 +10,25 @@ use alloc::format;
 use alloc::vec::Vec;
 
 use conflux_fs_client::Error;
-use conflux_fs_protocol::ops::NOP;
-use cosy_abi::{BuildError, Builder, Cmp, Outcome};
+use conflux_fs_protocol::ops::{self, NOP};
+use cosy_abi::{BuildError, Outcome};
+use cosy_macro::cosy;
 
 use crate::measure::{self, Config};
 use crate::plan::{self, Step};
 use crate::Bench;
 
-/// `for i in 0..r0 { nop() }; exit(i)` — the compound the `cosy!` macro
-/// will write from that loop.
+/// `for _ in 0..n { nop() }` written with `cosy!`, `n` its parameter
+/// (r0); exit value: `n`, reached only if every call succeeded (a failed
+/// `nop` stops the compound: `#[fail_fast]`).
 pub fn compound() -> Result<Vec<u8>, BuildError> {
-    let mut b = Builder::new();
-    b.fail_fast(true).step_budget(u32::MAX);
-    let (n, i) = (b.reg(), b.reg());
-    b.for_loop(i, 0, Cmp::LtU, n, 1, |b| {
-        b.call_void(NOP, ());
-    });
-    b.exit(i);
-    b.build()
+    cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] |n| {
+        for _ in 0..n {
+            nop();
+        }
+        n
+    })
+    .build()
 }
 
 pub fn run(b: &mut Bench, step: &Step<'_>) {
