@@ -54,14 +54,8 @@ pub fn compound(region: u8) -> Result<Vec<u8>, BuildError> {
 
 pub fn run(b: &mut Bench, step: &Step<'_>) {
     let configs = [Config::Van, Config::Cosy, Config::CosyFast];
-    let compounds = [compound(0), compound(b.data)];
-    let (cosy, fast) = match compounds {
-        [Ok(c), Ok(f)] => (c, f),
-        [c, f] => {
-            return b
-                .checks
-                .that("copy: build the compounds", false, (c.err(), f.err()))
-        }
+    let Some((cosy, fast)) = b.compounds("copy", compound) else {
+        return;
     };
     for source in &step.params {
         let size = match b.fs.stat(source) {

@@ -83,13 +83,8 @@ pub fn run(b: &mut Bench, step: &Step<'_>) {
             let what = format!("dbsim: reads `{count}` is a whole number from 1 to 100000");
             return b.checks.that(&what, false, ());
         };
-        let compounds = [compound(0, reads, blocks), compound(b.data, reads, blocks)];
-        let (cosy, fast) = match compounds {
-            [Ok(c), Ok(f)] => (c, f),
-            [c, f] => {
-                let errors = (c.err(), f.err());
-                return b.checks.that("dbsim: build the compounds", false, errors);
-            }
+        let Some((cosy, fast)) = b.compounds("dbsim", |r| compound(r, reads, blocks)) else {
+            return;
         };
         let param = format!("{}-1-proc-{reads}", size_name(blocks * BLOCK));
         let configs = [Config::Van, Config::Cosy, Config::CosyFast];

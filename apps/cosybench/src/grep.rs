@@ -53,13 +53,8 @@ pub fn compound(region: u8) -> Result<Vec<u8>, BuildError> {
 
 pub fn run(b: &mut Bench, step: &Step<'_>) {
     let configs = [Config::Van, Config::Cosy, Config::CosyFast];
-    let compounds = [compound(0), compound(b.data)];
-    let (cosy, fast) = match compounds {
-        [Ok(c), Ok(f)] => (c, f),
-        [c, f] => {
-            let errors = (c.err(), f.err());
-            return b.checks.that("grep: build the compounds", false, errors);
-        }
+    let Some((cosy, fast)) = b.compounds("grep", compound) else {
+        return;
     };
     for file in &step.params {
         let size = match b.fs.stat(file) {

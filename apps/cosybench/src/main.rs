@@ -34,6 +34,7 @@ mod measure;
 mod null_loop;
 mod plan;
 
+use alloc::vec::Vec;
 use conflux_fs_client::Fs;
 use conflux_userlib::println;
 use conflux_userlib::testing::Checks;
@@ -49,6 +50,26 @@ pub struct Bench {
     /// The attached data region's number in buffer operands.
     pub data: u8,
     pub checks: Checks,
+}
+
+impl Bench {
+    /// `build`'s compound over the control region (COSY) and over the data
+    /// region (COSY-FAST); `None`, with a failed check naming `workload`,
+    /// if either does not build.
+    pub fn compounds<E: core::fmt::Debug>(
+        &mut self,
+        workload: &str,
+        build: impl Fn(u8) -> Result<Vec<u8>, E>,
+    ) -> Option<(Vec<u8>, Vec<u8>)> {
+        match (build(0), build(self.data)) {
+            (Ok(cosy), Ok(fast)) => Some((cosy, fast)),
+            (c, f) => {
+                let what = alloc::format!("{workload}: build the compounds");
+                self.checks.that(&what, false, (c.err(), f.err()));
+                None
+            }
+        }
+    }
 }
 
 fn main() {
