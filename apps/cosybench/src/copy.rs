@@ -14,7 +14,7 @@ use alloc::vec::Vec;
 
 use conflux_fs_client::{Error, Fs};
 use conflux_fs_protocol::ops::{self, O_CREAT, O_RDONLY, O_TRUNC, O_WRONLY};
-use cosy_abi::{BuildError, Outcome};
+use cosy_abi::BuildError;
 use cosy_macro::cosy;
 
 use crate::layout::{put_path, CHUNK, CHUNK_LEN, PATH_A, PATH_B, PATH_LEN};
@@ -106,19 +106,9 @@ fn van(fs: &mut Fs, source: &str) -> Result<u64, Error> {
 
 /// The compound over `region` (0: control), paths put in first; one IPC.
 fn in_compound(b: &mut Bench, region: u8, compound: &[u8], source: &str) -> Result<u64, Error> {
-    let memory = match region {
-        0 => Some(b.fs.control()),
-        n => b.fs.data(n),
-    };
-    let placed = memory.is_some_and(|m| put_path(m, PATH_A, source) && put_path(m, PATH_B, TARGET));
-    if !placed {
-        return Err(Error::TooLarge);
-    }
-    let reply = b.fs.run(compound, &[])?;
-    if reply.outcome != Outcome::Finished as u16 {
-        return Err(Error::Request(reply.stop_code));
-    }
-    Ok(reply.exit_value)
+    b.run_compound(region, compound, |m| {
+        put_path(m, PATH_A, source) && put_path(m, PATH_B, TARGET)
+    })
 }
 
 /// Whether the copy holds its source's bytes: its length if so.

@@ -19,7 +19,7 @@ use alloc::vec::Vec;
 
 use conflux_fs_client::Error;
 use conflux_fs_protocol::ops::{self, O_RDWR};
-use cosy_abi::{BuildError, Outcome};
+use cosy_abi::BuildError;
 use cosy_macro::cosy;
 
 use crate::copy::size_name;
@@ -125,16 +125,5 @@ fn van(b: &mut Bench, file: &str, reads: u64, blocks: u64) -> Result<u64, Error>
 
 /// The compound over `region` (0: control), the path put in first.
 fn in_compound(b: &mut Bench, region: u8, compound: &[u8], file: &str) -> Result<u64, Error> {
-    let memory = match region {
-        0 => Some(b.fs.control()),
-        n => b.fs.data(n),
-    };
-    if !memory.is_some_and(|m| put_path(m, PATH_A, file)) {
-        return Err(Error::TooLarge);
-    }
-    let reply = b.fs.run(compound, &[])?;
-    if reply.outcome != Outcome::Finished as u16 {
-        return Err(Error::Request(reply.stop_code));
-    }
-    Ok(reply.exit_value)
+    b.run_compound(region, compound, |m| put_path(m, PATH_A, file))
 }

@@ -15,7 +15,7 @@ use alloc::vec::Vec;
 
 use conflux_fs_client::Error;
 use conflux_fs_protocol::ops::{self, O_RDONLY};
-use cosy_abi::{BuildError, Outcome};
+use cosy_abi::BuildError;
 use cosy_macro::cosy;
 
 use crate::copy::size_name;
@@ -113,20 +113,8 @@ pub fn count(hay: &[u8], needle: &[u8]) -> u64 {
 /// The compound over `region` (0: control), path and string put in
 /// first; one IPC.
 fn in_compound(b: &mut Bench, region: u8, compound: &[u8], file: &str) -> Result<u64, Error> {
-    let memory = match region {
-        0 => Some(b.fs.control()),
-        n => b.fs.data(n),
-    };
-    let placed = memory.is_some_and(|m| {
+    b.run_compound(region, compound, |m| {
         let at = NEEDLE as usize..NEEDLE as usize + STRING.len();
         put_path(m, PATH_A, file) && m.get_mut(at).map(|s| s.copy_from_slice(STRING)).is_some()
-    });
-    if !placed {
-        return Err(Error::TooLarge);
-    }
-    let reply = b.fs.run(compound, &[])?;
-    if reply.outcome != Outcome::Finished as u16 {
-        return Err(Error::Request(reply.stop_code));
-    }
-    Ok(reply.exit_value)
+    })
 }

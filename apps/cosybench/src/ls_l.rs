@@ -28,7 +28,7 @@ use conflux_fs_protocol::ops::{CLOSE, OPEN, O_DIRECTORY, READDIR, STATAT, TABLE}
 use conflux_fs_protocol::record::{Dirent, Stat};
 use conflux_userlib::bench::Samples;
 use conflux_userlib::sys::rdtsc;
-use cosy_abi::{Builder, Outcome};
+use cosy_abi::Builder;
 use cosy_macro::cosy;
 
 use crate::layout::{put_path, PATH_A, PATH_LEN};
@@ -184,16 +184,5 @@ fn van(b: &mut Bench, path: &str) -> Result<u64, Error> {
 /// The compound over `region` (0: control), the path put in first; one
 /// IPC.
 fn in_compound(b: &mut Bench, region: u8, compound: &[u8], path: &str) -> Result<u64, Error> {
-    let memory = match region {
-        0 => Some(b.fs.control()),
-        n => b.fs.data(n),
-    };
-    if !memory.is_some_and(|m| put_path(m, PATH_A, path)) {
-        return Err(Error::TooLarge);
-    }
-    let reply = b.fs.run(compound, &[])?;
-    if reply.outcome != Outcome::Finished as u16 {
-        return Err(Error::Request(reply.stop_code));
-    }
-    Ok(reply.exit_value)
+    b.run_compound(region, compound, |m| put_path(m, PATH_A, path))
 }

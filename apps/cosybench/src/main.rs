@@ -35,9 +35,10 @@ mod null_loop;
 mod plan;
 
 use alloc::vec::Vec;
-use conflux_fs_client::Fs;
+use conflux_fs_client::{Error, Fs};
 use conflux_userlib::println;
 use conflux_userlib::testing::Checks;
+use cosy_abi::Outcome;
 
 conflux_userlib::entry!(main);
 
@@ -69,6 +70,29 @@ impl Bench {
                 None
             }
         }
+    }
+
+    /// Runs `compound` once after `place` wrote its inputs into `region`
+    /// (0: the control region, else the data region); its exit value.
+    /// `TooLarge` if `place` finds no room there.
+    pub fn run_compound(
+        &mut self,
+        region: u8,
+        compound: &[u8],
+        place: impl FnOnce(&mut [u8]) -> bool,
+    ) -> Result<u64, Error> {
+        let memory = match region {
+            0 => Some(self.fs.control()),
+            n => self.fs.data(n),
+        };
+        if !memory.is_some_and(place) {
+            return Err(Error::TooLarge);
+        }
+        let reply = self.fs.run(compound, &[])?;
+        if reply.outcome != Outcome::Finished as u16 {
+            return Err(Error::Request(reply.stop_code));
+        }
+        Ok(reply.exit_value)
     }
 }
 
