@@ -99,6 +99,16 @@ impl<'a> Ring<'a> {
         (self.into_producer(), again.into_consumer(data))
     }
 
+    /// Filled slots right now, as an onlooker holding neither role sees
+    /// them (how flowmgr reports a queue's occupancy). Both indices come
+    /// from shared memory, so the answer is only a report; `Corrupt` if
+    /// they are impossible.
+    pub fn occupancy(&self) -> Result<u32, Corrupt> {
+        let tail = self.header.tail.0.load(Acquire);
+        let head = self.header.consumer.0.head.load(Acquire);
+        self.filled(head, tail)
+    }
+
     /// Filled slots between `head` and `tail`, or `Corrupt` if more than
     /// the capacity (which also catches a `head` ahead of `tail`).
     fn filled(&self, head: u32, tail: u32) -> Result<u32, Corrupt> {

@@ -314,3 +314,16 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn occupancy_is_what_an_onlooker_sees_and_catches_impossible_indices() {
+    let mut m = hand_written(3, &[(0, 1, 1), (1, 1, 2), (2, 1, 3)]);
+    assert_eq!(Ring::attach(&mut m.0, CAP).unwrap().occupancy(), Ok(3));
+    put_u32(&mut m, 128, 1); // the consumer took one
+    assert_eq!(Ring::attach(&mut m.0, CAP).unwrap().occupancy(), Ok(2));
+    put_u32(&mut m, 64, 100); // a hostile producer's tail
+    assert_eq!(
+        Ring::attach(&mut m.0, CAP).unwrap().occupancy(),
+        Err(Corrupt { head: 1, tail: 100 })
+    );
+}
