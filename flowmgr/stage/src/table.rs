@@ -1,0 +1,388 @@
+//! The flows a stage task serves, and `flowmgr`'s messages about them.
+
+use crate::io::FlowIo;
+use crate::mem::Mapping;
+use crate::os::Os;
+use conflux_flow_protocol::stage::{label, Grant, StageStatus, Start, MAX_FLOWS};
+use conflux_flow_protocol::Span;
+
+/// Where a stage task keeps its flows' capabilities and mappings.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// Flow `f`'s grant `g` lives in capability slot `cap_base + 5f + g`.
+    pub cap_base: usize,
+    /// Flow `f`'s pool is mapped at `window_base + f * FLOW_STRIDE`, its
+    /// edges 32 MiB and 48 MiB above; page aligned, in the region window.
+    pub window_base: u64,
+    /// How many flows this task serves at once (at most `MAX_FLOWS`).
+    pub flows: u32,
+}
+
+/// Address space each flow's mappings take.
+pub const FLOW_STRIDE: u64 = 64 << 20;
+/// The largest pool a stage maps (the rest of a flow's stride is edges).
+pub const MAX_POOL: usize = 32 << 20;
+const GRANTS: usize = 5;
+
+/// What a stage task does with a flow's buffers; the task's own state for
+/// the flow is `Flow` (a device session, a block cursor, a port).
+pub trait Work {
+    type Flow;
+    /// Sets flow `flow` up as `start` asks. An error is answered to
+    /// `flowmgr` and the flow stays unstarted.
+    fn start(
+        &mut self,
+        flow: u32,
+        start: &Start,
+        io: &mut FlowIo,
+    ) -> Result<Self::Flow, StageStatus>;
+    /// The flow is stopped: undo what `start` did. Its mappings go after.
+    fn stop(&mut self, flow: u32, state: Self::Flow);
+}
+
+struct Granted {
+    pool: Option<Mapping>,
+    input: Option<Mapping>,
+    output: Option<Mapping>,
+    down: bool,
+    up: bool,
+}
+
+// At most `MAX_FLOWS` of these live in a task, so keeping the running
+// variant inline costs a few hundred bytes and no allocation.
+#[allow(clippy::large_enum_variant)]
+enum Phase<F> {
+    Attaching(Granted),
+    Running(FlowIo, F, Granted),
+}
+
+/// A stage task's flows.
+pub struct Stages<W: Work> {
+    config: Config,
+    flows: [Option<Phase<W::Flow>>; MAX_FLOWS as usize],
+}
+
+/// A stage's answer to `flowmgr`: the status is the reply's label, and up
+/// to three words say more (the field refused, a flow's figures).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Answer {
+    pub status: StageStatus,
+    pub words: [u64; 3],
+}
+
+fn answer(status: StageStatus, words: &[u64]) -> Answer {
+    let mut w = [0; 3];
+    let n = words.len().min(3);
+    w[..n].copy_from_slice(&words[..n]);
+    Answer { status, words: w }
+}
+
+impl<W: Work> Stages<W> {
+    pub fn new(config: Config) -> Self {
+        Self {
+            config: Config {
+                flows: config.flows.min(MAX_FLOWS),
+                ..config
+            },
+            flows: Default::default(),
+        }
+    }
+
+    fn slot(&self, flow: u32, g: Grant) -> usize {
+        self.config.cap_base + GRANTS * flow as usize + g as usize
+    }
+
+    fn vaddr(&self, flow: u32, g: Grant) -> u64 {
+        let base = self.config.window_base + u64::from(flow) * FLOW_STRIDE;
+        match g {
+            Grant::Input => base + (32 << 20),
+            Grant::Output => base + (48 << 20),
+            _ => base,
+        }
+    }
+
+    /// Answers one message from `flowmgr`: its `label`, its `words`
+    /// (registers and IPC buffer, see [`crate::System::words`]) and the
+    /// receive slot a capability arrived in, if one did (`cap`), which is
+    /// always left empty: the capability is filed or deleted.
+    pub fn handle(
+        &mut self,
+        work: &mut W,
+        os: &mut impl Os,
+        label: u32,
+        words: &[u64],
+        cap: Option<usize>,
+    ) -> Answer {
+        let flow = words.first().copied().unwrap_or(u64::MAX);
+        let reply = match (flow < u64::from(self.config.flows), label) {
+            (_, l)
+                if !matches!(
+                    l,
+                    label::ATTACH
+                        | label::START
+                        | label::STOP
+                        | label::STATS
+                        | label::PAUSE
+                        | label::RESUME
+                ) =>
+            {
+                answer(StageStatus::BadLabel, &[])
+            }
+            (false, _) => answer(StageStatus::UnknownFlow, &[flow]),
+            (true, label::ATTACH) => self.attach(os, flow as u32, words, cap),
+            (true, label::START) => self.start(work, words),
+            (true, label::STOP) => self.stop(work, os, flow as u32),
+            (true, label::STATS) => self.stats(flow as u32),
+            (true, l) => self.pause(flow as u32, l == label::PAUSE),
+        };
+        if let Some(c) = cap {
+            // Filed by `attach` (moved away) or unwanted: either way the
+            // receive slot must be empty for the next message.
+            os.release(c, None);
+        }
+        reply
+    }
+
+    fn attach(&mut self, os: &mut impl Os, flow: u32, words: &[u64], cap: Option<usize>) -> Answer {
+        let grant_word = words.get(1).copied().unwrap_or(u64::MAX);
+        let (Some(grant), Some(from)) = (Grant::from_word(grant_word), cap) else {
+            return answer(StageStatus::BadCapability, &[grant_word]);
+        };
+        let to = self.slot(flow, grant);
+        let vaddr = self.vaddr(flow, grant);
+        let phase = self.flows[flow as usize].get_or_insert_with(|| {
+            Phase::Attaching(Granted {
+                pool: None,
+                input: None,
+                output: None,
+                down: false,
+                up: false,
+            })
+        });
+        let Phase::Attaching(g) = phase else {
+            return answer(StageStatus::Busy, &[]);
+        };
+        let ok = match grant {
+            Grant::Pool | Grant::Input | Grant::Output => {
+                let place = match grant {
+                    Grant::Pool => &mut g.pool,
+                    Grant::Input => &mut g.input,
+                    _ => &mut g.output,
+                };
+                if let Some(old) = place.take() {
+                    os.release(to, Some(old));
+                }
+                *place = os.take_region(from, to, vaddr);
+                let too_big = place.as_ref().is_some_and(|m| {
+                    m.len()
+                        > if grant == Grant::Pool {
+                            MAX_POOL
+                        } else {
+                            16 << 20
+                        }
+                });
+                if too_big {
+                    let m = place.take();
+                    os.release(to, m);
+                }
+                place.is_some()
+            }
+            Grant::WakeDownstream => {
+                g.down = os.take_cap(from, to);
+                g.down
+            }
+            Grant::WakeUpstream => {
+                g.up = os.take_cap(from, to);
+                g.up
+            }
+        };
+        if ok {
+            answer(StageStatus::Ok, &[])
+        } else {
+            answer(StageStatus::BadCapability, &[grant as u64])
+        }
+    }
+
+    fn start(&mut self, work: &mut W, words: &[u64]) -> Answer {
+        let start = match Start::decode(words) {
+            Ok(s) => s,
+            Err(e) => return answer(StageStatus::BadSpec, &[spec_detail(&e)]),
+        };
+        let flow = start.flow;
+        let down = self.slot(flow, Grant::WakeDownstream);
+        let up = self.slot(flow, Grant::WakeUpstream);
+        let mut g = match self.flows[flow as usize].take() {
+            Some(Phase::Attaching(g)) => g,
+            running @ Some(Phase::Running(..)) => {
+                self.flows[flow as usize] = running;
+                return answer(StageStatus::Busy, &[]);
+            }
+            None => return answer(StageStatus::NotAttached, &[]),
+        };
+        let status = (|| {
+            let pool = g.pool.as_ref().ok_or(StageStatus::NotAttached)?;
+            let pool_len = pool.len() as u64;
+            if !spans_ok(start.input, start.output, pool_len) {
+                return Err(StageStatus::BadEdge);
+            }
+            let input = match (start.input, &g.input) {
+                (None, _) => None,
+                (Some(s), Some(m)) => Some(m.input(pool_len, s).map_err(|_| StageStatus::BadEdge)?),
+                (Some(_), None) => return Err(StageStatus::NotAttached),
+            };
+            let output = match (start.output, &g.output) {
+                (None, _) => None,
+                (Some(s), Some(m)) => {
+                    Some(m.output(pool_len, s).map_err(|_| StageStatus::BadEdge)?)
+                }
+                (Some(_), None) => return Err(StageStatus::NotAttached),
+            };
+            Ok((input, output))
+        })();
+        let (input, output) = match status {
+            Ok(io) => io,
+            Err(s) => {
+                self.flows[flow as usize] = Some(Phase::Attaching(g));
+                return answer(s, &[]);
+            }
+        };
+        let Some(pool) = g.pool.take() else {
+            self.flows[flow as usize] = Some(Phase::Attaching(g));
+            return answer(StageStatus::NotAttached, &[]);
+        };
+        let mut io = FlowIo::new(
+            pool,
+            input,
+            output,
+            g.down.then_some(down),
+            g.up.then_some(up),
+        );
+        match work.start(flow, &start, &mut io) {
+            Ok(state) => {
+                self.flows[flow as usize] = Some(Phase::Running(io, state, g));
+                answer(StageStatus::Ok, &[])
+            }
+            Err(s) => {
+                g.pool = Some(io.pool);
+                self.flows[flow as usize] = Some(Phase::Attaching(g));
+                answer(s, &[])
+            }
+        }
+    }
+
+    fn stop(&mut self, work: &mut W, os: &mut impl Os, flow: u32) -> Answer {
+        let Some(phase) = self.flows[flow as usize].take() else {
+            return answer(StageStatus::UnknownFlow, &[u64::from(flow)]);
+        };
+        let (mut g, figures) = match phase {
+            Phase::Attaching(g) => (g, [0, 0]),
+            Phase::Running(io, state, mut g) => {
+                work.stop(flow, state);
+                let figures = [io.retries, io.failures];
+                // The edge ends (in `io`, consumed here) are gone before
+                // their mappings are released below.
+                g.pool = Some(io.pool);
+                (g, figures)
+            }
+        };
+        for (grant, m) in [
+            (Grant::Pool, g.pool.take()),
+            (Grant::Input, g.input.take()),
+            (Grant::Output, g.output.take()),
+        ] {
+            if let Some(m) = m {
+                os.release(self.slot(flow, grant), Some(m));
+            }
+        }
+        for (grant, had) in [(Grant::WakeDownstream, g.down), (Grant::WakeUpstream, g.up)] {
+            if had {
+                os.release(self.slot(flow, grant), None);
+            }
+        }
+        answer(StageStatus::Ok, &figures)
+    }
+
+    fn stats(&self, flow: u32) -> Answer {
+        match &self.flows[flow as usize] {
+            None => answer(StageStatus::UnknownFlow, &[u64::from(flow)]),
+            Some(Phase::Attaching(_)) => answer(StageStatus::Ok, &[0, 0, 0]),
+            Some(Phase::Running(io, _, _)) => answer(
+                StageStatus::Ok,
+                &[
+                    1 + u64::from(io.paused) + 2 * u64::from(io.broken.is_some()),
+                    io.retries,
+                    io.failures,
+                ],
+            ),
+        }
+    }
+
+    fn pause(&mut self, flow: u32, paused: bool) -> Answer {
+        match &mut self.flows[flow as usize] {
+            Some(Phase::Running(io, _, _)) => {
+                io.paused = paused;
+                answer(StageStatus::Ok, &[])
+            }
+            _ => answer(StageStatus::UnknownFlow, &[u64::from(flow)]),
+        }
+    }
+
+    /// Runs `step` once for every running flow; returns whether any made
+    /// progress (the task loops while they do).
+    pub fn run(
+        &mut self,
+        mut step: impl FnMut(u32, &mut FlowIo, &mut W::Flow) -> crate::Step,
+    ) -> bool {
+        let mut progress = false;
+        for (f, phase) in self.flows.iter_mut().enumerate() {
+            if let Some(Phase::Running(io, state, _)) = phase {
+                progress |= step(f as u32, io, state) == crate::Step::Progress;
+            }
+        }
+        progress
+    }
+
+    /// The running flow `flow`, for work that does not come from an edge
+    /// (a frame for a UDP source).
+    pub fn get(&mut self, flow: u32) -> Option<(&mut FlowIo, &mut W::Flow)> {
+        match self.flows.get_mut(flow as usize)? {
+            Some(Phase::Running(io, state, _)) => Some((io, state)),
+            _ => None,
+        }
+    }
+
+    /// Whether the task may sleep: every running flow is waiting, and the
+    /// neighbours it waits on were asked to ring its doorbell.
+    pub fn idle(&mut self) -> bool {
+        let mut idle = true;
+        for phase in self.flows.iter_mut().flatten() {
+            if let Phase::Running(io, _, _) = phase {
+                idle &= io.ready_to_sleep();
+            }
+        }
+        idle
+    }
+}
+
+/// Spans inside the pool, and apart from each other (a transformer reads
+/// one and writes the other).
+fn spans_ok(input: Option<Span>, output: Option<Span>, pool: u64) -> bool {
+    let fits = |s: Option<Span>| s.is_none_or(|s| s.fits(pool));
+    let apart = match (input, output) {
+        (Some(a), Some(b)) => a.bytes().end <= b.bytes().start || b.bytes().end <= a.bytes().start,
+        _ => true,
+    };
+    fits(input) && fits(output) && apart
+}
+
+/// One word that says which field of a start message was refused.
+fn spec_detail(e: &conflux_flow_protocol::stage::SpecError) -> u64 {
+    use conflux_flow_protocol::stage::SpecError::*;
+    match *e {
+        Short { at } => at as u64,
+        UnknownKind(v) | BadPort(v) | BadMode(v) | BadDirection(v) | BadEngine(v)
+        | BadKeyLength(v) | BadFlow(v) => v,
+        BadBlocks { first, .. } => first,
+        BadSpan => 0,
+    }
+}

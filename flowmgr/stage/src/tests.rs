@@ -1,0 +1,450 @@
+//! Three stage tasks in one process, over memory standing in for the
+//! pool and edges: `flowmgr`'s messages, buffers moving source →
+//! transformer → sink in order, doorbells, pause, stop, and every refusal.
+#![allow(unsafe_code)]
+
+use super::*;
+use conflux_flow_protocol::edge::{self, EDGE_BYTES};
+use conflux_flow_protocol::stage::{label, Grant, StageSpec, StageStatus, Start, START_WORDS};
+use conflux_flow_protocol::Span;
+use std::collections::HashMap;
+
+/// A capability in the fake system: memory (a region) or a doorbell.
+#[derive(Clone, Copy, Debug)]
+enum Cap {
+    Region(*mut u8, usize),
+    Bell(u32),
+}
+
+#[derive(Default)]
+struct FakeOs {
+    slots: HashMap<usize, Cap>,
+    rung: Vec<u32>,
+    mapped: usize,
+}
+
+const RECEIVE: usize = 60;
+
+impl Os for FakeOs {
+    fn take_region(&mut self, from: usize, to: usize, _vaddr: u64) -> Option<Mapping> {
+        match self.slots.remove(&from)? {
+            Cap::Region(p, n) => {
+                self.slots.insert(to, Cap::Region(p, n));
+                self.mapped += 1;
+                Some(Mapping::new(p, n, to))
+            }
+            Cap::Bell(_) => None,
+        }
+    }
+    fn take_cap(&mut self, from: usize, to: usize) -> bool {
+        self.slots
+            .remove(&from)
+            .map(|c| self.slots.insert(to, c))
+            .is_some()
+    }
+    fn release(&mut self, slot: usize, mapping: Option<Mapping>) {
+        if mapping.is_some() {
+            self.mapped -= 1;
+        }
+        self.slots.remove(&slot);
+    }
+    fn ring(&mut self, slot: usize) {
+        if let Some(Cap::Bell(b)) = self.slots.get(&slot) {
+            self.rung.push(*b);
+        }
+    }
+}
+
+#[repr(C, align(4096))]
+struct Page([u8; 4096]);
+
+fn memory(pages: usize) -> (*mut u8, usize) {
+    let v: Vec<Page> = (0..pages).map(|_| Page([0; 4096])).collect();
+    (
+        Box::leak(v.into_boxed_slice()).as_mut_ptr().cast(),
+        pages * 4096,
+    )
+}
+
+/// What the test stages do: a source that counts to `limit`, a
+/// transformer that adds 1 to every byte, a sink that records.
+#[derive(Default)]
+struct Toy {
+    started: Vec<u32>,
+    stopped: Vec<u32>,
+    refuse: bool,
+}
+
+impl Work for Toy {
+    type Flow = ();
+    fn start(&mut self, flow: u32, _s: &Start, _io: &mut FlowIo) -> Result<(), StageStatus> {
+        if self.refuse {
+            return Err(StageStatus::DeviceRefused);
+        }
+        self.started.push(flow);
+        Ok(())
+    }
+    fn stop(&mut self, flow: u32, _: ()) {
+        self.stopped.push(flow);
+    }
+}
+
+/// One stage task's configuration; `task` keeps the fake tasks' slots
+/// apart, since the fake system has one slot table for all of them.
+const fn config(task: usize) -> Config {
+    Config {
+        cap_base: 10 + 16 * task,
+        ..CONFIG
+    }
+}
+
+const CONFIG: Config = Config {
+    cap_base: 10,
+    window_base: 0x2000_0000_0000,
+    flows: 2,
+};
+
+const BUF: u32 = 256;
+const IN: Span = Span {
+    lo: 0,
+    count: 4,
+    size: BUF,
+};
+const OUT: Span = Span {
+    lo: 4096,
+    count: 4,
+    size: BUF,
+};
+
+struct Rig {
+    os: FakeOs,
+    pool: (*mut u8, usize),
+    edges: [(*mut u8, usize); 2],
+}
+
+impl Rig {
+    fn new() -> Self {
+        let pool = memory(4);
+        let edges = [memory(1), memory(1)];
+        for (e, span) in edges.iter().zip([IN, OUT]) {
+            // Safety: leaked page-aligned memory; flowmgr's role.
+            unsafe { edge::format(e.0, EDGE_BYTES, pool.1 as u64, span) }.unwrap();
+        }
+        Self {
+            os: FakeOs::default(),
+            pool,
+            edges,
+        }
+    }
+
+    fn send(
+        &mut self,
+        st: &mut Stages<Toy>,
+        work: &mut Toy,
+        flow: u64,
+        grant: Grant,
+        cap: Option<Cap>,
+    ) -> StageStatus {
+        if let Some(c) = cap {
+            self.os.slots.insert(RECEIVE, c);
+        }
+        let m = st.handle(
+            work,
+            &mut self.os,
+            label::ATTACH,
+            &[flow, grant as u64],
+            cap.map(|_| RECEIVE),
+        );
+        assert!(
+            !self.os.slots.contains_key(&RECEIVE),
+            "the receive slot is left empty"
+        );
+        m.status
+    }
+
+    /// Attaches what a stage at `position` (0 source, 1 middle, 2 sink) needs.
+    fn attach(&mut self, st: &mut Stages<Toy>, work: &mut Toy, flow: u64, position: usize) {
+        let pool = Cap::Region(self.pool.0, self.pool.1);
+        assert_eq!(
+            self.send(st, work, flow, Grant::Pool, Some(pool)),
+            StageStatus::Ok
+        );
+        if position > 0 {
+            let e = self.edges[position - 1];
+            assert_eq!(
+                self.send(st, work, flow, Grant::Input, Some(Cap::Region(e.0, e.1))),
+                StageStatus::Ok
+            );
+            assert_eq!(
+                self.send(
+                    st,
+                    work,
+                    flow,
+                    Grant::WakeUpstream,
+                    Some(Cap::Bell(position as u32 - 1))
+                ),
+                StageStatus::Ok
+            );
+        }
+        if position < 2 {
+            let e = self.edges[position];
+            assert_eq!(
+                self.send(st, work, flow, Grant::Output, Some(Cap::Region(e.0, e.1))),
+                StageStatus::Ok
+            );
+            assert_eq!(
+                self.send(
+                    st,
+                    work,
+                    flow,
+                    Grant::WakeDownstream,
+                    Some(Cap::Bell(position as u32 + 1))
+                ),
+                StageStatus::Ok
+            );
+        }
+    }
+}
+
+fn start(st: &mut Stages<Toy>, work: &mut Toy, os: &mut FakeOs, s: Start) -> StageStatus {
+    let mut words = [0; START_WORDS];
+    s.encode(&mut words).unwrap();
+    st.handle(work, os, label::START, &words, None).status
+}
+
+fn spec(flow: u32, spec: StageSpec, input: Option<Span>, output: Option<Span>) -> Start {
+    Start {
+        flow,
+        spec,
+        input,
+        output,
+    }
+}
+
+#[test]
+fn a_three_stage_pipeline_moves_every_buffer_in_order() {
+    let mut rig = Rig::new();
+    let mut works = [Toy::default(), Toy::default(), Toy::default()];
+    let mut stages = [
+        Stages::new(config(0)),
+        Stages::new(config(1)),
+        Stages::new(config(2)),
+    ];
+    let specs = [
+        spec(1, StageSpec::Udp { port: 9 }, None, Some(IN)),
+        spec(1, StageSpec::Crc32c, Some(IN), Some(OUT)),
+        spec(1, StageSpec::Null, Some(OUT), None),
+    ];
+    for p in 0..3 {
+        rig.attach(&mut stages[p], &mut works[p], 1, p);
+        assert_eq!(
+            start(&mut stages[p], &mut works[p], &mut rig.os, specs[p]),
+            StageStatus::Ok
+        );
+    }
+    let [s0, s1, s2] = &mut stages;
+    let mut sent = 0u32;
+    let mut seen = Vec::new();
+    for _round in 0..100 {
+        s0.run(|_, io, _| {
+            io.source(&mut rig.os, |dst| {
+                if sent == 20 {
+                    return Err(io::Failure::Permanent);
+                }
+                dst[..4].copy_from_slice(&sent.to_le_bytes());
+                sent += 1;
+                Ok(Some(4))
+            })
+        });
+        s1.run(|_, io, _| {
+            io.transform(&mut rig.os, |src, dst| {
+                for (d, s) in dst.iter_mut().zip(src) {
+                    *d = s.wrapping_add(1);
+                }
+                Ok(src.len())
+            })
+        });
+        s2.run(|_, io, _| {
+            io.sink(&mut rig.os, |src, seq| {
+                seen.push((seq, src.to_vec()));
+                Ok(())
+            })
+        });
+    }
+    assert_eq!(seen.len(), 20);
+    for (i, (seq, bytes)) in seen.iter().enumerate() {
+        let mut want = (i as u32).to_le_bytes();
+        want.iter_mut().for_each(|b| *b += 1);
+        assert_eq!((*seq, bytes.as_slice()), (i as u32, &want[..]));
+    }
+    // Stop every stage: everything it was given is unmapped and deleted.
+    for p in 0..3 {
+        let m = stages[p].handle(&mut works[p], &mut rig.os, label::STOP, &[1], None);
+        assert_eq!(m.status, StageStatus::Ok);
+        assert_eq!(works[p].stopped, vec![1]);
+    }
+    assert_eq!(rig.os.mapped, 0);
+    assert!(rig.os.slots.is_empty(), "{:?}", rig.os.slots);
+}
+
+#[test]
+fn a_sleeping_neighbour_gets_exactly_its_doorbell() {
+    let mut rig = Rig::new();
+    let (mut w0, mut w1) = (Toy::default(), Toy::default());
+    let (mut src, mut mid) = (Stages::new(config(0)), Stages::new(config(1)));
+    rig.attach(&mut src, &mut w0, 0, 0);
+    rig.attach(&mut mid, &mut w1, 0, 1);
+    start(
+        &mut src,
+        &mut w0,
+        &mut rig.os,
+        spec(0, StageSpec::Udp { port: 9 }, None, Some(IN)),
+    );
+    start(
+        &mut mid,
+        &mut w1,
+        &mut rig.os,
+        spec(0, StageSpec::Crc32c, Some(IN), Some(OUT)),
+    );
+    // The middle stage finds nothing and sleeps.
+    mid.run(|_, io, _| io.transform(&mut rig.os, |_, _| Ok(0)));
+    assert!(mid.idle());
+    // The source sends one buffer: bell 1 (the middle stage) rings.
+    assert!(src.get(0).unwrap().0.offer(&mut rig.os, |d| {
+        d[0] = 7;
+        1
+    }));
+    assert_eq!(rig.os.rung, vec![1]);
+}
+
+#[test]
+fn a_full_flow_counts_drops_instead_of_blocking_a_source() {
+    let mut rig = Rig::new();
+    let mut w = Toy::default();
+    let mut src = Stages::new(CONFIG);
+    rig.attach(&mut src, &mut w, 0, 0);
+    start(
+        &mut src,
+        &mut w,
+        &mut rig.os,
+        spec(0, StageSpec::Udp { port: 9 }, None, Some(IN)),
+    );
+    let io = src.get(0).unwrap().0;
+    let taken = (0..10).filter(|_| io.offer(&mut rig.os, |_| 1)).count();
+    assert_eq!(taken, 4, "four buffers in the edge");
+    // Safety: the leaked edge page.
+    let s = unsafe { edge::observe(rig.edges[0].0, EDGE_BYTES) }.unwrap();
+    assert_eq!((s.queued, s.upstream[2]), (4, 6));
+    // Paused: everything offered is dropped.
+    let m = src.handle(&mut w, &mut rig.os, label::PAUSE, &[0], None);
+    assert_eq!(m.status, StageStatus::Ok);
+    assert!(!src.get(0).unwrap().0.offer(&mut rig.os, |_| 1));
+}
+
+#[test]
+fn refusals_each_have_their_status_and_leave_no_capability_behind() {
+    let mut rig = Rig::new();
+    let mut w = Toy::default();
+    let mut st = Stages::new(CONFIG);
+    let pool = Cap::Region(rig.pool.0, rig.pool.1);
+    // A flow number past the task's flows; a grant word that is none.
+    assert_eq!(
+        rig.send(&mut st, &mut w, 2, Grant::Pool, Some(pool)),
+        StageStatus::UnknownFlow
+    );
+    let m = st.handle(&mut w, &mut rig.os, label::ATTACH, &[0, 9], None);
+    assert_eq!(m.status, StageStatus::BadCapability);
+    // ATTACH without a capability; a doorbell where a region belongs.
+    assert_eq!(
+        rig.send(&mut st, &mut w, 0, Grant::Pool, None),
+        StageStatus::BadCapability
+    );
+    assert_eq!(
+        rig.send(&mut st, &mut w, 0, Grant::Pool, Some(Cap::Bell(3))),
+        StageStatus::BadCapability
+    );
+    // START before the pool; a bad spec; an unknown label.
+    let s = spec(0, StageSpec::Null, Some(IN), None);
+    assert_eq!(
+        start(&mut st, &mut w, &mut rig.os, s),
+        StageStatus::NotAttached
+    );
+    let m = st.handle(&mut w, &mut rig.os, label::START, &[0, 77], None);
+    assert_eq!((m.status, m.words[0]), (StageStatus::BadSpec, 77));
+    assert_eq!(
+        st.handle(&mut w, &mut rig.os, 0x9999, &[0], None).status,
+        StageStatus::BadLabel
+    );
+    // The pool, but no input edge for a sink that needs one.
+    assert_eq!(
+        rig.send(&mut st, &mut w, 0, Grant::Pool, Some(pool)),
+        StageStatus::Ok
+    );
+    assert_eq!(
+        start(&mut st, &mut w, &mut rig.os, s),
+        StageStatus::NotAttached
+    );
+    // Spans that overlap, or leave the pool.
+    let e = rig.edges[0];
+    assert_eq!(
+        rig.send(
+            &mut st,
+            &mut w,
+            0,
+            Grant::Input,
+            Some(Cap::Region(e.0, e.1))
+        ),
+        StageStatus::Ok
+    );
+    assert_eq!(
+        rig.send(
+            &mut st,
+            &mut w,
+            0,
+            Grant::Output,
+            Some(Cap::Region(e.0, e.1))
+        ),
+        StageStatus::Ok
+    );
+    let overlap = spec(0, StageSpec::Crc32c, Some(IN), Some(Span { lo: 256, ..IN }));
+    assert_eq!(
+        start(&mut st, &mut w, &mut rig.os, overlap),
+        StageStatus::BadEdge
+    );
+    let outside = spec(
+        0,
+        StageSpec::Null,
+        Some(Span {
+            lo: 4 * 4096 - 256,
+            ..IN
+        }),
+        None,
+    );
+    assert_eq!(
+        start(&mut st, &mut w, &mut rig.os, outside),
+        StageStatus::BadEdge
+    );
+    // The task's own refusal; then a good start, and a second one.
+    w.refuse = true;
+    assert_eq!(
+        start(&mut st, &mut w, &mut rig.os, s),
+        StageStatus::DeviceRefused
+    );
+    w.refuse = false;
+    assert_eq!(start(&mut st, &mut w, &mut rig.os, s), StageStatus::Ok);
+    assert_eq!(start(&mut st, &mut w, &mut rig.os, s), StageStatus::Busy);
+    assert_eq!(
+        rig.send(&mut st, &mut w, 0, Grant::Pool, Some(pool)),
+        StageStatus::Busy
+    );
+    // STOP releases all; a second STOP names no flow.
+    let m = st.handle(&mut w, &mut rig.os, label::STOP, &[0], None);
+    assert_eq!(m.status, StageStatus::Ok);
+    assert_eq!(
+        st.handle(&mut w, &mut rig.os, label::STOP, &[0], None)
+            .status,
+        StageStatus::UnknownFlow
+    );
+    assert_eq!(rig.os.mapped, 0);
+    assert!(rig.os.slots.is_empty(), "{:?}", rig.os.slots);
+}
