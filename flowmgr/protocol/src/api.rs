@@ -73,7 +73,7 @@ impl fmt::Display for RequestError {
             Self::Spec { index, error } => write!(f, "stage {index}: {error}"),
             Self::Misplaced { index } => write!(
                 f,
-                "stage {index} cannot stand there: a flow is a source (udp, blocks), transformers (cipher, crc32c), then a sink (blocks, null)"
+                "stage {index} cannot stand there: a flow is a source (udp, blocks, pattern), transformers (cipher, crc32c), then a sink (blocks, null, check)"
             ),
             Self::StageCount(n) => write!(f, "a flow of {n} stages: give a source, at most {MAX_TRANSFORMERS} transformers and a sink"),
             Self::Priority(p) => write!(f, "priority {p} is not 0..=7"),

@@ -21,6 +21,9 @@
 //!   before a stage touches a byte.
 //! - [`stage`]: the messages `flowmgr` sends a stage task (attach a
 //!   capability, start, stop, report), and what a stage is asked to do.
+//! - [`record`]: self-checking data (sequence number and CRC-32C in
+//!   every record) that tests and benchmarks send through flows to prove
+//!   nothing was lost, repeated or damaged.
 //! - [`api`]: `flowmgr`'s own protocol, the signalling API applications
 //!   use: create, query, pause, resume and destroy a flow.
 //!
@@ -33,6 +36,7 @@
 
 pub mod api;
 pub mod edge;
+pub mod record;
 mod span;
 pub mod stage;
 mod words;

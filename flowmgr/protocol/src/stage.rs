@@ -32,6 +32,16 @@ pub mod label {
     pub const STATS: u32 = 0x5704;
     pub const PAUSE: u32 = 0x5705;
     pub const RESUME: u32 = 0x5706;
+    /// `[]` → `[kinds, flags]`: the stage kinds this task runs (bit
+    /// `1 << kind`, see [`super::StageSpec::kind`]) and [`super::info`]
+    /// flags. How `flowmgr` learns, at boot, what each stage task is.
+    pub const INFO: u32 = 0x5707;
+}
+
+/// Flags of an INFO answer.
+pub mod info {
+    /// The task's cipher runs on a device (a `Device` engine may use it).
+    pub const DEVICE: u64 = 1;
 }
 
 /// Flows one stage task serves at once.
@@ -153,6 +163,13 @@ pub enum StageSpec {
     Crc32c,
     /// Sink: takes every buffer and drops it (counts it).
     Null,
+    /// Source: `count` [`crate::record`]s made from `seed`, one per
+    /// buffer, filling the buffer (a synthetic source for tests and for
+    /// measuring a pipeline without a device in front).
+    Pattern { count: u64, seed: u64 },
+    /// Sink: checks that every buffer is the next record of `seed`
+    /// ([`crate::record::Checker`]); its tally is the stage's statistics.
+    Check { seed: u64 },
 }
 
 /// Which field of a spec or start message was refused.
@@ -187,7 +204,7 @@ impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Self::Short { at } => write!(f, "the message ends at word {at}, before a field the stage spec needs"),
-            Self::UnknownKind(k) => write!(f, "stage kind {k} is not one of udp (1), blocks (2), cipher (3), crc32c (4), null (5)"),
+            Self::UnknownKind(k) => write!(f, "stage kind {k} is not one of udp (1), blocks (2), cipher (3), crc32c (4), null (5), pattern (6), check (7)"),
             Self::BadPort(p) => write!(f, "UDP port {p} is not 1..=65535"),
             Self::BadBlocks { first, count } => write!(f, "block range {first}+{count} is empty or wraps around"),
             Self::BadMode(m) => write!(f, "cipher mode {m} is not cbc (0) or ctr (1)"),
@@ -210,6 +227,8 @@ mod kind {
     pub const CIPHER: u64 = 3;
     pub const CRC32C: u64 = 4;
     pub const NULL: u64 = 5;
+    pub const PATTERN: u64 = 6;
+    pub const CHECK: u64 = 7;
 }
 
 fn le_words(b: &[u8]) -> impl Iterator<Item = u64> + '_ {
@@ -259,6 +278,15 @@ impl StageSpec {
             }
             Self::Crc32c => w.put(kind::CRC32C)?,
             Self::Null => w.put(kind::NULL)?,
+            Self::Pattern { count, seed } => {
+                w.put(kind::PATTERN)?;
+                w.put(count)?;
+                w.put(seed)?;
+            }
+            Self::Check { seed } => {
+                w.put(kind::CHECK)?;
+                w.put(seed)?;
+            }
         }
         w.pad_to(end)
     }
@@ -317,6 +345,11 @@ impl StageSpec {
             }
             kind::CRC32C => Self::Crc32c,
             kind::NULL => Self::Null,
+            kind::PATTERN => Self::Pattern {
+                count: r.next()?,
+                seed: r.next()?,
+            },
+            kind::CHECK => Self::Check { seed: r.next()? },
             k => return Err(SpecError::UnknownKind(k)),
         };
         r.seek(end);
@@ -326,10 +359,25 @@ impl StageSpec {
     /// Whether this spec can begin a flow, sit inside one, or end one.
     pub fn role(&self) -> Roles {
         match self {
-            Self::Udp { .. } => Roles::SOURCE,
+            Self::Udp { .. } | Self::Pattern { .. } => Roles::SOURCE,
             Self::Blocks { .. } => Roles::SOURCE | Roles::SINK,
             Self::Cipher(_) | Self::Crc32c => Roles::TRANSFORMER,
-            Self::Null => Roles::SINK,
+            Self::Null | Self::Check { .. } => Roles::SINK,
+        }
+    }
+}
+
+impl StageSpec {
+    /// The spec's kind number (as encoded; `1 << kind` in INFO answers).
+    pub fn kind(&self) -> u64 {
+        match self {
+            Self::Udp { .. } => kind::UDP,
+            Self::Blocks { .. } => kind::BLOCKS,
+            Self::Cipher(_) => kind::CIPHER,
+            Self::Crc32c => kind::CRC32C,
+            Self::Null => kind::NULL,
+            Self::Pattern { .. } => kind::PATTERN,
+            Self::Check { .. } => kind::CHECK,
         }
     }
 }

@@ -38,6 +38,14 @@ pub trait Work {
     ) -> Result<Self::Flow, StageStatus>;
     /// The flow is stopped: undo what `start` did. Its mappings go after.
     fn stop(&mut self, flow: u32, state: Self::Flow);
+    /// What INFO answers: the kinds this task runs (`1 << kind`) and
+    /// `conflux_flow_protocol::stage::info` flags.
+    fn info(&self) -> [u64; 2];
+    /// What STATS adds for a running flow (up to 2 words: a check sink's
+    /// tally, a source's position). Nothing by default.
+    fn figures(&self, _state: &Self::Flow) -> [u64; 2] {
+        [0, 0]
+    }
 }
 
 struct Granted {
@@ -62,19 +70,24 @@ pub struct Stages<W: Work> {
     flows: [Option<Phase<W::Flow>>; MAX_FLOWS as usize],
 }
 
-/// A stage's answer to `flowmgr`: the status is the reply's label, and up
-/// to three words say more (the field refused, a flow's figures).
+/// A stage's answer to `flowmgr`: the status is the reply's label, and
+/// `words[..len]` say more (the field refused, a flow's figures).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Answer {
     pub status: StageStatus,
-    pub words: [u64; 3],
+    pub words: [u64; 5],
+    pub len: usize,
 }
 
 fn answer(status: StageStatus, words: &[u64]) -> Answer {
-    let mut w = [0; 3];
-    let n = words.len().min(3);
-    w[..n].copy_from_slice(&words[..n]);
-    Answer { status, words: w }
+    let mut w = [0; 5];
+    let len = words.len().min(5);
+    w[..len].copy_from_slice(&words[..len]);
+    Answer {
+        status,
+        words: w,
+        len,
+    }
 }
 
 impl<W: Work> Stages<W> {
@@ -115,6 +128,7 @@ impl<W: Work> Stages<W> {
     ) -> Answer {
         let flow = words.first().copied().unwrap_or(u64::MAX);
         let reply = match (flow < u64::from(self.config.flows), label) {
+            (_, label::INFO) => answer(StageStatus::Ok, &work.info()),
             (_, l)
                 if !matches!(
                     l,
@@ -132,7 +146,7 @@ impl<W: Work> Stages<W> {
             (true, label::ATTACH) => self.attach(os, flow as u32, words, cap),
             (true, label::START) => self.start(work, words),
             (true, label::STOP) => self.stop(work, os, flow as u32),
-            (true, label::STATS) => self.stats(flow as u32),
+            (true, label::STATS) => self.stats(work, flow as u32),
             (true, l) => self.pause(flow as u32, l == label::PAUSE),
         };
         if let Some(c) = cap {
@@ -302,18 +316,17 @@ impl<W: Work> Stages<W> {
         answer(StageStatus::Ok, &figures)
     }
 
-    fn stats(&self, flow: u32) -> Answer {
+    /// Words: state (0 attaching, 1 running, 2 paused, +2 when an edge
+    /// broke), retries, then the packed failures and the task's figures.
+    fn stats(&self, work: &W, flow: u32) -> Answer {
         match &self.flows[flow as usize] {
             None => answer(StageStatus::UnknownFlow, &[u64::from(flow)]),
             Some(Phase::Attaching(_)) => answer(StageStatus::Ok, &[0, 0, 0]),
-            Some(Phase::Running(io, _, _)) => answer(
-                StageStatus::Ok,
-                &[
-                    1 + u64::from(io.paused) + 2 * u64::from(io.broken.is_some()),
-                    io.retries,
-                    io.failures,
-                ],
-            ),
+            Some(Phase::Running(io, state, _)) => {
+                let [a, b] = work.figures(state);
+                let st = 1 + u64::from(io.paused) + 2 * u64::from(io.broken.is_some());
+                answer(StageStatus::Ok, &[st, io.retries, io.failures, a, b])
+            }
         }
     }
 

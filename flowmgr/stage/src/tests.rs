@@ -87,6 +87,9 @@ impl Work for Toy {
     fn stop(&mut self, flow: u32, _: ()) {
         self.stopped.push(flow);
     }
+    fn info(&self) -> [u64; 2] {
+        [1 << 4, 0]
+    }
 }
 
 /// One stage task's configuration; `task` keeps the fake tasks' slots
@@ -447,4 +450,10 @@ fn refusals_each_have_their_status_and_leave_no_capability_behind() {
     );
     assert_eq!(rig.os.mapped, 0);
     assert!(rig.os.slots.is_empty(), "{:?}", rig.os.slots);
+    // INFO needs no flow.
+    let m = st.handle(&mut w, &mut rig.os, label::INFO, &[], None);
+    assert_eq!((m.status, m.words[0]), (StageStatus::Ok, 1 << 4));
+    // INFO needs no flow.
+    let m = st.handle(&mut w, &mut rig.os, label::INFO, &[], None);
+    assert_eq!((m.status, m.words[0]), (StageStatus::Ok, 1 << 4));
 }

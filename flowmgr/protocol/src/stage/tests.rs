@@ -14,7 +14,7 @@ fn cipher() -> StageSpec {
     })
 }
 
-fn specs() -> [StageSpec; 5] {
+fn specs() -> [StageSpec; 7] {
     [
         StageSpec::Udp { port: 5700 },
         StageSpec::Blocks {
@@ -24,6 +24,11 @@ fn specs() -> [StageSpec; 5] {
         cipher(),
         StageSpec::Crc32c,
         StageSpec::Null,
+        StageSpec::Pattern {
+            count: 1_000_000,
+            seed: 42,
+        },
+        StageSpec::Check { seed: 42 },
     ]
 }
 
