@@ -214,7 +214,7 @@ fn dma_pool(fields: &Fields) -> Result<u64, Error> {
 }
 
 /// A region size key (`"256KiB"`, `"1MiB"` or bytes), whole pages.
-fn size_key(fields: &Fields, key: &'static str, default: u64) -> Result<u64, Error> {
+pub(crate) fn size_key(fields: &Fields, key: &'static str, default: u64) -> Result<u64, Error> {
     let path = fields.path_of(key);
     let bytes = match fields.optional::<&str>(key) {
         Ok(None) => return Ok(default),
