@@ -90,8 +90,9 @@
 //! [devices.net0]            # QEMU user networking with restrict=on: the guest reaches nothing
 //! kind = "virtio-net"       # outside this machine
 //! driver = "net"
-//! forwards = [{ host = 5555, guest = 80 }]  # optional: TCP, 127.0.0.1:host -> guest port;
-//!                           # host 1024..=65535, each host port once in the system
+//! forwards = [{ host = 5555, guest = 80 }]  # optional: 127.0.0.1:host -> guest port, TCP
+//!                           # unless `protocol = "udp"`; host 1024..=65535, each host
+//!                           # port once per protocol in the system
 //! mac = "52:54:00:12:34:56" # optional: a unicast MAC
 //!
 //! [devices.crypto0]         # the builtin cryptodev backend; no other keys
@@ -280,8 +281,8 @@ pub use error::{Error, ExchangeRule, ExtendsRule, GeneratedRule, Span};
 pub use model::{
     constant_name, rights_text, BodyCheck, Cap, CrashSpec, Device, DeviceKind, DeviceObjects,
     DiskImage, Fetch, FlowSlot, FlowStage, Flows, Forward, GeneratedFile, HttpExchange, HttpKind,
-    Manifest, Method, Mode, Object, ObjectSpec, Outcome, Raw, RawSend, Restart, System, Task,
-    TestSpec, Then, UnknownVariant, BAR_WINDOW, BELL_BIT, EDGES, EDGE_SIZE,
+    Manifest, Method, Mode, Object, ObjectSpec, Outcome, Protocol, Raw, RawSend, Restart, System,
+    Task, TestSpec, Then, UnknownVariant, BAR_WINDOW, BELL_BIT, EDGES, EDGE_SIZE,
 };
 pub use suggest::{Suggestion, Words};
 

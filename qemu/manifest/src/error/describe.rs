@@ -265,6 +265,12 @@ impl Error {
                 f,
                 "`{path}` is {value:?}, which is not a unicast MAC address; write six two-digit hex octets separated by `:` with the first octet even, such as \"52:54:00:12:34:56\""
             ),
+            Error::UnknownProtocol {
+                path,
+                value,
+                suggestion,
+                ..
+            } => reference(f, path, value, "a protocol QEMU forwards", suggestion, None),
             Error::UnknownFlowTask {
                 path,
                 value,

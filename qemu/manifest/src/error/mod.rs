@@ -390,6 +390,13 @@ pub enum Error {
         path: String,
         value: String,
     },
+    /// A forward's `protocol` is neither tcp nor udp.
+    UnknownProtocol {
+        origin: String,
+        path: String,
+        value: String,
+        suggestion: Box<Suggestion>,
+    },
     /// `flows.manager` or an entry of `flows.stages` names no task.
     UnknownFlowTask {
         origin: String,
@@ -569,6 +576,7 @@ impl Error {
             | Error::DiskBacking { origin, .. }
             | Error::BadSize { origin, .. }
             | Error::BadMac { origin, .. }
+            | Error::UnknownProtocol { origin, .. }
             | Error::UnknownFlowTask { origin, .. }
             | Error::FlowStageTwice { origin, .. }
             | Error::TooManyFlowStages { origin, .. }

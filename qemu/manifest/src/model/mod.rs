@@ -14,7 +14,7 @@ mod objects;
 use std::fmt;
 use std::str::FromStr;
 
-pub use devices::{Device, DeviceClient, DeviceKind, DeviceObjects, DiskImage, Forward};
+pub use devices::{Device, DeviceClient, DeviceKind, DeviceObjects, DiskImage, Forward, Protocol};
 pub use flows::{FlowSlot, FlowStage, Flows, BELL_BIT, EDGES, EDGE_SIZE};
 pub use http::{
     BodyCheck, Fetch, GeneratedFile, HttpExchange, HttpKind, Method, Raw, RawSend, Then,
