@@ -10,7 +10,8 @@
 //!   buffer and writes full buffers through the block driver: the data
 //!   passes through this task three times.
 //!
-//! For each datagram size in [`SIZES`] it prints `ready` with the port,
+//! For each datagram size in [`SIZES`], [`plan::Plan::rounds`] times (the
+//! runner offers each round at another rate), it prints `ready` with the port,
 //! receives until [`plan::Plan::count`] datagrams came or the line has
 //! been quiet for [`plan::QUIET_MS`] after the first, then reads back
 //! what it stored and checks every record, and prints one `result` line:
@@ -51,8 +52,10 @@ fn main() {
     let plan = plan::Plan::for_system(crate::config::SYSTEM_NAME);
     let mut mem = memory::Memory::open();
     for size in SIZES {
-        let r = mem.run(size, &plan);
-        r.print("memory-centric", size);
+        for _ in 0..plan.rounds {
+            let r = mem.run(size, &plan);
+            r.print("memory-centric", size);
+        }
     }
     println!("done");
 }

@@ -13,13 +13,25 @@ pub const FIRST_MS: u64 = 120_000;
 pub struct Plan {
     /// Datagrams the runner sends per run.
     pub count: u32,
+    /// Runs per configuration and size (the runner offers each at another
+    /// rate, and keeps the best: a path's capacity, not its collapse under
+    /// a load it cannot take).
+    pub rounds: u32,
 }
 
 impl Plan {
     /// The plan for the system this task was built into.
     pub fn for_system(system: &str) -> Self {
-        Self {
-            count: if system == "flowbench" { 20_000 } else { 300 },
+        if system == "flowbench" {
+            Self {
+                count: 20_000,
+                rounds: 3,
+            }
+        } else {
+            Self {
+                count: 300,
+                rounds: 1,
+            }
         }
     }
 }
