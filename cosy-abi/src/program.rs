@@ -100,6 +100,8 @@ pub(crate) enum Op {
         dst: u8,
         opcode: u16,
         argc: u8,
+        /// Some operand is a buffer (so the call checks them first).
+        bufs: bool,
         args: [Arg; MAX_OPERANDS],
     },
     Exit {

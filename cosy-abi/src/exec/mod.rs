@@ -212,8 +212,9 @@ impl<S: AsRef<[Insn]>> Program<S> {
                     dst,
                     opcode,
                     argc,
+                    bufs,
                     args,
-                } => match call(service, *opcode, *argc, args, regions, file) {
+                } => match call(service, *opcode, *argc, *bufs, args, regions, file) {
                     Ok(v) => alu!(*dst, v),
                     Err(code) => fail!(slot, code, *dst),
                 },
@@ -352,6 +353,7 @@ fn call<V: Service + ?Sized>(
     service: &mut V,
     opcode: u16,
     argc: u8,
+    bufs: bool,
     args: &[Arg; MAX_OPERANDS],
     regions: &mut [&mut [u8]],
     file: &Regfile,
@@ -360,17 +362,22 @@ fn call<V: Service + ?Sized>(
     // Every buffer is checked before the call, so a service is never
     // called with one that does not fit; `Args` resolves them again (to
     // the same place: registers cannot change during the call) on access.
-    for arg in args {
-        if let Arg::Buf(d) = arg {
-            if file.resolve(d, regions).is_none() {
-                return Err(code::REF_OUT_OF_BOUNDS);
-            }
-        }
+    // A call of values only (the verifier knows which) skips the loop.
+    if bufs && !buffers_fit(args, file, regions) {
+        return Err(code::REF_OUT_OF_BOUNDS);
     }
     let mut call_args = Args::decoded(args, file, regions);
     service
         .call(opcode, &mut call_args)
         .map_err(|e| error_code(&e))
+}
+
+/// Whether every buffer among `args` is inside its region now.
+fn buffers_fit(args: &[Arg], file: &Regfile, regions: &[&mut [u8]]) -> bool {
+    args.iter().all(|arg| match arg {
+        Arg::Buf(d) => file.resolve(d, regions).is_some(),
+        _ => true,
+    })
 }
 
 /// Kept out of line so the success path of a call is one test, not a
@@ -402,11 +409,15 @@ fn data_op(
 }
 
 /// Sets an op's result: its last value and status, one more run.
+///
+/// `runs` cannot overflow, so it needs no saturation (spec §9.2 says
+/// saturating): [`Program::start`] sets it to 0, every run of an op is
+/// at least one step, and a run is at most `budget` (a `u32`) steps.
 #[inline(always)]
 fn record(slot: &mut OpResult, value: u64, status: u16) {
     slot.value = value;
     slot.status = status;
-    slot.runs = slot.runs.saturating_add(1);
+    slot.runs = slot.runs.wrapping_add(1);
 }
 
 /// Counts a failed op in the report; whether the run stops there.

@@ -293,6 +293,7 @@ impl<T: AsRef<[u8]>> Decoder<'_, T> {
             dst: self.raw.dst,
             opcode: self.raw.sub,
             argc: argc as u8,
+            bufs: spec.args.contains(&ArgKind::Buf),
             args,
         })
     }
