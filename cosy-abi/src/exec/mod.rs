@@ -1,9 +1,12 @@
 //! The executor: runs a verified [`Program`] against a [`Service`].
 //!
-//! One loop, one `match` per op. What the verifier proved is not checked
-//! again (op codes, register numbers, targets); what can change between
-//! runs is (the regions' lengths, register-relative buffer refs, divisors,
-//! byte counts, the budget). Region bytes are only reached through
+//! One loop, one `match` per op, except that a `CALL` followed by a
+//! `LOOP` back to it (a counted loop around one call) repeats as a pair
+//! inside the call's arm, still op by op but without a dispatch per op.
+//! What the verifier proved is not checked again (op codes, register
+//! numbers, targets); what can change between runs is (the regions'
+//! lengths, register-relative buffer refs, divisors, byte counts, the
+//! budget). Region bytes are only reached through
 //! bounds-checked slices, so no compound can make the server touch memory
 //! outside the regions it passed in; the step counter is checked before
 //! every op, so no compound runs past its budget. It allocates nothing.
@@ -12,7 +15,7 @@ mod data;
 
 use crate::args::Args;
 use crate::code;
-use crate::program::{Arg, Insn, Op, Program};
+use crate::program::{Arg, Insn, Op, Program, Val};
 use crate::regfile::Regfile;
 use crate::registers::Registers;
 use crate::report::{Fault, OpResult, Outcome, Report};
@@ -144,7 +147,8 @@ impl<S: AsRef<[Insn]>> Program<S> {
     ///
     /// Each op's arm yields its value and the next `pc`; the tail records
     /// the value as the op's result. The arms that end the run, fail or
-    /// run out of budget leave the loop themselves. `pc` and the step
+    /// run out of budget leave the loop themselves, as does `CALL`'s,
+    /// which records its own results. `pc` and the step
     /// count live in locals for the whole slice and go back into `run` at
     /// its end.
     fn exec<V: Service + ?Sized>(
@@ -175,16 +179,16 @@ impl<S: AsRef<[Insn]>> Program<S> {
         // `-code` (like a Linux syscall's -errno, negative as an i64); the
         // run stops if it is fail-fast, else goes on with the next op.
         macro_rules! fail {
-            ($slot:expr, $code:expr, $dst:expr) => {{
+            ($run:lifetime, $slot:expr, $code:expr, $dst:expr) => {{
                 let code = $code;
                 let v = 0u64.wrapping_sub(u64::from(code));
                 file.set($dst, v);
                 record($slot, v, code);
                 if failed(report, pc, code, self.fail_fast) {
-                    break true;
+                    break $run true;
                 }
                 pc += 1;
-                continue;
+                continue $run;
             }};
         }
         macro_rules! alu {
@@ -194,7 +198,7 @@ impl<S: AsRef<[Insn]>> Program<S> {
                 (v, pc + 1)
             }};
         }
-        let done = loop {
+        let done = 'run: loop {
             let (Some(insn), Some(slot)) = (insns.get(pc), results.get_mut(pc)) else {
                 break true;
             };
@@ -214,10 +218,62 @@ impl<S: AsRef<[Insn]>> Program<S> {
                     argc,
                     bufs,
                     args,
-                } => match call(service, *opcode, *argc, *bufs, args, regions, file) {
-                    Ok(v) => alu!(*dst, v),
-                    Err(code) => fail!(slot, code, *dst),
-                },
+                } => {
+                    // A call followed by a LOOP back to it, the shape of
+                    // `for i in a..b { call(..) }`: the pair repeats in
+                    // here without going back through the dispatch. Each
+                    // op still has its budget test, step and result, so
+                    // the run is the same, op for op; anything else (a
+                    // pause, the budget, a failure, the loop's end) goes
+                    // back to the main loop at the op it concerns.
+                    let back = match insns.get(pc + 1) {
+                        Some(Insn(Op::Loop {
+                            counter,
+                            cmp,
+                            step,
+                            limit,
+                            target,
+                        })) if usize::from(*target) == pc => Some((*counter, *cmp, *step, *limit)),
+                        _ => None,
+                    };
+                    // The call's slot and the loop's (the tail's `slot` is
+                    // not used on this path).
+                    let (slot, mut loop_slot) = match results.get_mut(pc..) {
+                        Some([call_slot, next, ..]) => (call_slot, Some(next)),
+                        Some([call_slot]) => (call_slot, None),
+                        // `insns.get(pc)` found the op, so its slot exists.
+                        _ => break 'run true,
+                    };
+                    loop {
+                        let v = match call(service, *opcode, *argc, *bufs, args, regions, file) {
+                            Ok(v) => v,
+                            Err(code) => fail!('run, slot, code, *dst),
+                        };
+                        file.set(*dst, v);
+                        record(slot, v, code::OK);
+                        let (Some((counter, cmp, step, end)), Some(loop_slot)) =
+                            (back, loop_slot.as_deref_mut())
+                        else {
+                            pc += 1;
+                            continue 'run;
+                        };
+                        if steps >= limit {
+                            pc += 1;
+                            continue 'run;
+                        }
+                        steps += 1;
+                        let (v, end) = count(file, counter, step, end);
+                        record(loop_slot, v, code::OK);
+                        if !cmp.holds(v, end) {
+                            pc += 2;
+                            continue 'run;
+                        }
+                        if steps >= limit {
+                            continue 'run;
+                        }
+                        steps += 1;
+                    }
+                }
                 Op::Loop {
                     counter,
                     cmp,
@@ -225,11 +281,7 @@ impl<S: AsRef<[Insn]>> Program<S> {
                     limit,
                     target,
                 } => {
-                    // Operands are read before the op writes (spec §4.1),
-                    // even when the limit is the counter itself.
-                    let (step, limit) = (file.val(*step), file.val(*limit));
-                    let v = file.get(*counter).wrapping_add(step);
-                    file.set(*counter, v);
+                    let (v, limit) = count(file, *counter, *step, *limit);
                     match cmp.holds(v, limit) {
                         true => (v, usize::from(*target)),
                         false => (v, pc + 1),
@@ -252,11 +304,11 @@ impl<S: AsRef<[Insn]>> Program<S> {
                 Op::Mul { dst, a, b } => alu!(*dst, file.val(*a).wrapping_mul(file.val(*b))),
                 Op::Div { dst, a, b } => match file.val(*a).checked_div(file.val(*b)) {
                     Some(v) => alu!(*dst, v),
-                    None => fail!(slot, code::DIVIDE_BY_ZERO, *dst),
+                    None => fail!('run, slot, code::DIVIDE_BY_ZERO, *dst),
                 },
                 Op::Rem { dst, a, b } => match file.val(*a).checked_rem(file.val(*b)) {
                     Some(v) => alu!(*dst, v),
-                    None => fail!(slot, code::DIVIDE_BY_ZERO, *dst),
+                    None => fail!('run, slot, code::DIVIDE_BY_ZERO, *dst),
                 },
                 Op::And { dst, a, b } => alu!(*dst, file.val(*a) & file.val(*b)),
                 Op::Or { dst, a, b } => alu!(*dst, file.val(*a) | file.val(*b)),
@@ -284,7 +336,7 @@ impl<S: AsRef<[Insn]>> Program<S> {
                             steps += extra;
                             alu!(*dst, v)
                         }
-                        Err(Fail::Code(code)) => fail!(slot, code, *dst),
+                        Err(Fail::Code(code)) => fail!('run, slot, code, *dst),
                         Err(Fail::Budget) => {
                             steps -= 1;
                             report.outcome = Outcome::Stopped;
@@ -338,6 +390,17 @@ pub enum Progress {
     Paused,
     /// The run ended, with this report.
     Done(Report),
+}
+
+/// A `LOOP`'s count: adds the step to the counter; the new count and the
+/// limit. Operands are read before the op writes (spec §4.1), even when
+/// the limit is the counter itself.
+#[inline(always)]
+fn count(file: &mut Regfile, counter: u8, step: Val, limit: Val) -> (u64, u64) {
+    let (step, limit) = (file.val(step), file.val(limit));
+    let v = file.get(counter).wrapping_add(step);
+    file.set(counter, v);
+    (v, limit)
 }
 
 /// Shifts by `by`, giving 0 for shifts of 64 or more.
