@@ -17,17 +17,17 @@ use conflux_fs_protocol::ops::{self, O_CREAT, O_RDONLY, O_TRUNC, O_WRONLY};
 use cosy_abi::BuildError;
 use cosy_macro::cosy;
 
-use crate::layout::{put_path, CHUNK, CHUNK_LEN, PATH_A, PATH_B, PATH_LEN};
 use crate::measure::{self, Config};
 use crate::plan::Step;
 use crate::Bench;
+use cosybench_core::layout::{put_path, CHUNK, CHUNK_LEN, PATH_A, PATH_B, PATH_LEN};
 
 /// Where each copy goes (replaced every run).
 const TARGET: &str = "/cosy/copy.out";
 const CREATE: u64 = O_WRONLY | O_CREAT | O_TRUNC;
 
 /// The copy loop as one compound over buffers in `region` (layout:
-/// [`crate::layout`]), written with `cosy!` from the loop in the module
+/// [`cosybench_core::layout`]), written with `cosy!` from the loop in the module
 /// docs; exit value: the bytes written.
 pub fn compound(region: u8) -> Result<Vec<u8>, BuildError> {
     let len = u64::from(CHUNK_LEN);

@@ -19,16 +19,16 @@ use cosy_abi::BuildError;
 use cosy_macro::cosy;
 
 use crate::copy::size_name;
-use crate::layout::{put_path, CHUNK, CHUNK_LEN, NEEDLE, PATH_A, PATH_LEN};
 use crate::measure::{self, Config};
 use crate::plan::Step;
 use crate::Bench;
+use cosybench_core::layout::{put_path, CHUNK, CHUNK_LEN, NEEDLE, PATH_A, PATH_LEN};
 
 /// What is searched for.
 pub const STRING: &[u8] = b"cf";
 
 /// The search loop as one compound over buffers in `region` (layout:
-/// [`crate::layout`]), written with `cosy!` from the loop in the module
+/// [`cosybench_core::layout`]), written with `cosy!` from the loop in the module
 /// docs; exit value: the matches.
 pub fn compound(region: u8) -> Result<Vec<u8>, BuildError> {
     let (len, needle_len) = (u64::from(CHUNK_LEN), STRING.len() as u32);

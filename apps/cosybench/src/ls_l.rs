@@ -31,10 +31,10 @@ use conflux_userlib::sys::rdtsc;
 use cosy_abi::Builder;
 use cosy_macro::cosy;
 
-use crate::layout::{put_path, PATH_A, PATH_LEN};
 use crate::measure::{self, Config};
 use crate::plan::Step;
 use crate::Bench;
+use cosybench_core::layout::{put_path, PATH_A, PATH_LEN};
 
 /// Entries one `readdir` asks for: VAN's batch too (`Fs::readdir`).
 const BATCH: u32 = 64;

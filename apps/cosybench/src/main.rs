@@ -1,5 +1,6 @@
 //! Cosy benchmark task (`cargo make bench cosy`): the workloads of the
-//! Cosy papers (FSL-02-01, HotOS 2003) — null loop, copy, grep, dbsim —
+//! Cosy papers (FSL-02-01, HotOS 2003) — null loop, copy, grep, dbsim
+//! (with 1, 2 and 4 processes: `crate::clients`), ls -l, bonnie —
 //! against the real file server
 //! (`servers/fs`, ext4 on virtio-blk), each in three configurations:
 //!
@@ -25,10 +26,10 @@
 
 extern crate alloc;
 
+mod clients;
 mod copy;
 mod dbsim;
 mod grep;
-mod layout;
 mod ls_l;
 mod measure;
 mod null_loop;
@@ -38,7 +39,8 @@ use alloc::vec::Vec;
 use conflux_fs_client::{Error, Fs};
 use conflux_userlib::println;
 use conflux_userlib::testing::Checks;
-use cosy_abi::Outcome;
+
+use clients::Clients;
 
 conflux_userlib::entry!(main);
 
@@ -51,6 +53,8 @@ pub struct Bench {
     /// The attached data region's number in buffer operands.
     pub data: u8,
     pub checks: Checks,
+    /// The client tasks of dbsim's multi-process runs.
+    pub clients: Clients,
 }
 
 impl Bench {
@@ -81,18 +85,7 @@ impl Bench {
         compound: &[u8],
         place: impl FnOnce(&mut [u8]) -> bool,
     ) -> Result<u64, Error> {
-        let memory = match region {
-            0 => Some(self.fs.control()),
-            n => self.fs.data(n),
-        };
-        if !memory.is_some_and(place) {
-            return Err(Error::TooLarge);
-        }
-        let reply = self.fs.run(compound, &[])?;
-        if reply.outcome != Outcome::Finished as u16 {
-            return Err(Error::Request(reply.stop_code));
-        }
-        Ok(reply.exit_value)
+        cosybench_core::run_in(&mut self.fs, region, compound, place)
     }
 }
 
@@ -109,6 +102,11 @@ fn main() {
         fs,
         data,
         checks: Checks::new(),
+        clients: Clients::new(
+            config::caps::COSYBENCH_COORD,
+            config::caps::FIRST_FREE,
+            &config::TASK_NAMES,
+        ),
     };
     let text = match plan::read(&mut bench.fs, PLAN) {
         Ok(t) => t,
@@ -127,6 +125,9 @@ fn main() {
             }
         }
     }
+    let quit = bench.clients.quit();
+    let what = alloc::format!("tell the {} client tasks to quit", bench.clients.count());
+    bench.checks.eq(&what, quit, Ok(()));
     let down = bench.fs.shutdown();
     bench.checks.eq("shut the file server down", down, Ok(()));
     bench.checks.finish()
