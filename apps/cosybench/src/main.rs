@@ -26,6 +26,7 @@
 
 extern crate alloc;
 
+mod bonnie;
 mod clients;
 mod copy;
 mod dbsim;
@@ -141,5 +142,6 @@ fn run(bench: &mut Bench, step: &plan::Step<'_>) {
         plan::Workload::Grep => grep::run(bench, step),
         plan::Workload::Dbsim => dbsim::run(bench, step),
         plan::Workload::LsL => ls_l::run(bench, step),
+        plan::Workload::Bonnie => bonnie::run(bench, step),
     }
 }
