@@ -59,15 +59,16 @@ pub struct Bench {
 }
 
 impl Bench {
-    /// `build`'s compound over the control region (COSY) and over the data
-    /// region (COSY-FAST); `None`, with a failed check naming `workload`,
-    /// if either does not build.
+    /// A workload's COSY compound (`build(None)`: in the control region,
+    /// its data copied to and from the app's buffer) and COSY-FAST
+    /// compound (`build(Some(data region))`); `None`, with a failed check
+    /// naming `workload`, if either does not build.
     pub fn compounds<E: core::fmt::Debug>(
         &mut self,
         workload: &str,
-        build: impl Fn(u8) -> Result<Vec<u8>, E>,
+        build: impl Fn(Option<u8>) -> Result<Vec<u8>, E>,
     ) -> Option<(Vec<u8>, Vec<u8>)> {
-        match (build(0), build(self.data)) {
+        match (build(None), build(Some(self.data))) {
             (Ok(cosy), Ok(fast)) => Some((cosy, fast)),
             (c, f) => {
                 let what = alloc::format!("{workload}: build the compounds");
