@@ -26,15 +26,21 @@ pub struct ClientCaps {
 }
 
 /// Serves jobs until the leader says quit, then ends the task (exit code:
-/// the failed jobs and checks).
+/// the failed jobs and checks). A client that cannot reach the file
+/// server still answers every job, as failed, so the leader (which waits
+/// for every client) reports it instead of waiting forever.
 pub fn main(caps: ClientCaps) -> ! {
-    let mut fs = Fs::connect_or_fail(caps.fs);
     let mut checks = Checks::new();
-    let data = match fs.attach(caps.data.0, caps.data.1) {
-        Ok(n) => n,
+    let session = Fs::connect(caps.fs).and_then(|mut fs| {
+        let data = fs.attach(caps.data.0, caps.data.1)?;
+        Ok((fs, data))
+    });
+    let mut session = match session {
+        Ok(s) => Some(s),
         Err(e) => {
-            println!("CHECK FAILED: attach the data region fs_data: {e}; the client stops");
-            conflux_userlib::sys::exit(1)
+            let what = "connect to the file server and attach the data region fs_data";
+            checks.that(what, false, e);
+            None
         }
     };
     let coord = Endpoint(caps.coord);
@@ -56,9 +62,10 @@ pub fn main(caps: ClientCaps) -> ! {
             break;
         }
         let words = wire::words_of(&reply);
-        let outcome = match (reply.label, Job::decode(&words)) {
-            (job::JOB, Ok(j)) => run(&mut fs, data, &mut built, &j),
-            (label, decoded) => Err(format!("not a job: label {label}, {decoded:?}")),
+        let outcome = match (reply.label, Job::decode(&words), session.as_mut()) {
+            (job::JOB, Ok(j), Some((fs, data))) => run(fs, *data, &mut built, &j),
+            (job::JOB, Ok(_), None) => Err("no session with the file server (see above)".into()),
+            (label, decoded, _) => Err(format!("not a job: label {label}, {decoded:?}")),
         };
         let finished = rdtsc();
         served += 1;

@@ -192,19 +192,10 @@ fn cold(
                 r,
             ),
         }
-        let metric: String = format!("ls_l__{}__{}", metric(config), param.replace('-', "_"));
+        let metric: String = format!("ls_l__{}__{}", config.metric(), param.replace('-', "_"));
         let mut samples = Samples::new(alloc::boxed::Box::leak(metric.into_boxed_str()), 1);
         samples.push(took);
         samples.report();
-    }
-}
-
-/// The name of `config` in metric names (as `measure` writes it).
-fn metric(config: Config) -> &'static str {
-    match config {
-        Config::Van => "VAN",
-        Config::Cosy => "COSY",
-        Config::CosyFast => "COSY_FAST",
     }
 }
 

@@ -7,15 +7,18 @@
 //! - **VAN**: one IPC per file operation through `conflux-fs-client`'s
 //!   typed calls, which copy data between the control region and the
 //!   app's own buffers (what a system call's `copy_to_user` does).
-//! - **COSY**: the workload as one compound, its buffers in the control
-//!   region.
-//! - **COSY-FAST**: the same compound with its buffers in a data region
-//!   the app attached and uses in place.
+//! - **COSY**: the workload as one compound in the control region, each
+//!   operation's data copied between the operation's buffer and the
+//!   app's buffer by the compound (`COPY`), as Cosy's compounds copied
+//!   between kernel and user buffers.
+//! - **COSY-FAST**: the same compound without those copies: the
+//!   operations use the app's buffer in a data region the app attached
+//!   (`cosybench_core::Config`).
 //!
 //! What runs comes from the plan file on the disk ([`plan`]), so the
 //! benchmark system and the smoke test differ only in their disks. Each
 //! workload is a module of its own; each writes its compound in one
-//! function with `cosy!` (crate `cosy-macro`), from the same loop its VAN
+//! function per configuration with `cosy!` (crate `cosy-macro`), from the same loop its VAN
 //! configuration runs as ordinary Rust. Every run's result
 //! is checked (the same answer in every configuration, a copy equal to
 //! its source), so a figure is never that of wrong work; times go to the
