@@ -2,7 +2,9 @@
 //! and write each chunk to a new file, `do { n = read(); write(n) }
 //! while n == 4096`. VAN makes two IPCs per chunk and moves each chunk
 //! through the app's own buffer; COSY and COSY-FAST run the loop as one
-//! compound, the chunk in the control region or in the data region.
+//! compound, COSY copying each chunk into the app's buffer and back out
+//! (in the control region), COSY-FAST reading it into and writing it
+//! from the app's buffer in the data region.
 //!
 //! Before it is timed, each configuration's copy is compared with its
 //! source byte for byte (VAN reads, untimed).
@@ -17,39 +19,66 @@ use conflux_fs_protocol::ops::{self, O_CREAT, O_RDONLY, O_TRUNC, O_WRONLY};
 use cosy_abi::BuildError;
 use cosy_macro::cosy;
 
-use crate::layout::{put_path, CHUNK, CHUNK_LEN, PATH_A, PATH_B, PATH_LEN};
 use crate::measure::{self, Config};
 use crate::plan::Step;
 use crate::Bench;
+use cosybench_core::layout::{put_path, APP, CHUNK, CHUNK_LEN, PATH_A, PATH_B, PATH_LEN};
 
 /// Where each copy goes (replaced every run).
 const TARGET: &str = "/cosy/copy.out";
 const CREATE: u64 = O_WRONLY | O_CREAT | O_TRUNC;
 
-/// The copy loop as one compound over buffers in `region` (layout:
-/// [`crate::layout`]), written with `cosy!` from the loop in the module
-/// docs; exit value: the bytes written.
-pub fn compound(region: u8) -> Result<Vec<u8>, BuildError> {
+/// The copy loop as one compound, written with `cosy!` from the loop in
+/// the module docs: COSY's (`fast` = `None`: in the control region, each
+/// chunk read copied into the app's buffer and copied back out of it
+/// for the write, as Cosy's `read` and `write` into a user buffer did)
+/// or COSY-FAST's (the chunk read into and written from the app's
+/// buffer in data region `fast`). Exit value: the bytes written.
+pub fn compound(fast: Option<u8>) -> Result<Vec<u8>, BuildError> {
     let len = u64::from(CHUNK_LEN);
-    cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
-        let source = buf(region, PATH_A, PATH_LEN);
-        let target = buf(region, PATH_B, PATH_LEN);
-        let chunk = buf(region, CHUNK, CHUNK_LEN);
-        let from = open(source, O_RDONLY, 0);
-        let to = open(target, CREATE, 0o644);
-        let mut total = 0;
-        loop {
-            let n = read(from, chunk, len);
-            total += write(to, chunk, n);
-            if n != len {
-                break;
+    match fast {
+        Some(region) => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+            let source = buf(region, PATH_A, PATH_LEN);
+            let target = buf(region, PATH_B, PATH_LEN);
+            let chunk = buf(region, CHUNK, CHUNK_LEN);
+            let from = open(source, O_RDONLY, 0);
+            let to = open(target, CREATE, 0o644);
+            let mut total = 0;
+            loop {
+                let n = read(from, chunk, len);
+                total += write(to, chunk, n);
+                if n != len {
+                    break;
+                }
             }
-        }
-        close(from);
-        close(to);
-        total
-    })
-    .build()
+            close(from);
+            close(to);
+            total
+        })
+        .build(),
+        None => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+            let source = buf(0, PATH_A, PATH_LEN);
+            let target = buf(0, PATH_B, PATH_LEN);
+            let chunk = buf(0, CHUNK, CHUNK_LEN);
+            let app = buf(0, APP, CHUNK_LEN);
+            let from = open(source, O_RDONLY, 0);
+            let to = open(target, CREATE, 0o644);
+            let mut total = 0;
+            loop {
+                let n = read(from, chunk, len);
+                copy(app, chunk, n);
+                copy(chunk, app, n);
+                total += write(to, chunk, n);
+                if n != len {
+                    break;
+                }
+            }
+            close(from);
+            close(to);
+            total
+        })
+        .build(),
+    }
 }
 
 pub fn run(b: &mut Bench, step: &Step<'_>) {

@@ -2,8 +2,10 @@
 //! chunks. VAN reads every chunk into the app (one IPC each) and searches
 //! it there; COSY and COSY-FAST run the read loop as one compound whose
 //! search is the server's builtin `SEARCH` data op (cosy-abi: Cosy's
-//! user-supplied function, FSL-02-01 §2.6, as a fixed builtin), over a
-//! chunk in the control region or in the data region. Matches across a
+//! user-supplied function, FSL-02-01 §2.6, as a fixed builtin): COSY
+//! copies each chunk into the app's buffer and searches it there (in the
+//! control region), COSY-FAST reads each chunk into the app's buffer in
+//! the data region. Matches across a
 //! chunk boundary are not counted, in any configuration.
 //!
 //! The string is two bytes, so the seeded random files hold a few dozen
@@ -19,36 +21,59 @@ use cosy_abi::BuildError;
 use cosy_macro::cosy;
 
 use crate::copy::size_name;
-use crate::layout::{put_path, CHUNK, CHUNK_LEN, NEEDLE, PATH_A, PATH_LEN};
 use crate::measure::{self, Config};
 use crate::plan::Step;
 use crate::Bench;
+use cosybench_core::layout::{put_path, APP, CHUNK, CHUNK_LEN, NEEDLE, PATH_A, PATH_LEN};
 
 /// What is searched for.
 pub const STRING: &[u8] = b"cf";
 
-/// The search loop as one compound over buffers in `region` (layout:
-/// [`crate::layout`]), written with `cosy!` from the loop in the module
-/// docs; exit value: the matches.
-pub fn compound(region: u8) -> Result<Vec<u8>, BuildError> {
+/// The search loop as one compound, written with `cosy!` from the loop
+/// in the module docs: COSY's (`fast` = `None`: in the control region,
+/// each chunk copied into the app's buffer and searched there) or
+/// COSY-FAST's (each chunk read into the app's buffer in data region
+/// `fast`). Exit value: the matches.
+pub fn compound(fast: Option<u8>) -> Result<Vec<u8>, BuildError> {
     let (len, needle_len) = (u64::from(CHUNK_LEN), STRING.len() as u32);
-    cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
-        let path = buf(region, PATH_A, PATH_LEN);
-        let chunk = buf(region, CHUNK, CHUNK_LEN);
-        let needle = buf(region, NEEDLE, needle_len);
-        let fd = open(path, O_RDONLY, 0);
-        let mut total = 0;
-        loop {
-            let n = read(fd, chunk, len);
-            total += search(chunk, needle, n);
-            if n != len {
-                break;
+    match fast {
+        Some(region) => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+            let path = buf(region, PATH_A, PATH_LEN);
+            let chunk = buf(region, CHUNK, CHUNK_LEN);
+            let needle = buf(region, NEEDLE, needle_len);
+            let fd = open(path, O_RDONLY, 0);
+            let mut total = 0;
+            loop {
+                let n = read(fd, chunk, len);
+                total += search(chunk, needle, n);
+                if n != len {
+                    break;
+                }
             }
-        }
-        close(fd);
-        total
-    })
-    .build()
+            close(fd);
+            total
+        })
+        .build(),
+        None => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+            let path = buf(0, PATH_A, PATH_LEN);
+            let chunk = buf(0, CHUNK, CHUNK_LEN);
+            let app = buf(0, APP, CHUNK_LEN);
+            let needle = buf(0, NEEDLE, needle_len);
+            let fd = open(path, O_RDONLY, 0);
+            let mut total = 0;
+            loop {
+                let n = read(fd, chunk, len);
+                copy(app, chunk, n);
+                total += search(app, needle, n);
+                if n != len {
+                    break;
+                }
+            }
+            close(fd);
+            total
+        })
+        .build(),
+    }
 }
 
 pub fn run(b: &mut Bench, step: &Step<'_>) {

@@ -1,20 +1,24 @@
 //! Cosy benchmark task (`cargo make bench cosy`): the workloads of the
-//! Cosy papers (FSL-02-01, HotOS 2003) — null loop, copy, grep, dbsim —
+//! Cosy papers (FSL-02-01, HotOS 2003) — null loop, copy, grep, dbsim
+//! (with 1, 2 and 4 processes: `crate::clients`), ls -l, bonnie —
 //! against the real file server
 //! (`servers/fs`, ext4 on virtio-blk), each in three configurations:
 //!
 //! - **VAN**: one IPC per file operation through `conflux-fs-client`'s
 //!   typed calls, which copy data between the control region and the
 //!   app's own buffers (what a system call's `copy_to_user` does).
-//! - **COSY**: the workload as one compound, its buffers in the control
-//!   region.
-//! - **COSY-FAST**: the same compound with its buffers in a data region
-//!   the app attached and uses in place.
+//! - **COSY**: the workload as one compound in the control region, each
+//!   operation's data copied between the operation's buffer and the
+//!   app's buffer by the compound (`COPY`), as Cosy's compounds copied
+//!   between kernel and user buffers.
+//! - **COSY-FAST**: the same compound without those copies: the
+//!   operations use the app's buffer in a data region the app attached
+//!   (`cosybench_core::Config`).
 //!
 //! What runs comes from the plan file on the disk ([`plan`]), so the
 //! benchmark system and the smoke test differ only in their disks. Each
 //! workload is a module of its own; each writes its compound in one
-//! function with `cosy!` (crate `cosy-macro`), from the same loop its VAN
+//! function per configuration with `cosy!` (crate `cosy-macro`), from the same loop its VAN
 //! configuration runs as ordinary Rust. Every run's result
 //! is checked (the same answer in every configuration, a copy equal to
 //! its source), so a figure is never that of wrong work; times go to the
@@ -25,10 +29,11 @@
 
 extern crate alloc;
 
+mod bonnie;
+mod clients;
 mod copy;
 mod dbsim;
 mod grep;
-mod layout;
 mod ls_l;
 mod measure;
 mod null_loop;
@@ -38,7 +43,8 @@ use alloc::vec::Vec;
 use conflux_fs_client::{Error, Fs};
 use conflux_userlib::println;
 use conflux_userlib::testing::Checks;
-use cosy_abi::Outcome;
+
+use clients::Clients;
 
 conflux_userlib::entry!(main);
 
@@ -51,18 +57,21 @@ pub struct Bench {
     /// The attached data region's number in buffer operands.
     pub data: u8,
     pub checks: Checks,
+    /// The client tasks of dbsim's multi-process runs.
+    pub clients: Clients,
 }
 
 impl Bench {
-    /// `build`'s compound over the control region (COSY) and over the data
-    /// region (COSY-FAST); `None`, with a failed check naming `workload`,
-    /// if either does not build.
+    /// A workload's COSY compound (`build(None)`: in the control region,
+    /// its data copied to and from the app's buffer) and COSY-FAST
+    /// compound (`build(Some(data region))`); `None`, with a failed check
+    /// naming `workload`, if either does not build.
     pub fn compounds<E: core::fmt::Debug>(
         &mut self,
         workload: &str,
-        build: impl Fn(u8) -> Result<Vec<u8>, E>,
+        build: impl Fn(Option<u8>) -> Result<Vec<u8>, E>,
     ) -> Option<(Vec<u8>, Vec<u8>)> {
-        match (build(0), build(self.data)) {
+        match (build(None), build(Some(self.data))) {
             (Ok(cosy), Ok(fast)) => Some((cosy, fast)),
             (c, f) => {
                 let what = alloc::format!("{workload}: build the compounds");
@@ -81,18 +90,7 @@ impl Bench {
         compound: &[u8],
         place: impl FnOnce(&mut [u8]) -> bool,
     ) -> Result<u64, Error> {
-        let memory = match region {
-            0 => Some(self.fs.control()),
-            n => self.fs.data(n),
-        };
-        if !memory.is_some_and(place) {
-            return Err(Error::TooLarge);
-        }
-        let reply = self.fs.run(compound, &[])?;
-        if reply.outcome != Outcome::Finished as u16 {
-            return Err(Error::Request(reply.stop_code));
-        }
-        Ok(reply.exit_value)
+        cosybench_core::run_in(&mut self.fs, region, compound, place)
     }
 }
 
@@ -109,6 +107,11 @@ fn main() {
         fs,
         data,
         checks: Checks::new(),
+        clients: Clients::new(
+            config::caps::COSYBENCH_COORD,
+            config::caps::FIRST_FREE,
+            &config::TASK_NAMES,
+        ),
     };
     let text = match plan::read(&mut bench.fs, PLAN) {
         Ok(t) => t,
@@ -127,6 +130,9 @@ fn main() {
             }
         }
     }
+    let quit = bench.clients.quit();
+    let what = alloc::format!("tell the {} client tasks to quit", bench.clients.count());
+    bench.checks.eq(&what, quit, Ok(()));
     let down = bench.fs.shutdown();
     bench.checks.eq("shut the file server down", down, Ok(()));
     bench.checks.finish()
@@ -140,5 +146,6 @@ fn run(bench: &mut Bench, step: &plan::Step<'_>) {
         plan::Workload::Grep => grep::run(bench, step),
         plan::Workload::Dbsim => dbsim::run(bench, step),
         plan::Workload::LsL => ls_l::run(bench, step),
+        plan::Workload::Bonnie => bonnie::run(bench, step),
     }
 }

@@ -18,26 +18,9 @@ use core::fmt::Debug;
 use conflux_userlib::bench::Samples;
 use conflux_userlib::sys::rdtsc;
 
+pub use cosybench_core::Config;
+
 use crate::Bench;
-
-/// How a workload talks to the file server.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Config {
-    Van,
-    Cosy,
-    CosyFast,
-}
-
-impl Config {
-    /// The name in metric names (`_` for the record's `-`).
-    fn metric(self) -> &'static str {
-        match self {
-            Config::Van => "VAN",
-            Config::Cosy => "COSY",
-            Config::CosyFast => "COSY_FAST",
-        }
-    }
-}
 
 /// `rounds` timed rounds of `run` in each of `configs` (VAN first: its
 /// answer is the reference); `bench` and `param` name the metric.
@@ -48,6 +31,26 @@ pub fn rounds<T, E>(
     rounds: u32,
     configs: &[Config],
     mut run: impl FnMut(&mut Bench, Config) -> Result<T, E>,
+) where
+    T: PartialEq + Debug,
+    E: Debug,
+{
+    rounds_timed(b, bench, param, rounds, configs, |b, config| {
+        let start = rdtsc();
+        run(b, config).map(|answer| (answer, rdtsc() - start))
+    })
+}
+
+/// As [`rounds`], `run` timing itself: it returns its answer and the
+/// TSC cycles its run took (dbsim's multi-process runs: from their
+/// common start to the last process's end).
+pub fn rounds_timed<T, E>(
+    b: &mut Bench,
+    bench: &str,
+    param: &str,
+    rounds: u32,
+    configs: &[Config],
+    mut run: impl FnMut(&mut Bench, Config) -> Result<(T, u64), E>,
 ) where
     T: PartialEq + Debug,
     E: Debug,
@@ -68,10 +71,7 @@ pub fn rounds<T, E>(
     for round in 0..=rounds {
         let mut reference = None;
         for (config, samples) in configs.iter().zip(samples.iter_mut()) {
-            let start = rdtsc();
-            let answer = run(b, *config);
-            let took = rdtsc() - start;
-            let answer = match answer {
+            let (answer, took) = match run(b, *config) {
                 Ok(a) => a,
                 Err(e) => {
                     let what = format!("{bench} {param} {config:?} round {round}");

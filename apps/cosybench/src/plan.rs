@@ -7,14 +7,17 @@
 //! null-loop   201     2 4 8 16 32 64 128 256
 //! copy        5       /cosy/copy.bin
 //! grep        9       /cosy/grep-128k.bin /cosy/grep-2m.bin
-//! dbsim       3       /cosy/db-64m.bin 3000
+//! dbsim       3       /cosy/db-64m.bin 3000 1-procs 4-procs
 //! ls-l        9       /ls/5000
+//! bonnie      1       /cosy/bonnie.bin 33554432 16384 4000
 //! ```
 //!
 //! `rounds` timed rounds follow one untimed warm-up round; null-loop's
 //! parameters are loop lengths, copy's and grep's are files, dbsim's a
-//! file and then numbers of reads per run, ls-l's directories of
-//! copies (`crate::ls_l`).
+//! file, then numbers of reads per process and process counts
+//! (`crate::dbsim`), ls-l's directories of copies (`crate::ls_l`),
+//! bonnie's a file, its size, the bytes of its `putc` phase and its
+//! seeks (`crate::bonnie`).
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -34,6 +37,7 @@ pub enum Workload {
     Grep,
     Dbsim,
     LsL,
+    Bonnie,
 }
 
 impl fmt::Display for Workload {
@@ -44,6 +48,7 @@ impl fmt::Display for Workload {
             Workload::Grep => "grep",
             Workload::Dbsim => "dbsim",
             Workload::LsL => "ls-l",
+            Workload::Bonnie => "bonnie",
         })
     }
 }
@@ -73,7 +78,7 @@ impl fmt::Display for PlanError<'_> {
             PlanError::UnknownWorkload(w) => {
                 write!(
                     f,
-                    "unknown workload `{w}` (known: null-loop, copy, grep, dbsim, ls-l)"
+                    "unknown workload `{w}` (known: null-loop, copy, grep, dbsim, ls-l, bonnie)"
                 )
             }
             PlanError::BadRounds(r) => {
@@ -104,6 +109,7 @@ impl<'a> Step<'a> {
             "grep" => Workload::Grep,
             "dbsim" => Workload::Dbsim,
             "ls-l" => Workload::LsL,
+            "bonnie" => Workload::Bonnie,
             other => return Err(PlanError::UnknownWorkload(other)),
         };
         let rounds = words.next().unwrap_or("");

@@ -18,6 +18,7 @@ use conflux_manifest::{DiskImage, GeneratedFile, Manifest};
 use crate::workspace;
 
 pub mod generate;
+pub mod large_dirs;
 
 /// The folder-built disk of `manifest`'s system (there is at most one).
 pub fn image_path(manifest: &Manifest) -> PathBuf {
@@ -61,14 +62,61 @@ pub fn prepare(manifest: &Manifest, image: &Path, fresh: bool) -> Result<(), Str
     }
     // The folder is never written: the generated files go into a copy.
     let staging = image.with_extension("staging");
-    generate::stage(folder, generated, &staging)?;
-    let built = build(&staging, size_mib, image);
+    let parted = generate::stage(folder, generated, &staging);
+    let built = parted.and_then(|p| {
+        build_with(&staging, size_mib, image, inodes_for(generated))?;
+        Ok(p)
+    });
     let _ = std::fs::remove_dir_all(&staging);
-    built?;
+    let parted = built?;
     if generated.iter().any(|g| g.files.is_some()) {
         index_directories(image)?;
     }
+    if !parted.is_empty() {
+        link_parts(image, &parted)?;
+        // Packs the directories the links grew through their index.
+        index_directories(image)?;
+    }
     Ok(())
+}
+
+/// Inodes a disk with `generated` needs beyond mke2fs's default (one per
+/// 16 KiB): `Some` when its generated directories hold many files.
+fn inodes_for(generated: &[GeneratedFile]) -> Option<u64> {
+    let files: u64 = generated
+        .iter()
+        .map(|g| u64::from(g.files.unwrap_or(1)))
+        .sum();
+    // Room for the folder's own files and what the guest creates.
+    (files > 10_000).then_some(files + 8192)
+}
+
+/// Links the part files of `parted` into their directories in `image`
+/// ([`large_dirs`]), in one debugfs batch.
+fn link_parts(image: &Path, parted: &[large_dirs::Parted]) -> Result<(), String> {
+    let script = image.with_extension("links");
+    let text = large_dirs::batch(parted, generate::dir_file_name);
+    std::fs::write(&script, text).map_err(|e| format!("cannot write {}: {e}", script.display()))?;
+    let out = run(Command::new(tool("debugfs")?)
+        .arg("-w")
+        .arg("-f")
+        .arg(&script)
+        .arg(image));
+    let _ = std::fs::remove_file(&script);
+    let out = out?;
+    let complaints = large_dirs::complaints(
+        &String::from_utf8_lossy(&out.stdout),
+        &String::from_utf8_lossy(&out.stderr),
+    );
+    if out.status.success() && complaints.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "debugfs could not link the generated directories' files into {} (exit {:?}); first complaints:\n{}",
+        image.display(),
+        out.status.code(),
+        complaints.iter().take(10).cloned().collect::<Vec<_>>().join("\n")
+    ))
 }
 
 /// `e2fsck -fyD`: gives the image's large directories a hash-tree index.
@@ -92,12 +140,26 @@ fn index_directories(image: &Path) -> Result<(), String> {
 
 /// Makes `image`, `size_mib` MiB of ext4 holding a copy of `folder`.
 pub fn build(folder: &Path, size_mib: u32, image: &Path) -> Result<(), String> {
+    build_with(folder, size_mib, image, None)
+}
+
+/// [`build`], with room for `inodes` inodes (`-N`) if given.
+fn build_with(
+    folder: &Path,
+    size_mib: u32,
+    image: &Path,
+    inodes: Option<u64>,
+) -> Result<(), String> {
     if let Some(dir) = image.parent() {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     let _ = std::fs::remove_file(image);
-    let out = run(Command::new(tool("mke2fs")?)
+    let mut mke2fs = Command::new(tool("mke2fs")?);
+    if let Some(n) = inodes {
+        mke2fs.arg("-N").arg(n.to_string());
+    }
+    let out = run(mke2fs
         .args([
             "-q", "-F", "-t", "ext4", "-b", "4096", "-L", "conflux", "-d",
         ])
@@ -219,6 +281,51 @@ mod tests {
             .unwrap_or_else(|| panic!("no flags in {stat}"));
         assert_ne!(flags & 0x1000, 0, "not indexed: {stat}");
         assert_eq!(debugfs_cat(&image, "/ls/500/f00499"), b"");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_large_generated_directory_is_linked_whole_clean_and_indexed() {
+        let dir = scratch("largedir");
+        let folder = dir.join("files");
+        std::fs::create_dir_all(&folder).unwrap();
+        let text = format!(
+            "[system]\nname = \"t\"\n[tasks.a]\ncrate = \"a\"\npriority = 1\nstart_order = 1\n\
+             [devices.disk0]\nkind = \"virtio-blk\"\ndriver = \"a\"\nfolder = \"{}\"\nsize_mib = 32\n\
+             generate = [{{ dir = \"ls/2500\", files = 2500, size = 3, seed = 5 }}]\n",
+            folder.display()
+        );
+        let m = conflux_manifest::parse(&text, "/t.toml").unwrap();
+        let image = dir.join("t.img");
+        prepare(&m, &image, true).unwrap();
+        check(&m, &image).unwrap();
+        let listing = |path: &str| {
+            let out = run(Command::new(tool("debugfs").unwrap())
+                .arg("-R")
+                .arg(format!("ls -p {path}"))
+                .arg(&image))
+            .unwrap();
+            // `/inode/mode/uid/gid/name/size/`, one entry a line.
+            let mut names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .filter_map(|l| l.split('/').nth(5).map(String::from))
+                .filter(|n| n != "." && n != "..")
+                .collect();
+            names.sort();
+            names
+        };
+        let expected: Vec<String> = (0..2500).map(generate::dir_file_name).collect();
+        assert_eq!(listing("/ls/2500"), expected);
+        // The part folders are gone; each file has its generated bytes.
+        assert_eq!(listing("/ls"), ["2500"]);
+        assert_eq!(
+            debugfs_cat(&image, "/ls/2500/f02499"),
+            generate::bytes(5 + 2499, 3)
+        );
+        assert_eq!(
+            debugfs_cat(&image, "/ls/2500/f00007"),
+            generate::bytes(5 + 7, 3)
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -14,11 +14,14 @@
 //!
 //! The folder itself is never written: it is copied to a staging folder
 //! under `target/disks/`, the files are added there, and `mke2fs -d`
-//! reads the copy.
+//! reads the copy. A directory of many files is staged partly in part
+//! folders and completed in the image (`super::large_dirs`).
 
 use std::path::{Path, PathBuf};
 
 use conflux_manifest::GeneratedFile;
+
+use super::large_dirs::{self, Parted};
 
 /// Mixed into the seed so that seed 0 does not start xorshift at 0 (where
 /// it would stay).
@@ -46,13 +49,21 @@ pub fn bytes(seed: u64, size: u64) -> Vec<u8> {
 
 /// Copies `folder` to `staging` (emptied first) and writes each generated
 /// file into the copy; a generated path that the folder already has is an
-/// error, so no file of the folder is silently replaced.
-pub fn stage(folder: &Path, files: &[GeneratedFile], staging: &Path) -> Result<(), String> {
+/// error, so no file of the folder is silently replaced. A directory of
+/// more than [`large_dirs::DIRECT`] files is staged partly in part
+/// folders beside it; the directories returned are to be completed in the
+/// image ([`large_dirs`]).
+pub fn stage(
+    folder: &Path,
+    files: &[GeneratedFile],
+    staging: &Path,
+) -> Result<Vec<Parted>, String> {
     if staging.exists() {
         std::fs::remove_dir_all(staging)
             .map_err(|e| format!("cannot empty {}: {e}", staging.display()))?;
     }
     copy_tree(folder, staging, 0)?;
+    let mut parted = Vec::new();
     for file in files {
         let target = staging.join(&file.path);
         if target.symlink_metadata().is_ok() {
@@ -65,14 +76,29 @@ pub fn stage(folder: &Path, files: &[GeneratedFile], staging: &Path) -> Result<(
         match file.files {
             None => write_file(&target, file.seed, file.size)?,
             Some(count) => {
+                let dir = Parted {
+                    dir: large_dirs::image_path(Path::new(&file.path)),
+                    files: count,
+                };
+                if large_dirs::parted(count) && staging.join(dir.parts()).exists() {
+                    return Err(format!(
+                        "`{}` is in the disk folder {} or generated twice; a generated directory of {count} files is staged there (rename it)",
+                        dir.parts(),
+                        folder.display()
+                    ));
+                }
                 for i in 0..count {
                     let seed = file.seed.wrapping_add(u64::from(i));
-                    write_file(&target.join(dir_file_name(i)), seed, file.size)?;
+                    let at = staging.join(dir.staged_dir(i)).join(dir_file_name(i));
+                    write_file(&at, seed, file.size)?;
+                }
+                if large_dirs::parted(count) {
+                    parted.push(dir);
                 }
             }
         }
     }
-    Ok(())
+    Ok(parted)
 }
 
 /// The name of the `i`-th file of a generated directory: `f` and five

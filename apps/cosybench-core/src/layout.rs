@@ -1,7 +1,9 @@
 //! Where the compounds' buffers lie in the region they use (the control
 //! region for COSY, the data region for COSY-FAST): the same offsets in
-//! both, so the two configurations run the same compound over different
-//! memory. The control region's end holds the compound itself
+//! both. COSY's compounds also copy each operation's data between the
+//! operation's buffer and the app's buffer at [`APP`] (see
+//! [`crate::Config`]); COSY-FAST's operations use the app's buffer
+//! itself. The control region's end holds the compound itself
 //! (`Fs::run`), far above these.
 
 /// A NUL-terminated path (the source file).
@@ -16,6 +18,13 @@ pub const NEEDLE: u32 = 2048;
 pub const CHUNK: u32 = 4096;
 /// The chunk's size: 4 KiB, as in the papers.
 pub const CHUNK_LEN: u32 = 4096;
+/// COSY: the app's buffer, where each operation's data is copied to (a
+/// read's) or from (a write's); the same offsets below it as at
+/// [`CHUNK`] and after (`APP + x` mirrors `CHUNK + x`), above every
+/// operation buffer of the workloads.
+pub const APP: u32 = 65536;
+/// Bytes of the app's buffer.
+pub const APP_LEN: u32 = 65536;
 
 /// Writes `path` NUL-terminated at `at` of `region`; false if it does not
 /// fit its [`PATH_LEN`] bytes.
