@@ -5,6 +5,10 @@
 //! Everything goes through rsext4's owned `Ext4` handle, which holds the
 //! device, its caches and the journal: mounting replays the journal if
 //! the last user did not unmount, and every metadata change is journaled.
+//! Decoded inodes and names are kept in `meta_cache` between operations;
+//! every operation here and in `names` that changes what they hold says
+//! so to the cache in the same call, whether it succeeded or not (a
+//! failed operation may have changed part of what it meant to).
 
 use alloc::vec::Vec;
 
@@ -14,6 +18,7 @@ use rsext4::{
 
 use crate::device::{BlockDevice, Clock, Io, Time};
 use crate::error::{Error, Result};
+use crate::meta_cache::MetaCache;
 use crate::path;
 use crate::types::{DirCursor, DirEntry, FileType, FsStats, Ino, Stat};
 
@@ -24,6 +29,7 @@ pub(crate) type Inner<D> = Ext4<Io<D>, MountedServices<(), NoopObserver, ()>>;
 /// An ext4 file system (4 KiB blocks) mounted read-write on `D`.
 pub struct FileSystem<D: BlockDevice> {
     pub(crate) inner: Inner<D>,
+    pub(crate) cache: MetaCache,
 }
 
 impl<D: BlockDevice> FileSystem<D> {
@@ -34,7 +40,10 @@ impl<D: BlockDevice> FileSystem<D> {
         let services = MountServices::new(Time(clock), (), NoopObserver);
         let io = Io::new(device).map_err(|_| Error::Io)?;
         let inner = Ext4::mount_with_readonly_fallback(io, services)?;
-        Ok(FileSystem { inner })
+        Ok(FileSystem {
+            inner,
+            cache: MetaCache::default(),
+        })
     }
 
     /// True if the mount fell back to read-only.
@@ -52,7 +61,11 @@ impl<D: BlockDevice> FileSystem<D> {
     /// Commits the journal and writes every cached block back, then
     /// flushes the device.
     pub fn sync(&mut self) -> Result<()> {
-        self.inner.sync()?;
+        let synced = self.inner.sync();
+        // The flush may have repaired directories' block counts on the
+        // disk (`dirblocks`): read attributes again from here on.
+        self.cache.touch_all();
+        synced?;
         Ok(())
     }
 
@@ -88,15 +101,23 @@ impl<D: BlockDevice> FileSystem<D> {
 
     /// The attributes of inode `ino`.
     pub fn stat(&mut self, ino: Ino) -> Result<Stat> {
+        if let Some(stat) = self.cache.stat(ino) {
+            return Ok(stat);
+        }
         let info = self.inner.inode(number(ino)?)?;
-        Ok(Stat::from_info(&info))
+        let stat = Stat::from_info(&info);
+        self.cache.put_stat(stat);
+        Ok(stat)
     }
 
     /// Reads from byte `offset` of file `ino` into `buf`; returns how many
     /// bytes were read (fewer than asked only at the end of the file).
     pub fn read_at(&mut self, ino: Ino, offset: u64, buf: &mut [u8]) -> Result<usize> {
         self.file(ino)?;
-        Ok(self.inner.read_inode(number(ino)?, offset, buf)?)
+        let read = self.inner.read_inode(number(ino)?, offset, buf);
+        // Reading may set the access time.
+        self.cache.touched(ino);
+        Ok(read?)
     }
 
     /// Writes `data` at byte `offset` of file `ino`, growing it if the
@@ -106,7 +127,9 @@ impl<D: BlockDevice> FileSystem<D> {
         if data.is_empty() {
             return Ok(());
         }
-        self.inner.write_inode(number(ino)?, offset, data)?;
+        let written = self.inner.write_inode(number(ino)?, offset, data);
+        self.cache.touched(ino);
+        written?;
         Ok(())
     }
 
@@ -114,7 +137,9 @@ impl<D: BlockDevice> FileSystem<D> {
     /// blocks past the end, growing adds a hole that reads as zeros.
     pub fn set_len(&mut self, ino: Ino, len: u64) -> Result<()> {
         self.file(ino)?;
-        self.inner.truncate_inode(number(ino)?, len)?;
+        let cut = self.inner.truncate_inode(number(ino)?, len);
+        self.cache.touched(ino);
+        cut?;
         Ok(())
     }
 
@@ -127,6 +152,13 @@ impl<D: BlockDevice> FileSystem<D> {
         max: usize,
     ) -> Result<(Vec<DirEntry>, DirCursor)> {
         let records = self.inner.read_directory(number(dir)?, cursor.0, max)?;
+        // The names just read are current: `ls -l`'s stat of each finds
+        // its inode number without a lookup.
+        for r in &records {
+            if r.name != b"." && r.name != b".." {
+                self.cache.put_child(dir, &r.name, Ino(r.inode.raw()));
+            }
+        }
         let next = match records.last() {
             Some(last) if records.len() == max => last.next_cursor,
             _ => DirectoryCursor::End,
@@ -171,15 +203,32 @@ impl<D: BlockDevice> FileSystem<D> {
         if !dir.is_dir() {
             return Err(Error::NotADirectory);
         }
-        let found = self
-            .inner
-            .lookup_child(number(dir.ino)?, file_name(name)?)?;
-        Ok(found.as_ref().map(Stat::from_info))
+        let checked = file_name(name)?;
+        if let Some(ino) = self.cache.child(dir.ino, name) {
+            match self.stat(ino) {
+                Ok(stat) => return Ok(Some(stat)),
+                // The invalidation keeps this from happening; if it did,
+                // the file system's own answer is the right one.
+                Err(Error::NotFound) => self.cache.unnamed(dir.ino, name),
+                Err(e) => return Err(e),
+            }
+        }
+        let found = self.inner.lookup_child(number(dir.ino)?, checked)?;
+        Ok(found.as_ref().map(|info| {
+            let stat = Stat::from_info(info);
+            self.cache.put_child(dir.ino, name, stat.ino);
+            self.cache.put_stat(stat);
+            stat
+        }))
     }
 
     /// `ino` is a regular file (data operations refuse anything else).
     fn file(&mut self, ino: Ino) -> Result<()> {
-        match self.stat(ino)?.kind {
+        let kind = match self.cache.kind(ino) {
+            Some(kind) => kind,
+            None => self.stat(ino)?.kind,
+        };
+        match kind {
             FileType::File => Ok(()),
             FileType::Directory => Err(Error::IsADirectory),
             _ => Err(Error::InvalidArgument),
