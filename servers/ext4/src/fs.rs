@@ -12,9 +12,7 @@
 
 use alloc::vec::Vec;
 
-use rsext4::{
-    DirectoryCursor, Ext4, FileName, InodeNumber, MountServices, MountedServices, NoopObserver,
-};
+use rsext4::{Ext4, FileName, InodeNumber, MountServices, MountedServices, NoopObserver};
 
 use crate::device::{BlockDevice, Clock, Io, Time};
 use crate::error::{Error, Result};
@@ -151,28 +149,50 @@ impl<D: BlockDevice> FileSystem<D> {
         cursor: DirCursor,
         max: usize,
     ) -> Result<(Vec<DirEntry>, DirCursor)> {
+        let mut entries = Vec::new();
+        let next = self.read_dir_each(dir, cursor, max, |ino, kind, name| {
+            entries.push(DirEntry {
+                ino,
+                kind,
+                name: name.to_vec(),
+            })
+        })?;
+        Ok((entries, next))
+    }
+
+    /// [`FileSystem::read_dir`] handing each entry to `each` instead of
+    /// collecting them: a page listed before (and not changed since)
+    /// comes from the listings cache without a copy of its names.
+    pub fn read_dir_each(
+        &mut self,
+        dir: Ino,
+        cursor: DirCursor,
+        max: usize,
+        mut each: impl FnMut(Ino, FileType, &[u8]),
+    ) -> Result<DirCursor> {
+        if let Some(next) = self.cache.listings.replay(dir, cursor, max, &mut each) {
+            return Ok(next);
+        }
         let records = self.inner.read_directory(number(dir)?, cursor.0, max)?;
+        let next = match records.last() {
+            Some(last) if records.len() == max => DirCursor(last.next_cursor),
+            _ => DirCursor::END,
+        };
+        let mut page = self.cache.listings.record(dir, cursor, max);
+        let mut named = Vec::with_capacity(records.len());
+        for r in records.iter().filter(|r| r.name != b"." && r.name != b"..") {
+            let (ino, kind) = (Ino(r.inode.raw()), r.file_type.into());
+            page.push(ino, kind, &r.name);
+            each(ino, kind, &r.name);
+            named.push((ino, &r.name));
+        }
+        page.finish(next);
         // The names just read are current: `ls -l`'s stat of each finds
         // its inode number without a lookup.
-        for r in &records {
-            if r.name != b"." && r.name != b".." {
-                self.cache.put_child(dir, &r.name, Ino(r.inode.raw()));
-            }
+        for (ino, name) in named {
+            self.cache.put_child(dir, name, ino);
         }
-        let next = match records.last() {
-            Some(last) if records.len() == max => last.next_cursor,
-            _ => DirectoryCursor::End,
-        };
-        let entries = records
-            .into_iter()
-            .filter(|r| r.name != b"." && r.name != b"..")
-            .map(|r| DirEntry {
-                ino: Ino(r.inode.raw()),
-                kind: r.file_type.into(),
-                name: r.name,
-            })
-            .collect();
-        Ok((entries, DirCursor(next)))
+        Ok(next)
     }
 
     /// Every entry of directory `dir`.

@@ -4,7 +4,7 @@
 //! instructions per `statat` on the host, 47,000 in the guest: see
 //! `docs/PERFORMANCE.md`, "fs operations").
 //!
-//! Two maps, both owned by [`crate::FileSystem`], which is the only way
+//! Two tables, both owned by [`crate::FileSystem`], which is the only way
 //! to the file system, so every change passes the code that invalidates
 //! them:
 //!
@@ -24,21 +24,34 @@
 //!   not cached (as Linux keeps long names out of its dentry's inline
 //!   name), which bounds the memory an entry takes.
 //!
-//! Both maps hold at most [`CAPACITY`] entries; when full, the entry with
-//! the highest key goes (`pop_last`): a listing larger than the cache then
-//! keeps a fixed part of itself cached from one pass to the next (rather
-//! than none of it, as least-recently-used order would), and the root and
-//! other early, low-numbered directories stay.
+//! With them, in `listings`, the pages of directory listings.
+//!
+//! All are tables of a fixed size, allocated once when the file system
+//! is mounted: the guest's heap is a first-fit list allocator, and many
+//! small long-lived allocations (a search tree's nodes, say) would leave
+//! holes that every later allocation of rsext4's walks past — measured,
+//! that made a cached 4 KiB `pread` some 20,000 instructions dearer. The
+//! inode table is direct-mapped by inode number ([`INODE_SLOTS`]
+//! entries), the names table is [`NAME_WAYS`]-way set-associative by a
+//! hash of (directory, name) ([`NAME_SLOTS`] entries); a new entry takes a
+//! free way of its set or the next in turn. A collision only costs a
+//! miss: every entry holds its whole key.
 
-use alloc::collections::BTreeMap;
+use alloc::boxed::Box;
+use alloc::vec;
 
+use crate::listings::Listings;
 use crate::types::{FileType, Ino, Stat};
 
-/// The longest name the names map keeps, in bytes.
+/// The longest name the names table keeps, in bytes.
 pub(crate) const SHORT_NAME: usize = 64;
-/// Entries each map holds at most (about 1.5 MiB for names and 1 MiB
-/// for inodes when full).
-pub(crate) const CAPACITY: usize = 16_384;
+/// Inode table entries (about 1 MiB).
+pub(crate) const INODE_SLOTS: usize = 16_384;
+/// Names table entries (about 1.25 MiB).
+pub(crate) const NAME_SLOTS: usize = 16_384;
+/// Ways of each set of the names table.
+pub(crate) const NAME_WAYS: usize = 4;
+const NAME_SETS: usize = NAME_SLOTS / NAME_WAYS;
 
 #[derive(Debug, Clone, Copy)]
 struct Cached {
@@ -47,132 +60,184 @@ struct Cached {
     current: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct NameKey {
+#[derive(Debug, Clone, Copy)]
+struct NameSlot {
+    /// The directory; 0 (never an inode number) for a free slot.
     dir: u32,
+    ino: u32,
     len: u8,
     name: [u8; SHORT_NAME],
 }
 
-impl NameKey {
-    fn new(dir: Ino, name: &[u8]) -> Option<NameKey> {
-        let len = u8::try_from(name.len())
-            .ok()
-            .filter(|&l| usize::from(l) <= SHORT_NAME)?;
-        let mut key = NameKey {
-            dir: dir.0,
-            len,
-            name: [0; SHORT_NAME],
-        };
-        key.name[..name.len()].copy_from_slice(name);
-        Some(key)
-    }
+impl NameSlot {
+    const FREE: NameSlot = NameSlot {
+        dir: 0,
+        ino: 0,
+        len: 0,
+        name: [0; SHORT_NAME],
+    };
 
-    /// The lowest key of directory `dir`.
-    fn first_of(dir: u32) -> NameKey {
-        NameKey {
-            dir,
-            len: 0,
-            name: [0; SHORT_NAME],
+    fn is(&self, dir: Ino, name: &[u8]) -> bool {
+        self.dir == dir.0 && usize::from(self.len) == name.len() && &self.name[..name.len()] == name
+    }
+}
+
+/// The inode and names tables (see the module's comment).
+#[derive(Debug)]
+pub(crate) struct MetaCache {
+    inodes: Box<[Option<Cached>]>,
+    names: Box<[NameSlot]>,
+    /// Per set of `names`: the way the next new entry replaces when the
+    /// set is full.
+    turn: Box<[u8]>,
+    /// Directory listings (`listings`).
+    pub(crate) listings: Listings,
+}
+
+impl Default for MetaCache {
+    fn default() -> Self {
+        MetaCache {
+            inodes: vec![None; INODE_SLOTS].into_boxed_slice(),
+            names: vec![NameSlot::FREE; NAME_SLOTS].into_boxed_slice(),
+            turn: vec![0; NAME_SETS].into_boxed_slice(),
+            listings: Listings::default(),
         }
     }
 }
 
-/// The inode and name caches (see the module's comment).
-#[derive(Debug, Default)]
-pub(crate) struct MetaCache {
-    inodes: BTreeMap<u32, Cached>,
-    names: BTreeMap<NameKey, u32>,
+/// The inode table's slot for `ino`.
+fn inode_slot(ino: Ino) -> usize {
+    ino.0 as usize % INODE_SLOTS
+}
+
+/// The first slot of the names table's set for (`dir`, `name`): FNV-1a.
+fn name_set(dir: Ino, name: &[u8]) -> usize {
+    let mut h: u32 = 0x811c_9dc5;
+    for &b in dir.0.to_le_bytes().iter().chain(name) {
+        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+    }
+    (h as usize % NAME_SETS) * NAME_WAYS
 }
 
 impl MetaCache {
+    fn cached(&self, ino: Ino) -> Option<&Cached> {
+        self.inodes[inode_slot(ino)]
+            .as_ref()
+            .filter(|c| c.stat.ino == ino)
+    }
+
     /// The attributes of `ino`, if cached and current.
     pub(crate) fn stat(&self, ino: Ino) -> Option<Stat> {
-        self.inodes
-            .get(&ino.0)
-            .filter(|c| c.current)
-            .map(|c| c.stat)
+        self.cached(ino).filter(|c| c.current).map(|c| c.stat)
     }
 
     /// The kind of `ino`, if cached (current or touched).
     pub(crate) fn kind(&self, ino: Ino) -> Option<FileType> {
-        self.inodes.get(&ino.0).map(|c| c.stat.kind)
+        self.cached(ino).map(|c| c.stat.kind)
     }
 
     /// Remembers attributes just read from the file system.
     pub(crate) fn put_stat(&mut self, stat: Stat) {
-        if self.inodes.len() >= CAPACITY && !self.inodes.contains_key(&stat.ino.0) {
-            self.inodes.pop_last();
-        }
         let current = true;
-        self.inodes.insert(stat.ino.0, Cached { stat, current });
+        self.inodes[inode_slot(stat.ino)] = Some(Cached { stat, current });
     }
 
     /// `ino`'s attributes may have changed; it is still the same inode.
     pub(crate) fn touched(&mut self, ino: Ino) {
-        if let Some(c) = self.inodes.get_mut(&ino.0) {
-            c.current = false;
+        if let Some(c) = self.inodes[inode_slot(ino)].as_mut() {
+            if c.stat.ino == ino {
+                c.current = false;
+            }
         }
+        self.listings.drop_dir(ino);
     }
 
     /// `ino` may have been freed (its number may name a new inode next).
     pub(crate) fn forget(&mut self, ino: Ino) {
-        self.inodes.remove(&ino.0);
+        let slot = &mut self.inodes[inode_slot(ino)];
+        if slot.is_some_and(|c| c.stat.ino == ino) {
+            *slot = None;
+        }
+        self.listings.drop_dir(ino);
     }
 
     /// Every inode's attributes may have changed (the device adapter's
     /// repairs at a flush write inodes behind rsext4's back).
     pub(crate) fn touch_all(&mut self) {
-        for c in self.inodes.values_mut() {
+        for c in self.inodes.iter_mut().flatten() {
             c.current = false;
         }
     }
 
     /// The inode entry `name` of directory `dir` names, if cached.
     pub(crate) fn child(&self, dir: Ino, name: &[u8]) -> Option<Ino> {
-        let key = NameKey::new(dir, name)?;
-        self.names.get(&key).map(|&ino| Ino(ino))
+        if name.len() > SHORT_NAME {
+            return None;
+        }
+        let set = name_set(dir, name);
+        self.names[set..set + NAME_WAYS]
+            .iter()
+            .find(|s| s.is(dir, name))
+            .map(|s| Ino(s.ino))
     }
 
     /// Remembers that `name` in `dir` names `ino`, as the file system
     /// just said.
     pub(crate) fn put_child(&mut self, dir: Ino, name: &[u8], ino: Ino) {
-        let Some(key) = NameKey::new(dir, name) else {
+        if name.len() > SHORT_NAME || dir.0 == 0 {
             return;
-        };
-        if self.names.len() >= CAPACITY && !self.names.contains_key(&key) {
-            self.names.pop_last();
         }
-        self.names.insert(key, ino.0);
+        let set = name_set(dir, name);
+        let ways = &mut self.names[set..set + NAME_WAYS];
+        let way = match ways.iter().position(|s| s.is(dir, name) || s.dir == 0) {
+            Some(way) => way,
+            None => {
+                let turn = &mut self.turn[set / NAME_WAYS];
+                let way = usize::from(*turn) % NAME_WAYS;
+                *turn = turn.wrapping_add(1);
+                way
+            }
+        };
+        let slot = &mut ways[way];
+        *slot = NameSlot {
+            dir: dir.0,
+            ino: ino.0,
+            len: name.len() as u8,
+            name: [0; SHORT_NAME],
+        };
+        slot.name[..name.len()].copy_from_slice(name);
     }
 
     /// `name` in `dir` was removed or now names something else.
     pub(crate) fn unnamed(&mut self, dir: Ino, name: &[u8]) {
-        if let Some(key) = NameKey::new(dir, name) {
-            self.names.remove(&key);
+        if name.len() > SHORT_NAME {
+            return;
+        }
+        let set = name_set(dir, name);
+        for slot in &mut self.names[set..set + NAME_WAYS] {
+            if slot.is(dir, name) {
+                *slot = NameSlot::FREE;
+            }
         }
     }
 
-    /// Directory `dir` was removed: none of its names stand.
+    /// Directory `dir` was removed: none of its names stand. (It was
+    /// empty, so each of its names was already unnamed; this is the second
+    /// line, and a removal is rare enough to pay for the walk.)
     pub(crate) fn dir_gone(&mut self, dir: Ino) {
-        let start = NameKey::first_of(dir.0);
-        let gone: alloc::vec::Vec<NameKey> = match dir.0.checked_add(1) {
-            Some(next) => self
-                .names
-                .range(start..NameKey::first_of(next))
-                .map(|(k, _)| *k)
-                .collect(),
-            None => self.names.range(start..).map(|(k, _)| *k).collect(),
-        };
-        for key in gone {
-            self.names.remove(&key);
+        self.listings.drop_dir(dir);
+        for slot in self.names.iter_mut().filter(|s| s.dir == dir.0) {
+            *slot = NameSlot::FREE;
         }
     }
 
     /// Entries held (inodes, names), for tests.
     #[cfg(test)]
     pub(crate) fn len(&self) -> (usize, usize) {
-        (self.inodes.len(), self.names.len())
+        (
+            self.inodes.iter().flatten().count(),
+            self.names.iter().filter(|s| s.dir != 0).count(),
+        )
     }
 }
 
@@ -229,7 +294,7 @@ mod tests {
     }
 
     #[test]
-    fn long_names_are_not_cached_and_the_maps_stay_bounded() {
+    fn long_names_are_not_cached_and_the_tables_stay_bounded() {
         let mut c = MetaCache::default();
         let long = [b'n'; SHORT_NAME + 1];
         c.put_child(Ino(2), &long, Ino(12));
@@ -237,12 +302,25 @@ mod tests {
         let exact = [b'n'; SHORT_NAME];
         c.put_child(Ino(2), &exact, Ino(12));
         assert_eq!(c.child(Ino(2), &exact), Some(Ino(12)));
-        for i in 0..CAPACITY as u32 + 10 {
-            c.put_stat(stat(i + 1, FileType::File, 0));
+        let n = NAME_SLOTS as u32 + INODE_SLOTS as u32 + 10;
+        for i in 0..n {
+            c.put_stat(stat(i + 1, FileType::File, u64::from(i)));
             c.put_child(Ino(2), &i.to_le_bytes(), Ino(i + 1));
         }
-        assert_eq!(c.len(), (CAPACITY, CAPACITY));
-        // The lowest numbers stay.
-        assert!(c.stat(Ino(1)).is_some());
+        assert_eq!(c.len(), (INODE_SLOTS, NAME_SLOTS));
+        // Whatever is still cached is right; the newest of each is there.
+        let mut names = 0;
+        for i in 0..n {
+            if let Some(ino) = c.child(Ino(2), &i.to_le_bytes()) {
+                assert_eq!(ino, Ino(i + 1));
+                names += 1;
+            }
+            if let Some(s) = c.stat(Ino(i + 1)) {
+                assert_eq!(s.size, u64::from(i));
+            }
+        }
+        assert_eq!(names, NAME_SLOTS);
+        assert_eq!(c.stat(Ino(n)).map(|s| s.size), Some(u64::from(n - 1)));
+        assert_eq!(c.child(Ino(2), &(n - 1).to_le_bytes()), Some(Ino(n)));
     }
 }
