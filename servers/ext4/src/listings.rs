@@ -229,7 +229,7 @@ mod tests {
         l: &mut Listings,
         dir: u32,
     ) -> Option<(alloc::vec::Vec<(u32, alloc::vec::Vec<u8>)>, DirCursor)> {
-        let mut got = alloc::vec::Vec::new();
+        let mut got = Vec::new();
         let next = l.replay(Ino(dir), DirCursor::START, 8, &mut |ino, _, name| {
             got.push((ino.0, name.to_vec()))
         })?;
