@@ -224,11 +224,12 @@ impl Recorder<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::vec::Vec;
 
-    fn replayed(
-        l: &mut Listings,
-        dir: u32,
-    ) -> Option<(alloc::vec::Vec<(u32, alloc::vec::Vec<u8>)>, DirCursor)> {
+    /// A page as (inode, name) pairs.
+    type Entries = Vec<(u32, Vec<u8>)>;
+
+    fn replayed(l: &mut Listings, dir: u32) -> Option<(Entries, DirCursor)> {
         let mut got = Vec::new();
         let next = l.replay(Ino(dir), DirCursor::START, 8, &mut |ino, _, name| {
             got.push((ino.0, name.to_vec()))
