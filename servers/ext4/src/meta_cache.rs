@@ -44,13 +44,13 @@ use crate::listings::Listings;
 use crate::types::{FileType, Ino, Stat};
 
 /// The longest name the names table keeps, in bytes.
-pub(crate) const SHORT_NAME: usize = 64;
+pub(crate) const SHORT_NAME: usize = 32;
 /// Inode table entries (about 1 MiB).
 pub(crate) const INODE_SLOTS: usize = 16_384;
-/// Names table entries (about 1.25 MiB).
-pub(crate) const NAME_SLOTS: usize = 16_384;
+/// Names table entries (44 bytes each: about 1.4 MiB).
+pub(crate) const NAME_SLOTS: usize = 32_768;
 /// Ways of each set of the names table.
-pub(crate) const NAME_WAYS: usize = 4;
+pub(crate) const NAME_WAYS: usize = 8;
 const NAME_SETS: usize = NAME_SLOTS / NAME_WAYS;
 
 #[derive(Debug, Clone, Copy)]
@@ -110,13 +110,16 @@ fn inode_slot(ino: Ino) -> usize {
     ino.0 as usize % INODE_SLOTS
 }
 
-/// The first slot of the names table's set for (`dir`, `name`): FNV-1a.
+/// The first slot of the names table's set for (`dir`, `name`): FNV-1a,
+/// then a multiply-shift so that names differing in their last byte
+/// (`f00001`, `f00002`, ...) spread over the sets.
 fn name_set(dir: Ino, name: &[u8]) -> usize {
     let mut h: u32 = 0x811c_9dc5;
     for &b in dir.0.to_le_bytes().iter().chain(name) {
         h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
     }
-    (h as usize % NAME_SETS) * NAME_WAYS
+    let mixed = (h ^ (h >> 15)).wrapping_mul(0x2c1b_3c6d);
+    ((mixed >> 8) as usize % NAME_SETS) * NAME_WAYS
 }
 
 impl MetaCache {
@@ -302,7 +305,7 @@ mod tests {
         let exact = [b'n'; SHORT_NAME];
         c.put_child(Ino(2), &exact, Ino(12));
         assert_eq!(c.child(Ino(2), &exact), Some(Ino(12)));
-        let n = NAME_SLOTS as u32 + INODE_SLOTS as u32 + 10;
+        let n = 4 * NAME_SLOTS as u32;
         for i in 0..n {
             c.put_stat(stat(i + 1, FileType::File, u64::from(i)));
             c.put_child(Ino(2), &i.to_le_bytes(), Ino(i + 1));
