@@ -5,15 +5,18 @@
 //! Everything goes through rsext4's owned `Ext4` handle, which holds the
 //! device, its caches and the journal: mounting replays the journal if
 //! the last user did not unmount, and every metadata change is journaled.
+//! Decoded inodes and names are kept in `meta_cache` between operations;
+//! every operation here and in `names` that changes what they hold says
+//! so to the cache in the same call, whether it succeeded or not (a
+//! failed operation may have changed part of what it meant to).
 
 use alloc::vec::Vec;
 
-use rsext4::{
-    DirectoryCursor, Ext4, FileName, InodeNumber, MountServices, MountedServices, NoopObserver,
-};
+use rsext4::{Ext4, FileName, InodeNumber, MountServices, MountedServices, NoopObserver};
 
 use crate::device::{BlockDevice, Clock, Io, Time};
 use crate::error::{Error, Result};
+use crate::meta_cache::MetaCache;
 use crate::path;
 use crate::types::{DirCursor, DirEntry, FileType, FsStats, Ino, Stat};
 
@@ -24,6 +27,7 @@ pub(crate) type Inner<D> = Ext4<Io<D>, MountedServices<(), NoopObserver, ()>>;
 /// An ext4 file system (4 KiB blocks) mounted read-write on `D`.
 pub struct FileSystem<D: BlockDevice> {
     pub(crate) inner: Inner<D>,
+    pub(crate) cache: MetaCache,
 }
 
 impl<D: BlockDevice> FileSystem<D> {
@@ -34,7 +38,10 @@ impl<D: BlockDevice> FileSystem<D> {
         let services = MountServices::new(Time(clock), (), NoopObserver);
         let io = Io::new(device).map_err(|_| Error::Io)?;
         let inner = Ext4::mount_with_readonly_fallback(io, services)?;
-        Ok(FileSystem { inner })
+        Ok(FileSystem {
+            inner,
+            cache: MetaCache::default(),
+        })
     }
 
     /// True if the mount fell back to read-only.
@@ -52,7 +59,11 @@ impl<D: BlockDevice> FileSystem<D> {
     /// Commits the journal and writes every cached block back, then
     /// flushes the device.
     pub fn sync(&mut self) -> Result<()> {
-        self.inner.sync()?;
+        let synced = self.inner.sync();
+        // The flush may have repaired directories' block counts on the
+        // disk (`dirblocks`): read attributes again from here on.
+        self.cache.touch_all();
+        synced?;
         Ok(())
     }
 
@@ -88,15 +99,23 @@ impl<D: BlockDevice> FileSystem<D> {
 
     /// The attributes of inode `ino`.
     pub fn stat(&mut self, ino: Ino) -> Result<Stat> {
+        if let Some(stat) = self.cache.stat(ino) {
+            return Ok(stat);
+        }
         let info = self.inner.inode(number(ino)?)?;
-        Ok(Stat::from_info(&info))
+        let stat = Stat::from_info(&info);
+        self.cache.put_stat(stat);
+        Ok(stat)
     }
 
     /// Reads from byte `offset` of file `ino` into `buf`; returns how many
     /// bytes were read (fewer than asked only at the end of the file).
     pub fn read_at(&mut self, ino: Ino, offset: u64, buf: &mut [u8]) -> Result<usize> {
         self.file(ino)?;
-        Ok(self.inner.read_inode(number(ino)?, offset, buf)?)
+        let read = self.inner.read_inode(number(ino)?, offset, buf);
+        // Reading may set the access time.
+        self.cache.touched(ino);
+        Ok(read?)
     }
 
     /// Writes `data` at byte `offset` of file `ino`, growing it if the
@@ -106,7 +125,9 @@ impl<D: BlockDevice> FileSystem<D> {
         if data.is_empty() {
             return Ok(());
         }
-        self.inner.write_inode(number(ino)?, offset, data)?;
+        let written = self.inner.write_inode(number(ino)?, offset, data);
+        self.cache.touched(ino);
+        written?;
         Ok(())
     }
 
@@ -114,7 +135,9 @@ impl<D: BlockDevice> FileSystem<D> {
     /// blocks past the end, growing adds a hole that reads as zeros.
     pub fn set_len(&mut self, ino: Ino, len: u64) -> Result<()> {
         self.file(ino)?;
-        self.inner.truncate_inode(number(ino)?, len)?;
+        let cut = self.inner.truncate_inode(number(ino)?, len);
+        self.cache.touched(ino);
+        cut?;
         Ok(())
     }
 
@@ -126,21 +149,50 @@ impl<D: BlockDevice> FileSystem<D> {
         cursor: DirCursor,
         max: usize,
     ) -> Result<(Vec<DirEntry>, DirCursor)> {
+        let mut entries = Vec::new();
+        let next = self.read_dir_each(dir, cursor, max, |ino, kind, name| {
+            entries.push(DirEntry {
+                ino,
+                kind,
+                name: name.to_vec(),
+            })
+        })?;
+        Ok((entries, next))
+    }
+
+    /// [`FileSystem::read_dir`] handing each entry to `each` instead of
+    /// collecting them: a page listed before (and not changed since)
+    /// comes from the listings cache without a copy of its names.
+    pub fn read_dir_each(
+        &mut self,
+        dir: Ino,
+        cursor: DirCursor,
+        max: usize,
+        mut each: impl FnMut(Ino, FileType, &[u8]),
+    ) -> Result<DirCursor> {
+        if let Some(next) = self.cache.listings.replay(dir, cursor, max, &mut each) {
+            return Ok(next);
+        }
         let records = self.inner.read_directory(number(dir)?, cursor.0, max)?;
         let next = match records.last() {
-            Some(last) if records.len() == max => last.next_cursor,
-            _ => DirectoryCursor::End,
+            Some(last) if records.len() == max => DirCursor(last.next_cursor),
+            _ => DirCursor::END,
         };
-        let entries = records
-            .into_iter()
-            .filter(|r| r.name != b"." && r.name != b"..")
-            .map(|r| DirEntry {
-                ino: Ino(r.inode.raw()),
-                kind: r.file_type.into(),
-                name: r.name,
-            })
-            .collect();
-        Ok((entries, DirCursor(next)))
+        let mut page = self.cache.listings.record(dir, cursor, max);
+        let mut named = Vec::with_capacity(records.len());
+        for r in records.iter().filter(|r| r.name != b"." && r.name != b"..") {
+            let (ino, kind) = (Ino(r.inode.raw()), r.file_type.into());
+            page.push(ino, kind, &r.name);
+            each(ino, kind, &r.name);
+            named.push((ino, &r.name));
+        }
+        page.finish(next);
+        // The names just read are current: `ls -l`'s stat of each finds
+        // its inode number without a lookup.
+        for (ino, name) in named {
+            self.cache.put_child(dir, name, ino);
+        }
+        Ok(next)
     }
 
     /// Every entry of directory `dir`.
@@ -171,15 +223,32 @@ impl<D: BlockDevice> FileSystem<D> {
         if !dir.is_dir() {
             return Err(Error::NotADirectory);
         }
-        let found = self
-            .inner
-            .lookup_child(number(dir.ino)?, file_name(name)?)?;
-        Ok(found.as_ref().map(Stat::from_info))
+        let checked = file_name(name)?;
+        if let Some(ino) = self.cache.child(dir.ino, name) {
+            match self.stat(ino) {
+                Ok(stat) => return Ok(Some(stat)),
+                // The invalidation keeps this from happening; if it did,
+                // the file system's own answer is the right one.
+                Err(Error::NotFound) => self.cache.unnamed(dir.ino, name),
+                Err(e) => return Err(e),
+            }
+        }
+        let found = self.inner.lookup_child(number(dir.ino)?, checked)?;
+        Ok(found.as_ref().map(|info| {
+            let stat = Stat::from_info(info);
+            self.cache.put_child(dir.ino, name, stat.ino);
+            self.cache.put_stat(stat);
+            stat
+        }))
     }
 
     /// `ino` is a regular file (data operations refuse anything else).
     fn file(&mut self, ino: Ino) -> Result<()> {
-        match self.stat(ino)?.kind {
+        let kind = match self.cache.kind(ino) {
+            Some(kind) => kind,
+            None => self.stat(ino)?.kind,
+        };
+        match kind {
             FileType::File => Ok(()),
             FileType::Directory => Err(Error::IsADirectory),
             _ => Err(Error::InvalidArgument),

@@ -30,6 +30,8 @@ mod dirblocks;
 mod error;
 mod fs;
 mod layout;
+mod listings;
+mod meta_cache;
 mod names;
 mod padding;
 mod path;

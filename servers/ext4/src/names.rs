@@ -6,6 +6,12 @@
 //! one remains. This layer reaps such an inode in the same call, so no
 //! caller can forget: once its last name is gone, a file's data is gone,
 //! and an inode number still held by a caller then reads `NotFound`.
+//!
+//! Each operation tells the inode and name caches (`meta_cache`) what it
+//! changed, after rsext4's call and before its result is looked at: the
+//! parent directories were touched (times, size, links), a removed or
+//! replaced name is unnamed, an inode that may have been freed is
+//! forgotten and a removed directory takes its cached names with it.
 
 use rsext4::{FilePermissions, MutationContext, RenameOptions, UnlinkOutcome};
 
@@ -24,25 +30,27 @@ impl<D: BlockDevice> FileSystem<D> {
     /// `Exists` if the name is taken.
     pub fn create(&mut self, path: &str, perm: u16) -> Result<Stat> {
         let (parent, name) = self.free_name(path)?;
-        let info = self.inner.create_regular_file(
+        let made = self.inner.create_regular_file(
             CONTEXT,
             number(parent.ino)?,
             file_name(name)?,
             permissions(perm)?,
-        )?;
-        Ok(Stat::from_info(&info))
+        );
+        self.cache.touched(parent.ino);
+        Ok(Stat::from_info(&made?))
     }
 
     /// Makes the empty directory `path`.
     pub fn mkdir(&mut self, path: &str, perm: u16) -> Result<Stat> {
         let (parent, name) = self.free_name(path)?;
-        let info = self.inner.create_directory(
+        let made = self.inner.create_directory(
             CONTEXT,
             number(parent.ino)?,
             file_name(name)?,
             permissions(perm)?,
-        )?;
-        Ok(Stat::from_info(&info))
+        );
+        self.cache.touched(parent.ino);
+        Ok(Stat::from_info(&made?))
     }
 
     /// Removes the name `path` of a file (not a directory: `IsADirectory`).
@@ -51,8 +59,9 @@ impl<D: BlockDevice> FileSystem<D> {
         if target.is_dir() {
             return Err(Error::IsADirectory);
         }
-        let outcome = self.inner.unlink(number(parent.ino)?, file_name(name)?)?;
-        self.reap(outcome)
+        let outcome = self.inner.unlink(number(parent.ino)?, file_name(name)?);
+        self.removed(&parent, name, &target);
+        self.reap(outcome?)
     }
 
     /// Removes the empty directory `path`.
@@ -63,8 +72,9 @@ impl<D: BlockDevice> FileSystem<D> {
         }
         let outcome = self
             .inner
-            .remove_empty_directory(number(parent.ino)?, file_name(name)?)?;
-        self.reap(outcome)
+            .remove_empty_directory(number(parent.ino)?, file_name(name)?);
+        self.removed(&parent, name, &target);
+        self.reap(outcome?)
     }
 
     /// Moves `from` to `to`, replacing what `to` names as POSIX `rename`
@@ -81,7 +91,8 @@ impl<D: BlockDevice> FileSystem<D> {
             // Moving a directory below itself would cut it off the tree.
             return Err(Error::InvalidArgument);
         }
-        if let Some(target) = self.child(&to_parent, to_name)? {
+        let replaced = self.child(&to_parent, to_name)?;
+        if let Some(target) = replaced {
             if target.ino == source.ino {
                 // Two names of one file: POSIX leaves both in place.
                 return Ok(());
@@ -98,8 +109,19 @@ impl<D: BlockDevice> FileSystem<D> {
             number(to_parent.ino)?,
             file_name(to_name)?,
             RenameOptions::REPLACE,
-        )?;
-        match outcome.replaced {
+        );
+        // The source keeps its inode (and a directory its names) under
+        // the new name; its ctime (and a directory's `..`) changed.
+        self.cache.unnamed(from_parent.ino, from_name);
+        self.cache.touched(from_parent.ino);
+        self.cache.touched(source.ino);
+        if let Some(target) = replaced {
+            self.removed(&to_parent, to_name, &target);
+        } else {
+            self.cache.unnamed(to_parent.ino, to_name);
+            self.cache.touched(to_parent.ino);
+        }
+        match outcome?.replaced {
             Some(replaced) => self.reap(replaced),
             None => Ok(()),
         }
@@ -112,10 +134,12 @@ impl<D: BlockDevice> FileSystem<D> {
             return Err(Error::IsADirectory);
         }
         let (parent, name) = self.free_name(new)?;
-        let info =
+        let linked =
             self.inner
-                .hard_link(number(target.ino)?, number(parent.ino)?, file_name(name)?)?;
-        Ok(Stat::from_info(&info))
+                .hard_link(number(target.ino)?, number(parent.ino)?, file_name(name)?);
+        self.cache.touched(parent.ino);
+        self.cache.touched(target.ino);
+        Ok(Stat::from_info(&linked?))
     }
 
     /// The parent directory and last name of `path`, which must not exist.
@@ -135,6 +159,20 @@ impl<D: BlockDevice> FileSystem<D> {
         let parent = self.walk(&names)?;
         let target = self.child(&parent, name)?.ok_or(Error::NotFound)?;
         Ok((parent, name, target))
+    }
+
+    /// The name `name` of `target` in `parent` was removed or replaced (or
+    /// an attempt may have done part of it): the name is no longer
+    /// cached, the parent's attributes are read again, the inode (whose
+    /// link count changed, or which may be freed) is forgotten, and a
+    /// directory's own names go with it.
+    fn removed(&mut self, parent: &Stat, name: &[u8], target: &Stat) {
+        self.cache.unnamed(parent.ino, name);
+        self.cache.touched(parent.ino);
+        self.cache.forget(target.ino);
+        if target.is_dir() {
+            self.cache.dir_gone(target.ino);
+        }
     }
 
     /// Frees the inode a removal left without names.

@@ -98,6 +98,8 @@ pub struct DirCursor(pub(crate) DirectoryCursor);
 impl DirCursor {
     /// The first entry.
     pub const START: DirCursor = DirCursor(DirectoryCursor::Start);
+    /// Past the last entry.
+    pub(crate) const END: DirCursor = DirCursor(DirectoryCursor::End);
 
     /// True once the directory has been read to its end.
     pub fn is_end(self) -> bool {

@@ -1,7 +1,7 @@
 //! Latency client (test fs-fair): the p99 of `stat` while another client
-//! runs runaway compounds must stay within twice its idle p99, since the
-//! server runs compounds in slices and serves other requests between
-//! them. Times are TSC deltas; under icount the TSC counts guest
+//! runs runaway compounds may exceed its idle p99 by about one slice of
+//! that compound at most, since the server runs compounds in slices and
+//! serves other requests between them (see [`ALLOWANCE`]). Times are TSC deltas; under icount the TSC counts guest
 //! instructions, so the figures do not depend on the host's load. Then,
 //! through a capability with the runaway client's badge, it sees that
 //! session answer `Busy` while a compound runs, and cancels the compound
@@ -28,6 +28,15 @@ conflux_userlib::entry!(main);
 /// Stats timed in each phase.
 const ROUNDS: usize = 200;
 
+/// What a runaway compound may add to a `stat`'s p99, in instructions
+/// (icount): the idle p99 itself, or this much if more. One slice of the
+/// runaway loop (128 steps) and the server's turn around it added 6,300 to
+/// 6,400 at p99 (2026-11-25, with a `stat` of 13,400 and, after the file
+/// server's metadata caches, of 5,000); this is 2.5 times that. Without
+/// slices the whole budget of a million steps (tens of millions of
+/// instructions) would be added.
+const ALLOWANCE: u64 = 16_000;
+
 fn main() {
     let mut c = Checks::new();
     let mut fs = Fs::connect_or_fail(conflux_fs_client::manifest_caps!());
@@ -38,8 +47,8 @@ fn main() {
     let loaded = p99(&mut fs);
     println!("stat p99: idle {idle}, while a runaway compound runs {loaded} (TSC; instructions under icount)");
     c.that(
-        "stat p99 under a runaway compound within twice the idle p99",
-        loaded <= 2 * idle,
+        "stat p99 under a runaway compound within the idle p99 plus one slice",
+        loaded <= idle + idle.max(ALLOWANCE),
         (idle, loaded),
     );
     c.that("its session answers Busy meanwhile", busy(), ());

@@ -171,19 +171,17 @@ impl<B: BlockDevice> FileService<'_, B> {
         // `.` and `..` are dropped from each page, so a page can come back
         // short before the end: keep reading until the buffer is full.
         while written < room && !cursor.is_end() {
-            let (entries, next) = self
+            let want = room - written;
+            cursor = self
                 .fs
-                .read_dir(file.ino, cursor, room - written)
+                .read_dir_each(file.ino, cursor, want, |ino, k, name| {
+                    let Some(d) = Dirent::new(ino.0, kind(k), name) else {
+                        return;
+                    };
+                    d.encode(&mut out[written * Dirent::SIZE..]);
+                    written += 1;
+                })
                 .map_err(fs_error)?;
-            for e in &entries {
-                let Some(d) = Dirent::new(e.ino.0, kind(e.kind), &e.name) else {
-                    continue;
-                };
-                let at = written * Dirent::SIZE;
-                d.encode(&mut out[at..]);
-                written += 1;
-            }
-            cursor = next;
         }
         self.session.get(self.inodes, fd)?.cursor = cursor;
         Ok(written as u64)
