@@ -390,6 +390,32 @@ pub enum Error {
         path: String,
         value: String,
     },
+    /// A forward's `protocol` is neither tcp nor udp.
+    UnknownProtocol {
+        origin: String,
+        path: String,
+        value: String,
+        suggestion: Box<Suggestion>,
+    },
+    /// `flows.manager` or an entry of `flows.stages` names no task.
+    UnknownFlowTask {
+        origin: String,
+        path: String,
+        value: String,
+        suggestion: Box<Suggestion>,
+    },
+    /// A task listed twice in `flows.stages`, or the manager listed there.
+    FlowStageTwice {
+        origin: String,
+        task: String,
+        manager: bool,
+    },
+    /// `flows.stages` lists more tasks than the manager has slots for.
+    TooManyFlowStages {
+        origin: String,
+        count: usize,
+        max: usize,
+    },
     /// `devices.*.driver` names no task.
     UnknownDriver {
         origin: String,
@@ -472,6 +498,13 @@ pub enum Error {
         device: String,
         driver: String,
     },
+    /// A `caps` entry names an object made for `[flows]`.
+    FlowObject {
+        origin: String,
+        path: String,
+        object: String,
+        manager: String,
+    },
 }
 
 /// A named range of ports or addresses, `start..end`, in messages.
@@ -543,6 +576,10 @@ impl Error {
             | Error::DiskBacking { origin, .. }
             | Error::BadSize { origin, .. }
             | Error::BadMac { origin, .. }
+            | Error::UnknownProtocol { origin, .. }
+            | Error::UnknownFlowTask { origin, .. }
+            | Error::FlowStageTwice { origin, .. }
+            | Error::TooManyFlowStages { origin, .. }
             | Error::UnknownDriver { origin, .. }
             | Error::UnknownClient { origin, .. }
             | Error::DriverIsClient { origin, .. }
@@ -557,7 +594,8 @@ impl Error {
             | Error::Generated { origin, .. }
             | Error::Exchange { origin, .. }
             | Error::Extends { origin, .. }
-            | Error::DeviceObject { origin, .. } => origin,
+            | Error::DeviceObject { origin, .. }
+            | Error::FlowObject { origin, .. } => origin,
         }
     }
 }

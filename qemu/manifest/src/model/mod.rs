@@ -7,13 +7,15 @@
 //! a new list beside `tasks`, so existing users keep working.
 
 mod devices;
+mod flows;
 mod http;
 mod objects;
 
 use std::fmt;
 use std::str::FromStr;
 
-pub use devices::{Device, DeviceClient, DeviceKind, DeviceObjects, DiskImage, Forward};
+pub use devices::{Device, DeviceClient, DeviceKind, DeviceObjects, DiskImage, Forward, Protocol};
+pub use flows::{FlowSlot, FlowStage, Flows, BELL_BIT, EDGES, EDGE_SIZE};
 pub use http::{
     BodyCheck, Fetch, GeneratedFile, HttpExchange, HttpKind, Method, Raw, RawSend, Then,
 };
@@ -37,6 +39,8 @@ pub struct Manifest {
     /// The `[devices.*]` PCI devices, in document order (the order of
     /// their PCI slots).
     pub devices: Vec<Device>,
+    /// `[flows]`: the flow manager and its stage tasks, if the system has one.
+    pub flows: Option<Flows>,
     /// Present only in in-guest test systems.
     pub test: Option<TestSpec>,
 }
