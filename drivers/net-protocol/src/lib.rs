@@ -71,6 +71,7 @@
 #![deny(unsafe_code)]
 
 mod shared;
+pub mod steer;
 
 use conflux_queue::link::{Layout, RingArea};
 pub use shared::{Client, Server};
