@@ -124,6 +124,7 @@ fn main() {
     device_cipher_round_trip(&mut c, soft, crypto);
     device_cipher_changes_the_bytes(&mut c, soft, crypto);
     blocks_round_trip(&mut c, soft, blk);
+    crc_then_null(&mut c, soft);
     hostile(&mut c, soft);
     udp_ports(&mut c, soft, nic);
     for (name, t) in [
@@ -221,6 +222,44 @@ fn device_cipher_changes_the_bytes(c: &mut Checks, soft: Task, crypto: Task) {
         "encrypted records are not records: all damaged",
         checked(&stages[2], n),
         (0, 0, 0, n),
+    );
+    c.that("every stage stops", wire::stop_all(&stages), ());
+    c.eq("copies left after STOP", slot.revoke(), 0);
+}
+
+/// pattern → crc32c → null: every buffer grows by its 4-byte CRC.
+fn crc_then_null(c: &mut Checks, soft: Task) {
+    let slot = wire::slot(0);
+    let n = 64;
+    let stages = [
+        stage(
+            soft,
+            0,
+            StageSpec::Pattern { count: n, seed: 1 },
+            None,
+            Some(0),
+        ),
+        stage(soft, 1, StageSpec::Crc32c, Some(0), Some(1)),
+        stage(soft, 2, StageSpec::Null, Some(1), None),
+    ];
+    let wide = Span {
+        size: RECORD + 4,
+        ..span(1)
+    };
+    c.eq(
+        "wire pattern → crc32c → null",
+        wire::wire(&slot, &stages, &[span(0), wide]),
+        Ok(()),
+    );
+    let mut w = [0; 5];
+    wait(|| {
+        w = simple(soft, label::STATS, 2).1;
+        w[3] >= n
+    });
+    c.eq(
+        "null sink: buffers and bytes (each record + 4)",
+        (w[3], w[4]),
+        (n, n * u64::from(RECORD + 4)),
     );
     c.that("every stage stops", wire::stop_all(&stages), ());
     c.eq("copies left after STOP", slot.revoke(), 0);
