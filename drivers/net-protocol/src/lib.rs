@@ -67,6 +67,8 @@
 //! driver stops taking its descriptors, sets `detached` and signals. Buffers
 //! still posted to the device at that moment may yet be written by it: the
 //! client must not reuse its region for anything else.
+//!
+//! [`steer`] classifies received frames for the driver's UDP flow source.
 #![cfg_attr(not(test), no_std)]
 #![deny(unsafe_code)]
 
