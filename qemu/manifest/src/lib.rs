@@ -270,6 +270,7 @@ mod strict;
 mod suggest;
 mod supervision;
 mod test_spec;
+mod udp_spec;
 mod validate;
 
 use std::path::{Path, PathBuf};
@@ -282,7 +283,7 @@ pub use model::{
     constant_name, rights_text, BodyCheck, Cap, CrashSpec, Device, DeviceKind, DeviceObjects,
     DiskImage, Fetch, FlowSlot, FlowStage, Flows, Forward, GeneratedFile, HttpExchange, HttpKind,
     Manifest, Method, Mode, Object, ObjectSpec, Outcome, Protocol, Raw, RawSend, Restart, System,
-    Task, TestSpec, Then, UnknownVariant, BAR_WINDOW, BELL_BIT, EDGES, EDGE_SIZE,
+    Task, TestSpec, Then, UdpBlast, UnknownVariant, BAR_WINDOW, BELL_BIT, EDGES, EDGE_SIZE,
 };
 pub use suggest::{Suggestion, Words};
 
@@ -331,6 +332,7 @@ fn from_document(document: toml::Table, origin: &str) -> Result<Manifest, Error>
     devices::check(&manifest)?;
     validate::crash_disk(&manifest)?;
     http_spec::check(&manifest)?;
+    udp_spec::check(&manifest)?;
     graph::check(&manifest)?;
     Ok(manifest)
 }

@@ -126,3 +126,53 @@ fn refusals_name_the_key_and_the_fix() {
         "{m}"
     );
 }
+
+const NET: &str = "\
+[tasks.nic]\ncrate = \"virtio-net\"\npriority = 1\nstart_order = 5\n\
+[devices.net0]\nkind = \"virtio-net\"\ndriver = \"nic\"\n\
+forwards = [{ host = 5700, guest = 5700, protocol = \"udp\" }, { host = 8080, guest = 80 }]\n";
+
+fn udp_test(entry: &str) -> String {
+    format!(
+        "{}{NET}[test]\nexpect = [\"x\"]\nudp = [{{ {entry} }}]\n",
+        system("manager = \"mgr\"\n")
+    )
+}
+
+const GOOD: &str = "port = 5700, after = \"ready\", count = 1000, size = 1024, seed = 7, key = \"000102030405060708090a0b0c0d0e0f\", iv = \"ffeeddccbbaa99887766554433221100\"";
+
+#[test]
+fn udp_blasts_are_read_whole() {
+    let m = ok(&udp_test(&format!("{GOOD}, rate = 5000")));
+    let b = &m.test.unwrap().udp[0];
+    assert_eq!(
+        (b.port, b.count, b.size, b.seed, b.rate),
+        (5700, 1000, 1024, 7, 5000)
+    );
+    assert_eq!(b.key[15], 0x0f);
+    assert_eq!(b.iv[0], 0xff);
+}
+
+#[test]
+fn udp_blasts_refuse_what_cannot_be_sent() {
+    let m = message(&udp_test(&GOOD.replace("size = 1024", "size = 1000")));
+    assert!(
+        m.contains("`test.udp[0].size`: use whole 16-byte AES blocks"),
+        "{m}"
+    );
+    let m = message(&udp_test(&GOOD.replace("size = 1024", "size = 2048")));
+    assert!(m.contains("test.udp[0].size"), "{m}");
+    let m = message(&udp_test(&GOOD.replace("0e0f\"", "0e\"")));
+    assert!(
+        m.contains("`test.udp[0].key`: write 16 bytes as 32 hex digits"),
+        "{m}"
+    );
+    let m = message(&udp_test(&GOOD.replace("ffee", "zzee")));
+    assert!(m.contains("test.udp[0].iv"), "{m}");
+    // 8080 is a TCP forward, not a UDP one.
+    let m = message(&udp_test(&GOOD.replace("port = 5700", "port = 8080")));
+    assert!(
+        m.contains("not one of the system's UDP forwards ([5700])"),
+        "{m}"
+    );
+}

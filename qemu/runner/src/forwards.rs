@@ -137,10 +137,20 @@ start_order = 2
         let mut m = conflux_manifest::parse(SYSTEM, "web.toml").unwrap();
         set_http_port(&mut m, port).unwrap();
         let e = check_free(&m).unwrap_err();
-        assert!(e.contains(&format!("host port {port}")), "{e}");
+        assert!(e.contains(&format!("host tcp port {port}")), "{e}");
         drop(held);
         if let Err(e) = check_free(&m) {
-            assert!(!e.contains(&format!("host port {port} ")), "{e}");
+            assert!(!e.contains(&format!("host tcp port {port} ")), "{e}");
         }
+        // A UDP forward is checked with a UDP socket.
+        let held = std::net::UdpSocket::bind(("127.0.0.1", 0)).unwrap();
+        let udp = held.local_addr().unwrap().port();
+        let text = SYSTEM.replace(
+            "forwards = [",
+            &format!("forwards = [{{ host = {udp}, guest = 5700, protocol = \"udp\" }}, "),
+        );
+        let m = conflux_manifest::parse(&text, "web.toml").unwrap();
+        let e = check_free(&m).unwrap_err();
+        assert!(e.contains(&format!("host udp port {udp}")), "{e}");
     }
 }

@@ -265,6 +265,11 @@ impl Error {
                 f,
                 "`{path}` is {value:?}, which is not a unicast MAC address; write six two-digit hex octets separated by `:` with the first octet even, such as \"52:54:00:12:34:56\""
             ),
+            Error::BadUdpBlast { path, why, .. } => write!(f, "`{path}`: {why}"),
+            Error::UdpPortNotForwarded { path, port, forwards, .. } => write!(
+                f,
+                "`{path}` is {port}, which is not one of the system's UDP forwards ({forwards:?}): add `{{ host = {port}, guest = ..., protocol = \"udp\" }}` to the virtio-net device's `forwards`"
+            ),
             Error::UnknownProtocol {
                 path,
                 value,

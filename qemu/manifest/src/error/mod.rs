@@ -390,6 +390,19 @@ pub enum Error {
         path: String,
         value: String,
     },
+    /// A `test.udp` entry's value breaks its rule.
+    BadUdpBlast {
+        origin: String,
+        path: String,
+        why: &'static str,
+    },
+    /// A `test.udp` entry's port is not a UDP forward of the system.
+    UdpPortNotForwarded {
+        origin: String,
+        path: String,
+        port: u16,
+        forwards: Vec<u16>,
+    },
     /// A forward's `protocol` is neither tcp nor udp.
     UnknownProtocol {
         origin: String,
@@ -577,6 +590,8 @@ impl Error {
             | Error::BadSize { origin, .. }
             | Error::BadMac { origin, .. }
             | Error::UnknownProtocol { origin, .. }
+            | Error::BadUdpBlast { origin, .. }
+            | Error::UdpPortNotForwarded { origin, .. }
             | Error::UnknownFlowTask { origin, .. }
             | Error::FlowStageTwice { origin, .. }
             | Error::TooManyFlowStages { origin, .. }

@@ -10,6 +10,7 @@ mod devices;
 mod flows;
 mod http;
 mod objects;
+mod udp;
 
 use std::fmt;
 use std::str::FromStr;
@@ -22,6 +23,7 @@ pub use http::{
 pub use objects::{
     constant_name, rights_text, Cap, Object, ObjectSpec, Restart, BAR_WINDOW, RIGHT_LETTERS,
 };
+pub use udp::UdpBlast;
 
 /// One system image: what it is called, what it runs, and, for an in-guest
 /// test image, what the runner must see.
@@ -105,6 +107,8 @@ pub struct TestSpec {
     pub input: String,
     /// Exchanges the runner performs against forwarded ports, in order.
     pub http: Vec<HttpExchange>,
+    /// Datagrams the runner sends to UDP forwards, in order.
+    pub udp: Vec<UdpBlast>,
 }
 
 /// `[test] crash = { rounds, after, kill_after_ms = [min, max] }`: the
