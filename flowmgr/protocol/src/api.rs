@@ -9,6 +9,8 @@
 //!   refused, with the stage's index in word 0 where one is to blame.
 //! - [`label::STATS`] `[id]`: [`FlowStats`].
 //! - [`label::PAUSE`], [`label::RESUME`], [`label::DESTROY`] `[id]`.
+//! - [`label::LIST`] `[]`: the caller's flows, two words each: id and
+//!   [`FlowState`].
 //!
 //! Flow ids carry a generation, so an id kept after its flow was
 //! destroyed names nothing (`UnknownFlow`) even when the slot is reused.
@@ -24,6 +26,7 @@ pub mod label {
     pub const PAUSE: u32 = 0x4603;
     pub const RESUME: u32 = 0x4604;
     pub const DESTROY: u32 = 0x4605;
+    pub const LIST: u32 = 0x4606;
 }
 
 /// Transformers one flow may have.
@@ -254,6 +257,31 @@ pub enum FlowState {
     Terminated = 4,
 }
 
+impl FlowState {
+    pub fn from_word(w: u64) -> Option<Self> {
+        Some(match w {
+            0 => Self::Running,
+            1 => Self::Paused,
+            2 => Self::Recovering,
+            3 => Self::Done,
+            4 => Self::Terminated,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for FlowState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Running => "running",
+            Self::Paused => "paused",
+            Self::Recovering => "recovering",
+            Self::Done => "done",
+            Self::Terminated => "terminated",
+        })
+    }
+}
+
 /// Edges a flow has at most.
 pub const MAX_EDGES: usize = MAX_STAGES - 1;
 
@@ -303,14 +331,7 @@ impl FlowStats {
     /// received).
     pub fn decode(words: &[u64]) -> Option<Self> {
         let mut r = Reader::new(words);
-        let state = match r.next().ok()? {
-            0 => FlowState::Running,
-            1 => FlowState::Paused,
-            2 => FlowState::Recovering,
-            3 => FlowState::Done,
-            4 => FlowState::Terminated,
-            _ => return None,
-        };
+        let state = FlowState::from_word(r.next().ok()?)?;
         let edge_count = usize::try_from(r.next().ok()?)
             .ok()
             .filter(|&n| n <= MAX_EDGES)?;
