@@ -24,7 +24,7 @@ use crate::generated;
 use crate::limits::*;
 use crate::model::{
     Device, DeviceClient, DeviceKind, DeviceObjects, DiskImage, Forward, Manifest, Object,
-    ObjectSpec,
+    ObjectSpec, Protocol,
 };
 use crate::resolve;
 use crate::rules::{self, Unit};
@@ -53,7 +53,7 @@ pub const MAX_CLIENTS: usize = 8;
 /// and table, and a data area larger than its largest transfer.
 const DEFAULT_CLIENT_REGION: u64 = 1 << 20;
 /// Keys allowed in one entry of `forwards`.
-const FORWARD_KEYS: &[&str] = &["host", "guest"];
+const FORWARD_KEYS: &[&str] = &["host", "guest", "protocol"];
 
 /// A `[devices.NAME]` table with its single values checked; the driver is
 /// still a name.
@@ -214,7 +214,7 @@ fn dma_pool(fields: &Fields) -> Result<u64, Error> {
 }
 
 /// A region size key (`"256KiB"`, `"1MiB"` or bytes), whole pages.
-fn size_key(fields: &Fields, key: &'static str, default: u64) -> Result<u64, Error> {
+pub(crate) fn size_key(fields: &Fields, key: &'static str, default: u64) -> Result<u64, Error> {
     let path = fields.path_of(key);
     let bytes = match fields.optional::<&str>(key) {
         Ok(None) => return Ok(default),
@@ -280,9 +280,24 @@ fn forwards(fields: &Fields) -> Result<Vec<Forward>, Error> {
             Ok(Forward {
                 host: rules::integer(&entry, "host", None, MIN_HOST_PORT, u16::MAX, Unit::Count)?,
                 guest: rules::integer(&entry, "guest", None, 1, u16::MAX, Unit::Count)?,
+                protocol: protocol(&entry)?,
             })
         })
         .collect()
+}
+
+/// `protocol = "tcp"` (the default) or `"udp"`.
+fn protocol(entry: &Fields) -> Result<Protocol, Error> {
+    match entry.optional::<&str>("protocol")? {
+        None | Some("tcp") => Ok(Protocol::Tcp),
+        Some("udp") => Ok(Protocol::Udp),
+        Some(other) => Err(Error::UnknownProtocol {
+            origin: entry.origin().to_owned(),
+            path: entry.path_of("protocol"),
+            value: other.to_owned(),
+            suggestion: Box::new(Suggestion::new(other, Protocol::NAMES, Words::Values)),
+        }),
+    }
 }
 
 /// Six two-digit hex octets separated by `:`, unicast (the first octet's
@@ -357,13 +372,9 @@ pub(crate) fn lower(
         for (at, forward) in decl.forwards.iter().enumerate() {
             let earlier = devices
                 .iter()
-                .flat_map(|d| d.forwards.iter().map(move |f| (d.name.as_str(), f.host)))
-                .chain(
-                    decl.forwards[..at]
-                        .iter()
-                        .map(|f| (decl.name.as_str(), f.host)),
-                )
-                .find(|(_, host)| *host == forward.host);
+                .flat_map(|d| d.forwards.iter().map(move |f| (d.name.as_str(), f)))
+                .chain(decl.forwards[..at].iter().map(|f| (decl.name.as_str(), f)))
+                .find(|(_, f)| f.host == forward.host && f.protocol == forward.protocol);
             if let Some((first, _)) = earlier {
                 return Err(Error::DuplicateForward {
                     origin: origin(),

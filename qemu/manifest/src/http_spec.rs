@@ -22,7 +22,8 @@
 use crate::error::{Error, ExchangeRule};
 use crate::limits::*;
 use crate::model::{
-    BodyCheck, DiskImage, Fetch, HttpExchange, HttpKind, Manifest, Method, Raw, RawSend, Then,
+    BodyCheck, DiskImage, Fetch, HttpExchange, HttpKind, Manifest, Method, Protocol, Raw, RawSend,
+    Then,
 };
 use crate::rules::{self, Unit};
 use crate::strict::Fields;
@@ -233,7 +234,9 @@ pub(crate) fn check(manifest: &Manifest) -> Result<(), Error> {
     let forwards: Vec<u16> = manifest
         .devices
         .iter()
-        .flat_map(|d| d.forwards.iter().map(|f| f.host))
+        .flat_map(|d| d.forwards.iter())
+        .filter(|f| f.protocol == Protocol::Tcp)
+        .map(|f| f.host)
         .collect();
     let folder = manifest.devices.iter().find_map(|d| match &d.disk {
         Some(DiskImage::Folder { generate, .. }) => Some(generate),

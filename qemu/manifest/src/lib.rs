@@ -90,8 +90,9 @@
 //! [devices.net0]            # QEMU user networking with restrict=on: the guest reaches nothing
 //! kind = "virtio-net"       # outside this machine
 //! driver = "net"
-//! forwards = [{ host = 5555, guest = 80 }]  # optional: TCP, 127.0.0.1:host -> guest port;
-//!                           # host 1024..=65535, each host port once in the system
+//! forwards = [{ host = 5555, guest = 80 }]  # optional: 127.0.0.1:host -> guest port, TCP
+//!                           # unless `protocol = "udp"`; host 1024..=65535, each host
+//!                           # port once per protocol in the system
 //! mac = "52:54:00:12:34:56" # optional: a unicast MAC
 //!
 //! [devices.crypto0]         # the builtin cryptodev backend; no other keys
@@ -231,6 +232,20 @@
 //! `NAME_DEVICE_ID` (the PCI device id to expect, vendor 0x1af4) and
 //! `NAME_GSI` (u8); `NAME` is the device name in upper case, `-` as `_`.
 //! The runner adds the QEMU arguments (see `conflux-runner`'s `devices`).
+//!
+//! # Flows
+//!
+//! `[flows]` names the task that runs `flowmgr` (`manager`), the tasks
+//! that run flow stages (`stages`), how many flows can exist at once
+//! (`slots`, 1..=6, default 4) and each flow's buffer pool (`pool_size`,
+//! default 2 MiB). Each stage task gets an endpoint it serves (`flow`) and,
+//! unless it drives a device (whose notification it already has), its own
+//! doorbell notification (`flow_bell`). The manager gets each stage task's
+//! endpoint (`stage_T`, write and grant) and doorbell (`bell_T`, badged
+//! `BELL_BIT`), and per slot a pool region (`flowN_pool`, with the DMA
+//! right) and five edge pages (`flowN_edgeE`); its generated `flows` module
+//! lists them (`STAGES`, `SLOTS`, `POOL_SIZE`). No `caps` entry may name
+//! these objects: a flow's buffers are reached only through the manager.
 
 mod build_script;
 mod caps;
@@ -240,6 +255,7 @@ mod device_table;
 mod devices;
 mod error;
 mod extends;
+mod flow_table;
 mod generated;
 mod graph;
 mod http_spec;
@@ -254,6 +270,7 @@ mod strict;
 mod suggest;
 mod supervision;
 mod test_spec;
+mod udp_spec;
 mod validate;
 
 use std::path::{Path, PathBuf};
@@ -264,9 +281,9 @@ pub use device_table::check_files;
 pub use error::{Error, ExchangeRule, ExtendsRule, GeneratedRule, Span};
 pub use model::{
     constant_name, rights_text, BodyCheck, Cap, CrashSpec, Device, DeviceKind, DeviceObjects,
-    DiskImage, Fetch, Forward, GeneratedFile, HttpExchange, HttpKind, Manifest, Method, Mode,
-    Object, ObjectSpec, Outcome, Raw, RawSend, Restart, System, Task, TestSpec, Then,
-    UnknownVariant, BAR_WINDOW,
+    DiskImage, Fetch, FlowSlot, FlowStage, Flows, Forward, GeneratedFile, HttpExchange, HttpKind,
+    Manifest, Method, Mode, Object, ObjectSpec, Outcome, Protocol, Raw, RawSend, Restart, System,
+    Task, TestSpec, Then, UdpBlast, UnknownVariant, BAR_WINDOW, BELL_BIT, EDGES, EDGE_SIZE,
 };
 pub use suggest::{Suggestion, Words};
 
@@ -296,8 +313,17 @@ fn from_document(document: toml::Table, origin: &str) -> Result<Manifest, Error>
     validate::system(&draft.manifest)?;
     draft.sort_tasks();
     let supervisor = supervision::check(&draft.manifest)?;
-    (draft.manifest.objects, draft.manifest.devices) =
-        resolve::objects(&draft.manifest, &draft.objects, &draft.devices, supervisor)?;
+    (
+        draft.manifest.objects,
+        draft.manifest.devices,
+        draft.manifest.flows,
+    ) = resolve::objects(
+        &draft.manifest,
+        &draft.objects,
+        &draft.devices,
+        draft.flows.as_ref(),
+        supervisor,
+    )?;
     let caps = slots::assign(&draft.manifest, &draft.caps, supervisor)?;
     let mut manifest = draft.manifest;
     for (task, caps) in manifest.tasks.iter_mut().zip(caps) {
@@ -306,6 +332,7 @@ fn from_document(document: toml::Table, origin: &str) -> Result<Manifest, Error>
     devices::check(&manifest)?;
     validate::crash_disk(&manifest)?;
     http_spec::check(&manifest)?;
+    udp_spec::check(&manifest)?;
     graph::check(&manifest)?;
     Ok(manifest)
 }

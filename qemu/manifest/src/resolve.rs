@@ -5,20 +5,26 @@
 
 use crate::device_table::{self, DeviceDecl};
 use crate::error::Error;
+use crate::flow_table::{self, FlowsDecl};
 use crate::limits::MAX_OBJECTS;
-use crate::model::{Device, Manifest, Object, ObjectSpec};
+use crate::model::{Device, Flows, Manifest, Object, ObjectSpec};
 use crate::suggest::{Suggestion, Words};
 use crate::supervision;
 
+/// Every object, the devices and the flows, resolved.
+pub(crate) type Lowered = (Vec<Object>, Vec<Device>, Option<Flows>);
+
 /// The objects of `manifest` (whose tasks are in start order) with every
 /// reference resolved: the declared ones, the devices' (see
-/// `device_table`), then the fault endpoint; and the devices.
+/// `device_table`), the flows' (see `flow_table`), then the fault
+/// endpoint; and the devices and flows.
 pub(crate) fn objects(
     manifest: &Manifest,
     declared: &[Object<String>],
     devices: &[DeviceDecl],
+    flows: Option<&FlowsDecl>,
     supervisor: Option<usize>,
-) -> Result<(Vec<Object>, Vec<Device>), Error> {
+) -> Result<Lowered, Error> {
     let tasks = task_names(manifest);
     let notifications: Vec<(usize, &str)> = declared
         .iter()
@@ -32,6 +38,9 @@ pub(crate) fn objects(
         .map(|object| resolve(manifest, object, &tasks, &notifications))
         .collect::<Result<Vec<_>, _>>()?;
     let devices = device_table::lower(manifest, devices, &mut objects)?;
+    let flows = flows
+        .map(|f| flow_table::lower(manifest, f, &devices, &mut objects))
+        .transpose()?;
     objects.extend(supervisor.map(supervision::faults_object));
     if objects.len() > MAX_OBJECTS {
         return Err(Error::TooManyObjects {
@@ -40,7 +49,7 @@ pub(crate) fn objects(
             max: MAX_OBJECTS,
         });
     }
-    Ok((objects, devices))
+    Ok((objects, devices, flows))
 }
 
 fn resolve(

@@ -13,6 +13,7 @@ use toml::Table;
 use crate::caps::{self, CapDecl};
 use crate::device_table::{self, DeviceDecl};
 use crate::error::Error;
+use crate::flow_table::{self, FlowsDecl};
 use crate::limits::*;
 use crate::model::{Manifest, Object, Restart, System, Task};
 use crate::objects::{self, TABLES};
@@ -23,8 +24,8 @@ use crate::test_spec;
 
 /// Keys allowed at the top level.
 pub(crate) const TOP_KEYS: &[&str] = &[
-    "system", "tasks", "test", "devices", TABLES[0], TABLES[1], TABLES[2], TABLES[3], TABLES[4],
-    TABLES[5],
+    "system", "tasks", "test", "devices", "flows", TABLES[0], TABLES[1], TABLES[2], TABLES[3],
+    TABLES[4], TABLES[5],
 ];
 /// Keys allowed in `[system]`.
 pub(crate) const SYSTEM_KEYS: &[&str] =
@@ -50,6 +51,8 @@ pub(crate) struct Draft {
     pub caps: Vec<Vec<CapDecl>>,
     /// `[devices.*]`, in document order, naming their drivers.
     pub devices: Vec<DeviceDecl>,
+    /// `[flows]`, naming its tasks.
+    pub flows: Option<FlowsDecl>,
 }
 
 /// Reads a parsed TOML document. Tasks stay in document order.
@@ -65,6 +68,7 @@ pub(crate) fn read(origin: &str, document: &Table) -> Result<Draft, Error> {
         .unzip();
     let objects = objects::read(&top)?;
     let devices = device_table::read(&top)?;
+    let flows = flow_table::read(&top)?;
     let test = top
         .optional_table("test", test_spec::KEYS)?
         .map(|fields| test_spec::read(&fields))
@@ -75,6 +79,7 @@ pub(crate) fn read(origin: &str, document: &Table) -> Result<Draft, Error> {
         tasks,
         objects: Vec::new(),
         devices: Vec::new(),
+        flows: None,
         test,
     };
     Ok(Draft {
@@ -82,6 +87,7 @@ pub(crate) fn read(origin: &str, document: &Table) -> Result<Draft, Error> {
         objects,
         caps,
         devices,
+        flows,
     })
 }
 

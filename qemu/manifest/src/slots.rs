@@ -12,13 +12,13 @@
 //! boot. Both the boot image and the generated
 //! constants are read from the result, so they always agree.
 
-use conflux_abi::cap::rights::{DMA, READ, WRITE};
+use conflux_abi::cap::rights::{DMA, GRANT, READ, WRITE};
 
 use crate::caps::{default_rights, CapDecl};
 use crate::device_table::owner_of;
 use crate::error::Error;
 use crate::limits::{CAP_SLOTS, MAX_CAPS, PAGE_SIZE, REGION_BASE};
-use crate::model::{Cap, Device, Manifest, ObjectSpec};
+use crate::model::{Cap, Device, Manifest, ObjectSpec, BELL_BIT};
 use crate::objects::declared_kind;
 use crate::resolve;
 use crate::strict::join;
@@ -45,6 +45,9 @@ enum Given {
     Faults,
     /// One of the objects of the device the task drives.
     Device,
+    /// Flows: a stage task's endpoint and bell, or the manager's stages,
+    /// bells and slot regions (see `flow_table`).
+    Flow,
 }
 
 /// Every task's capabilities (tasks in start order, `decls` parallel).
@@ -85,6 +88,7 @@ fn task_caps(
     for decl in decls {
         slots.push(declared(manifest, task, decl)?);
     }
+    slots.extend(flow_slots(manifest, task));
     let own = served(manifest, task, &slots);
     slots.extend(own);
     for device in manifest.devices.iter().filter(|d| d.driver == task) {
@@ -159,9 +163,26 @@ fn declared(manifest: &Manifest, holder: usize, decl: &CapDecl) -> Result<Slot, 
             driver: manifest.tasks[device.driver].name.clone(),
         });
     }
+    let flow_objects = manifest
+        .flows
+        .as_ref()
+        .map(|f| f.all_objects())
+        .unwrap_or_default();
+    if let Some(&id) = flow_objects
+        .iter()
+        .find(|&&id| manifest.objects[id].name == decl.object)
+    {
+        let manager = manifest.flows.as_ref().map_or(0, |f| f.manager);
+        return Err(Error::FlowObject {
+            origin: manifest.origin.clone(),
+            path: join(&decl.path, decl.kind.key),
+            object: manifest.objects[id].name.clone(),
+            manager: manifest.tasks[manager].name.clone(),
+        });
+    }
     let candidates: Vec<(usize, &str)> = candidates
         .into_iter()
-        .filter(|(id, _)| owner_of(manifest, *id).is_none())
+        .filter(|(id, _)| owner_of(manifest, *id).is_none() && !flow_objects.contains(id))
         .collect();
     let object =
         resolve::find(&candidates, &decl.object).map_err(|suggestion| Error::UnknownObject {
@@ -263,6 +284,42 @@ fn client_slots(device: &Device, i: usize) -> [Slot; 3] {
     })
 }
 
+/// A stage task's `flow` endpoint (read) and, if made for it, its
+/// `flow_bell` (read); the manager's `stage_T`/`bell_T` per stage task and
+/// `flowN_pool`/`flowN_edgeE` per slot.
+fn flow_slots(manifest: &Manifest, task: usize) -> Vec<Slot> {
+    let Some(flows) = &manifest.flows else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut push = |name: String, object, rights, badge| {
+        out.push(Slot {
+            cap: cap(&name, object, rights, badge),
+            given: Given::Flow,
+        })
+    };
+    if let Some(stage) = flows.stages.iter().find(|s| s.task == task) {
+        push("flow".to_owned(), stage.endpoint, READ, 0);
+        if stage.own_bell {
+            push("flow_bell".to_owned(), stage.bell, READ, 0);
+        }
+    }
+    if flows.manager == task {
+        for stage in &flows.stages {
+            let name = &manifest.tasks[stage.task].name;
+            push(format!("stage_{name}"), stage.endpoint, WRITE | GRANT, 0);
+            push(format!("bell_{name}"), stage.bell, WRITE, BELL_BIT);
+        }
+        for (n, slot) in flows.slots.iter().enumerate() {
+            push(format!("flow{n}_pool"), slot.pool, READ | WRITE | DMA, 0);
+            for (e, &edge) in slot.edges.iter().enumerate() {
+                push(format!("flow{n}_edge{e}"), edge, READ | WRITE, 0);
+            }
+        }
+    }
+    out
+}
+
 /// Receive capabilities for the endpoints `task` serves without holding one.
 fn served(manifest: &Manifest, task: usize, slots: &[Slot]) -> Vec<Slot> {
     let receives = |id| {
@@ -352,6 +409,7 @@ impl Slot {
             ),
             Given::Faults => format!("capability `{name}` (the supervisor's fault endpoint)"),
             Given::Device => format!("capability `{name}` (given to a device's driver)"),
+            Given::Flow => format!("capability `{name}` (made for `[flows]`)"),
         }
     }
 }

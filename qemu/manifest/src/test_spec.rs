@@ -22,6 +22,7 @@ use crate::model::{Mode, Outcome, TestSpec};
 use crate::rules::{self, Unit};
 use crate::strict::Fields;
 use crate::suggest::{Suggestion, Words};
+use crate::udp_spec;
 
 /// Keys allowed in `[test]`.
 pub(crate) const KEYS: &[&str] = &[
@@ -36,6 +37,7 @@ pub(crate) const KEYS: &[&str] = &[
     "crash",
     "input",
     "http",
+    "udp",
 ];
 
 pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
@@ -75,6 +77,7 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
         .unwrap_or_default()
         .to_owned();
     let http = http_spec::read(fields, timeout_secs)?;
+    let udp = udp_spec::read(fields)?;
     Ok(TestSpec {
         timeout_secs,
         modes,
@@ -87,6 +90,7 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
         crash,
         input,
         http,
+        udp,
     })
 }
 

@@ -90,6 +90,7 @@ fn every_key_is_read() {
             crash: None,
             input: String::new(),
             http: Vec::new(),
+            udp: Vec::new(),
         })
     );
 }
@@ -111,6 +112,7 @@ fn test_defaults_are_applied() {
             crash: None,
             input: String::new(),
             http: Vec::new(),
+            udp: Vec::new(),
         })
     );
 }

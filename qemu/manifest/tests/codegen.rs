@@ -153,6 +153,24 @@ fn caps_constants_compile_without_warnings_in_a_task() {
     }
 }
 
+/// A flow manager and its stage tasks (`[flows]`): their `flows` modules
+/// name the `caps` constants, which must exist.
+#[test]
+fn flow_constants_compile_without_warnings() {
+    let m = ok(&format!(
+        "{SYSTEM}\
+         [tasks.soft]\ncrate = \"flowsoft\"\npriority = 2\nstart_order = 1\n\
+         [tasks.mgr]\ncrate = \"flowmgr\"\npriority = 2\nstart_order = 2\n\
+         [flows]\nmanager = \"mgr\"\nslots = 2\nstages = [\"soft\"]\n"
+    ));
+    for name in ["flowsoft", "flowmgr"] {
+        let source = task_constants(&m, name);
+        let task = format!("mod config {{\n{source}}}\nfn main() {{}}\n");
+        let (built, stderr) = rustc_as(&format!("{name}_flows"), &task, "bin");
+        assert!(built, "{stderr}");
+    }
+}
+
 #[test]
 fn constants_hold_the_task_values() {
     assert_eq!(

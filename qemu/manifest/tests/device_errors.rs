@@ -6,7 +6,7 @@ mod common;
 
 use common::{message, ok, SYSTEM};
 use conflux_abi::cap::rights::{DMA, READ, WRITE};
-use conflux_manifest::{DeviceKind, DiskImage, Forward, ObjectSpec, BAR_WINDOW};
+use conflux_manifest::{DeviceKind, DiskImage, Forward, ObjectSpec, Protocol, BAR_WINDOW};
 
 /// A driver and an idle task.
 const TASKS: &str = "[tasks.drv]\ncrate = \"drv\"\npriority = 2\nstart_order = 1\n\
@@ -73,7 +73,8 @@ fn devices_get_slots_objects_and_driver_caps() {
         m.devices[1].forwards,
         [Forward {
             host: 5555,
-            guest: 80
+            guest: 80,
+            protocol: Protocol::Tcp,
         }]
     );
     assert_eq!(m.objects[2].spec, ObjectSpec::PciBar { bdf: 0x40, bar: 4 });
@@ -269,6 +270,36 @@ fn a_host_port_is_forwarded_once_per_device_too() {
         "forwards = [{ host = 5555, guest = 80 }, { host = 5555, guest = 81 }]\n",
     );
     assert_eq!(message(&with(&a)), "systems/t.toml: device `a` forwards host port 5555 more than once; forward each host port once");
+}
+
+#[test]
+fn tcp_and_udp_may_share_a_host_port_and_other_protocols_are_refused() {
+    let a = device(
+        "a",
+        "virtio-net",
+        "forwards = [{ host = 5555, guest = 80 }, { host = 5555, guest = 5700, protocol = \"udp\" }]\n",
+    );
+    let m = conflux_manifest::parse(&with(&a), "systems/t.toml").unwrap();
+    let protocols: Vec<Protocol> = m.devices[0].forwards.iter().map(|f| f.protocol).collect();
+    assert_eq!(protocols, [Protocol::Tcp, Protocol::Udp]);
+    let twice = device(
+        "a",
+        "virtio-net",
+        "forwards = [{ host = 5555, guest = 1, protocol = \"udp\" }, { host = 5555, guest = 2, protocol = \"udp\" }]\n",
+    );
+    assert!(message(&with(&twice)).contains("forwards host port 5555 more than once"));
+    let sctp = device(
+        "a",
+        "virtio-net",
+        "forwards = [{ host = 5555, guest = 1, protocol = \"sctp\" }]\n",
+    );
+    let m = message(&with(&sctp));
+    assert!(
+        m.contains(
+            "`devices.a.forwards[0].protocol` is \"sctp\", which is not a protocol QEMU forwards"
+        ),
+        "{m}"
+    );
 }
 
 #[test]

@@ -73,7 +73,14 @@ pub fn args(manifest: &Manifest, dir: &Path) -> Vec<String> {
                 let forwards: String = device
                     .forwards
                     .iter()
-                    .map(|f| format!(",hostfwd=tcp:127.0.0.1:{}-:{}", f.host, f.guest))
+                    .map(|f| {
+                        format!(
+                            ",hostfwd={}:127.0.0.1:{}-:{}",
+                            f.protocol.name(),
+                            f.host,
+                            f.guest
+                        )
+                    })
                     .collect();
                 let mac = device
                     .mac
@@ -120,7 +127,7 @@ mod tests {
         [devices.net0]
         kind = "virtio-net"
         driver = "drv"
-        forwards = [{ host = 5555, guest = 80 }, { host = 8022, guest = 22 }]
+        forwards = [{ host = 5555, guest = 80 }, { host = 8022, guest = 22 }, { host = 5555, guest = 5700, protocol = "udp" }]
         mac = "52:54:00:12:34:56"
 
         [devices.crypto0]
@@ -142,7 +149,7 @@ mod tests {
                 "-device".to_owned(),
                 format!("virtio-blk-pci,drive=disk0,{}", pci("08")),
                 "-netdev".to_owned(),
-                "user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:5555-:80,hostfwd=tcp:127.0.0.1:8022-:22"
+                "user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:5555-:80,hostfwd=tcp:127.0.0.1:8022-:22,hostfwd=udp:127.0.0.1:5555-:5700"
                     .to_owned(),
                 "-device".to_owned(),
                 format!("virtio-net-pci,netdev=net0,{},mac=52:54:00:12:34:56", pci("09")),

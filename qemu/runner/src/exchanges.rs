@@ -20,6 +20,7 @@ use crate::disks::{self, generate};
 use crate::http_peer::{self, Expected, FetchPlan, RawPlan, RawReport, RawThen, Stats, Target};
 use crate::oracle;
 use crate::qemu::{Beside, BesideReport, Console};
+use crate::udp_peer;
 
 /// One exchange ready to run.
 enum Plan {
@@ -35,9 +36,10 @@ pub fn beside(manifest: &Manifest, timeout: Duration) -> Result<Option<Beside>, 
         return Ok(None);
     };
     let serving = spec.outcome == conflux_manifest::Outcome::Serving;
-    if spec.http.is_empty() && !serving {
+    if spec.http.is_empty() && spec.udp.is_empty() && !serving {
         return Ok(None);
     }
+    let blasts = spec.udp.clone();
     let mut bodies = Bodies::new(manifest);
     let plans: Vec<(HttpExchange, Plan)> = spec
         .http
@@ -54,7 +56,22 @@ pub fn beside(manifest: &Manifest, timeout: Duration) -> Result<Option<Beside>, 
     let tasks: Vec<String> = manifest.tasks.iter().map(|t| t.name.clone()).collect();
     let work = move |console: &Console| {
         let deadline = Instant::now() + timeout;
-        let mut report = run_all(plans, console, deadline);
+        // Datagrams go out on their own thread, each after its line, while
+        // the HTTP exchanges run here.
+        let (mut report, udp) = std::thread::scope(|scope| {
+            let udp = scope.spawn(|| udp_all(&blasts, console, deadline));
+            let report = run_all(plans, console, deadline);
+            (report, udp.join())
+        });
+        match udp {
+            Ok(udp) => {
+                report.log.push_str(&udp.log);
+                report.problems.extend(udp.problems);
+            }
+            Err(_) => report
+                .problems
+                .push("the UDP sender's thread panicked".into()),
+        }
         if serving {
             let names: Vec<&str> = tasks.iter().map(String::as_str).collect();
             let met = console.wait_until(deadline, |out| oracle::expect_met(&expect, &names, out));
@@ -108,6 +125,53 @@ fn run_all(plans: Vec<(HttpExchange, Plan)>, console: &Console, deadline: Instan
             Ok(line) => report
                 .log
                 .push_str(&format!("[runner] {name}: ok: {line}\n")),
+            Err(e) => {
+                report
+                    .log
+                    .push_str(&format!("[runner] {name}: FAILED: {e}\n"));
+                report.problems.push(format!("{name}: {e}"));
+            }
+        }
+    }
+    report
+}
+
+/// Sends every `[test] udp` blast in order, each after its line.
+fn udp_all(
+    blasts: &[conflux_manifest::UdpBlast],
+    console: &Console,
+    deadline: Instant,
+) -> BesideReport {
+    let mut report = BesideReport::default();
+    for (index, b) in blasts.iter().enumerate() {
+        let name = format!(
+            "udp #{index} (port {}, {} x {} bytes)",
+            b.port, b.count, b.size
+        );
+        if !console.wait_until(deadline, |out| out.contains(&b.after)) {
+            let e = format!("never started: the console never showed {:?}", b.after);
+            report
+                .log
+                .push_str(&format!("[runner] {name}: FAILED: {e}\n"));
+            report.problems.push(format!("{name}: {e}"));
+            continue;
+        }
+        let blast = udp_peer::Blast {
+            port: b.port,
+            count: b.count,
+            size: b.size as usize,
+            seed: b.seed,
+            key: b.key,
+            iv: b.iv,
+            rate: b.rate,
+        };
+        match blast.send() {
+            Ok(sent) => report.log.push_str(&format!(
+                "[runner] {name}: sent {} datagrams in {:.2} s ({:.0}/s)\n",
+                sent.datagrams,
+                sent.elapsed.as_secs_f64(),
+                f64::from(sent.datagrams) / sent.elapsed.as_secs_f64().max(1e-9)
+            )),
             Err(e) => {
                 report
                     .log

@@ -3,7 +3,7 @@
 //! (httpd) to host port N, and every forward is printed as the address to
 //! open on the host. Forwards are bound to 127.0.0.1 only (see `devices`).
 
-use conflux_manifest::Manifest;
+use conflux_manifest::{Manifest, Protocol};
 
 /// The guest port httpd listens on.
 pub const HTTP_GUEST_PORT: u16 = 80;
@@ -19,7 +19,7 @@ pub fn set_http_port(manifest: &mut Manifest, port: u16) -> Result<(), String> {
         for f in device
             .forwards
             .iter_mut()
-            .filter(|f| f.guest == HTTP_GUEST_PORT)
+            .filter(|f| f.guest == HTTP_GUEST_PORT && f.protocol == Protocol::Tcp)
         {
             f.host = port;
             found = true;
@@ -38,10 +38,16 @@ pub fn set_http_port(manifest: &mut Manifest, port: u16) -> Result<(), String> {
 /// QEMU would report only as "could not set up host forwarding rule".
 pub fn check_free(manifest: &Manifest) -> Result<(), String> {
     for f in manifest.devices.iter().flat_map(|d| &d.forwards) {
-        if std::net::TcpListener::bind(("127.0.0.1", f.host)).is_err() {
+        let taken = match f.protocol {
+            Protocol::Tcp => std::net::TcpListener::bind(("127.0.0.1", f.host)).is_err(),
+            Protocol::Udp => std::net::UdpSocket::bind(("127.0.0.1", f.host)).is_err(),
+        };
+        if taken {
             return Err(format!(
-                "host port {} (forwarded to the guest's port {}) is already in use on 127.0.0.1 — another `cargo make run`? Stop it, or pick another port with --http-port",
-                f.host, f.guest
+                "host {} port {} (forwarded to the guest's port {}) is already in use on 127.0.0.1 — another `cargo make run`? Stop it, or pick another port with --http-port",
+                f.protocol.name(),
+                f.host,
+                f.guest
             ));
         }
     }
@@ -55,15 +61,17 @@ pub fn describe(manifest: &Manifest) -> Vec<String> {
         .iter()
         .flat_map(|d| &d.forwards)
         .map(|f| {
-            if f.guest == HTTP_GUEST_PORT {
+            if f.guest == HTTP_GUEST_PORT && f.protocol == Protocol::Tcp {
                 format!(
                     "http://localhost:{}/ reaches httpd (the guest's port {})",
                     f.host, f.guest
                 )
             } else {
                 format!(
-                    "localhost:{} reaches the guest's TCP port {}",
-                    f.host, f.guest
+                    "localhost:{} reaches the guest's {} port {}",
+                    f.host,
+                    f.protocol.name().to_uppercase(),
+                    f.guest
                 )
             }
         })
@@ -129,10 +137,20 @@ start_order = 2
         let mut m = conflux_manifest::parse(SYSTEM, "web.toml").unwrap();
         set_http_port(&mut m, port).unwrap();
         let e = check_free(&m).unwrap_err();
-        assert!(e.contains(&format!("host port {port}")), "{e}");
+        assert!(e.contains(&format!("host tcp port {port}")), "{e}");
         drop(held);
         if let Err(e) = check_free(&m) {
-            assert!(!e.contains(&format!("host port {port} ")), "{e}");
+            assert!(!e.contains(&format!("host tcp port {port} ")), "{e}");
         }
+        // A UDP forward is checked with a UDP socket.
+        let held = std::net::UdpSocket::bind(("127.0.0.1", 0)).unwrap();
+        let udp = held.local_addr().unwrap().port();
+        let text = SYSTEM.replace(
+            "forwards = [",
+            &format!("forwards = [{{ host = {udp}, guest = 5700, protocol = \"udp\" }}, "),
+        );
+        let m = conflux_manifest::parse(&text, "web.toml").unwrap();
+        let e = check_free(&m).unwrap_err();
+        assert!(e.contains(&format!("host udp port {udp}")), "{e}");
     }
 }

@@ -25,6 +25,7 @@ mod qemu;
 mod run_verdict;
 mod symbolize;
 mod typist;
+mod udp_peer;
 mod workspace;
 
 use clap::{Parser, Subcommand};

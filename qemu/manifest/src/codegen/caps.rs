@@ -307,3 +307,87 @@ pub(super) fn device(out: &mut String, manifest: &Manifest, index: usize) {
     );
     out.push_str("}\n");
 }
+
+/// `pub mod flows` for the flow manager (its stage tasks and slots, under
+/// the `caps` constants' slots) and for each stage task (its doorbell bit).
+pub(super) fn flows(out: &mut String, manifest: &Manifest, index: usize) {
+    let Some(flows) = &manifest.flows else {
+        return;
+    };
+    let stage = flows.stages.iter().any(|s| s.task == index);
+    if flows.manager != index && !stage {
+        return;
+    }
+    out.push_str(
+        "/// `[flows]`: what this task needs to run flows.\n\
+         #[allow(dead_code)]\n\
+         pub mod flows {\n",
+    );
+    constant(
+        out,
+        INDENT,
+        "The bit a neighbouring stage's doorbell sets in a stage task's notification.",
+        "BELL_BIT",
+        "u64",
+        &format!("{:#x}", crate::model::BELL_BIT),
+    );
+    if flows.manager == index {
+        let stages: Vec<String> = flows
+            .stages
+            .iter()
+            .map(|s| {
+                let name = &manifest.tasks[s.task].name;
+                let n = constant_name(name);
+                format!("({name:?}, super::caps::STAGE_{n}, super::caps::BELL_{n})")
+            })
+            .collect();
+        constant(
+            out,
+            INDENT,
+            "Each stage task: its name, the slot of its flow endpoint, the slot of its doorbell.",
+            "STAGES",
+            "&[(&str, usize, usize)]",
+            &format!("&[{}]", stages.join(", ")),
+        );
+        let slots: Vec<String> = (0..flows.slots.len())
+            .map(|n| {
+                let edges: Vec<String> = (0..crate::model::EDGES)
+                    .map(|e| format!("super::caps::FLOW{n}_EDGE{e}"))
+                    .collect();
+                let addrs: Vec<String> = (0..crate::model::EDGES)
+                    .map(|e| format!("super::caps::FLOW{n}_EDGE{e}_ADDR"))
+                    .collect();
+                format!(
+                    "(super::caps::FLOW{n}_POOL, [{}], [{}])",
+                    edges.join(", "),
+                    addrs.join(", ")
+                )
+            })
+            .collect();
+        constant(
+            out,
+            INDENT,
+            "Each flow slot: the pool's slot, the edges' slots, and where the edges are mapped in this task.",
+            "SLOTS",
+            "&[(usize, [usize; 5], [u64; 5])]",
+            &format!("&[{}]", slots.join(", ")),
+        );
+        constant(
+            out,
+            INDENT,
+            "Bytes of each slot's pool.",
+            "POOL_SIZE",
+            "usize",
+            &flows.pool_size.to_string(),
+        );
+        constant(
+            out,
+            INDENT,
+            "Bytes of each edge region.",
+            "EDGE_SIZE",
+            "usize",
+            &crate::model::EDGE_SIZE.to_string(),
+        );
+    }
+    out.push_str("}\n");
+}

@@ -94,6 +94,7 @@ fn constants(out: &mut String, manifest: &Manifest, index: usize, task: &Task) {
     caps::module(out, manifest, index, task);
     caps::devices(out, manifest, index);
     caps::device(out, manifest, index);
+    caps::flows(out, manifest, index);
 }
 
 /// One documented constant; `indent` is "" at the top level, where each

@@ -265,6 +265,35 @@ impl Error {
                 f,
                 "`{path}` is {value:?}, which is not a unicast MAC address; write six two-digit hex octets separated by `:` with the first octet even, such as \"52:54:00:12:34:56\""
             ),
+            Error::BadUdpBlast { path, why, .. } => write!(f, "`{path}`: {why}"),
+            Error::UdpPortNotForwarded { path, port, forwards, .. } => write!(
+                f,
+                "`{path}` is {port}, which is not one of the system's UDP forwards ({forwards:?}): add `{{ host = {port}, guest = ..., protocol = \"udp\" }}` to the virtio-net device's `forwards`"
+            ),
+            Error::UnknownProtocol {
+                path,
+                value,
+                suggestion,
+                ..
+            } => reference(f, path, value, "a protocol QEMU forwards", suggestion, None),
+            Error::UnknownFlowTask {
+                path,
+                value,
+                suggestion,
+                ..
+            } => reference(f, path, value, "a task", suggestion, None),
+            Error::FlowStageTwice { task, manager: true, .. } => write!(
+                f,
+                "`flows.stages` lists `{task}`, the flow manager itself; the manager wires stages and stays off the data path: list only the tasks that run stages"
+            ),
+            Error::FlowStageTwice { task, .. } => write!(
+                f,
+                "`flows.stages` lists task `{task}` twice; each stage task gets one flow endpoint: list it once"
+            ),
+            Error::TooManyFlowStages { count, max, .. } => write!(
+                f,
+                "`flows.stages` lists {count} tasks, more than the {max} the manager has capability slots for: run several stage kinds in one task"
+            ),
             Error::UnknownDriver { device, value, suggestion, .. } => {
                 let path = join(&join("devices", device), "driver");
                 reference(f, &path, value, "a task", suggestion, None)
@@ -318,6 +347,10 @@ impl Error {
             Error::DeviceObject { path, object, device, driver, .. } => write!(
                 f,
                 "`{path}` names `{object}`, an object of device `{device}`; only its driver `{driver}` holds a device's objects, and it gets them without `caps` entries: remove this entry"
+            ),
+            Error::FlowObject { path, object, manager, .. } => write!(
+                f,
+                "`{path}` names `{object}`, an object made for `[flows]`; the flow manager `{manager}` and the stage tasks get those without `caps` entries, and other tasks must not reach a flow's buffers: remove this entry"
             ),
         }
     }

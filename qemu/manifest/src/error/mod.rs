@@ -390,6 +390,45 @@ pub enum Error {
         path: String,
         value: String,
     },
+    /// A `test.udp` entry's value breaks its rule.
+    BadUdpBlast {
+        origin: String,
+        path: String,
+        why: &'static str,
+    },
+    /// A `test.udp` entry's port is not a UDP forward of the system.
+    UdpPortNotForwarded {
+        origin: String,
+        path: String,
+        port: u16,
+        forwards: Vec<u16>,
+    },
+    /// A forward's `protocol` is neither tcp nor udp.
+    UnknownProtocol {
+        origin: String,
+        path: String,
+        value: String,
+        suggestion: Box<Suggestion>,
+    },
+    /// `flows.manager` or an entry of `flows.stages` names no task.
+    UnknownFlowTask {
+        origin: String,
+        path: String,
+        value: String,
+        suggestion: Box<Suggestion>,
+    },
+    /// A task listed twice in `flows.stages`, or the manager listed there.
+    FlowStageTwice {
+        origin: String,
+        task: String,
+        manager: bool,
+    },
+    /// `flows.stages` lists more tasks than the manager has slots for.
+    TooManyFlowStages {
+        origin: String,
+        count: usize,
+        max: usize,
+    },
     /// `devices.*.driver` names no task.
     UnknownDriver {
         origin: String,
@@ -472,6 +511,13 @@ pub enum Error {
         device: String,
         driver: String,
     },
+    /// A `caps` entry names an object made for `[flows]`.
+    FlowObject {
+        origin: String,
+        path: String,
+        object: String,
+        manager: String,
+    },
 }
 
 /// A named range of ports or addresses, `start..end`, in messages.
@@ -543,6 +589,12 @@ impl Error {
             | Error::DiskBacking { origin, .. }
             | Error::BadSize { origin, .. }
             | Error::BadMac { origin, .. }
+            | Error::UnknownProtocol { origin, .. }
+            | Error::BadUdpBlast { origin, .. }
+            | Error::UdpPortNotForwarded { origin, .. }
+            | Error::UnknownFlowTask { origin, .. }
+            | Error::FlowStageTwice { origin, .. }
+            | Error::TooManyFlowStages { origin, .. }
             | Error::UnknownDriver { origin, .. }
             | Error::UnknownClient { origin, .. }
             | Error::DriverIsClient { origin, .. }
@@ -557,7 +609,8 @@ impl Error {
             | Error::Generated { origin, .. }
             | Error::Exchange { origin, .. }
             | Error::Extends { origin, .. }
-            | Error::DeviceObject { origin, .. } => origin,
+            | Error::DeviceObject { origin, .. }
+            | Error::FlowObject { origin, .. } => origin,
         }
     }
 }

@@ -73,11 +73,33 @@ pub enum DiskImage {
     },
 }
 
-/// `hostfwd=tcp:127.0.0.1:HOST-:GUEST`.
+/// `hostfwd=PROTO:127.0.0.1:HOST-:GUEST`: a host port on the loopback
+/// address only, forwarded to a guest port.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Forward {
     pub host: u16,
     pub guest: u16,
+    pub protocol: Protocol,
+}
+
+/// Which transport a forward carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Protocol {
+    #[default]
+    Tcp,
+    Udp,
+}
+
+impl Protocol {
+    pub const NAMES: &'static [&'static str] = &["tcp", "udp"];
+
+    /// QEMU's (and the manifest's) name for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Tcp => "tcp",
+            Self::Udp => "udp",
+        }
+    }
 }
 
 /// Object ids of a device's kernel objects.

@@ -7,19 +7,23 @@
 //! a new list beside `tasks`, so existing users keep working.
 
 mod devices;
+mod flows;
 mod http;
 mod objects;
+mod udp;
 
 use std::fmt;
 use std::str::FromStr;
 
-pub use devices::{Device, DeviceClient, DeviceKind, DeviceObjects, DiskImage, Forward};
+pub use devices::{Device, DeviceClient, DeviceKind, DeviceObjects, DiskImage, Forward, Protocol};
+pub use flows::{FlowSlot, FlowStage, Flows, BELL_BIT, EDGES, EDGE_SIZE};
 pub use http::{
     BodyCheck, Fetch, GeneratedFile, HttpExchange, HttpKind, Method, Raw, RawSend, Then,
 };
 pub use objects::{
     constant_name, rights_text, Cap, Object, ObjectSpec, Restart, BAR_WINDOW, RIGHT_LETTERS,
 };
+pub use udp::UdpBlast;
 
 /// One system image: what it is called, what it runs, and, for an in-guest
 /// test image, what the runner must see.
@@ -37,6 +41,8 @@ pub struct Manifest {
     /// The `[devices.*]` PCI devices, in document order (the order of
     /// their PCI slots).
     pub devices: Vec<Device>,
+    /// `[flows]`: the flow manager and its stage tasks, if the system has one.
+    pub flows: Option<Flows>,
     /// Present only in in-guest test systems.
     pub test: Option<TestSpec>,
 }
@@ -101,6 +107,8 @@ pub struct TestSpec {
     pub input: String,
     /// Exchanges the runner performs against forwarded ports, in order.
     pub http: Vec<HttpExchange>,
+    /// Datagrams the runner sends to UDP forwards, in order.
+    pub udp: Vec<UdpBlast>,
 }
 
 /// `[test] crash = { rounds, after, kill_after_ms = [min, max] }`: the

@@ -17,6 +17,7 @@ fn spec(expect: &[&str], forbid: &[&str], outcome: Outcome) -> TestSpec {
         crash: None,
         input: String::new(),
         http: vec![],
+        udp: vec![],
     }
 }
 
