@@ -22,6 +22,11 @@ pub mod bad {
     pub const POOL_TOO_SMALL: u64 = 6;
     /// PAUSE or RESUME of a flow that is done or terminated.
     pub const FINISHED: u64 = 7;
+    /// The message carries no flow id.
+    pub const NO_ID: u64 = 8;
+    /// A capability came with a request that takes none, or CREATE's is
+    /// not a notification.
+    pub const CAP: u64 = 9;
 }
 
 /// Why an API request was refused.
@@ -108,6 +113,8 @@ fn bad_kind(kind: u64) -> &'static str {
         bad::BUFFER => "the buffer size is not 64..=65536 bytes, a multiple of 16",
         bad::POOL_TOO_SMALL => "the buffers do not fit a flow slot's pool: ask for smaller ones",
         bad::FINISHED => "the flow is done or terminated: destroy it",
+        bad::NO_ID => "the message carries no flow id",
+        bad::CAP => "only CREATE takes a capability, and only a notification (the flow's)",
         _ => "an unknown reason",
     }
 }

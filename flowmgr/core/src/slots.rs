@@ -7,7 +7,7 @@
 //! holds another flow.
 
 /// Slots `flowmgr` manages at most.
-pub const MAX_SLOTS: usize = 16;
+pub const MAX_SLOTS: usize = 8;
 
 /// A flow's id as the API carries it: generation in the high bits, slot
 /// index in the low 8. Never 0.
