@@ -15,6 +15,7 @@
 #![forbid(unsafe_code)]
 
 mod error;
+pub mod text;
 
 pub use conflux_flow_protocol::api::{FlowRequest, FlowState, FlowStats};
 pub use conflux_flowmgr_core::Refusal;
