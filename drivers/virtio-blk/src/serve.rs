@@ -41,9 +41,9 @@ struct Client {
     waiting: VecDeque<Request>,
 }
 
-/// Serves until every client has detached.
+/// Serves until every client has detached (for ever when the driver is
+/// a flow stage: flows come and go).
 pub fn run(dev: &mut Blk) {
-    let events = Notification(dev::IRQ_NOTIFY);
     let irq = Irq(dev::IRQ);
     let _ = irq.ack(); // the line may have fired during bring-up
     let mut clients: Vec<Client> = (0..dev.clients.len())
@@ -57,13 +57,29 @@ pub fn run(dev: &mut Blk) {
         .collect();
     let mut flights: [Option<Flight>; 64] = [const { None }; 64];
     let capacity = dev.blk.capacity();
+    #[cfg(flow_stage)]
+    let mut stage = match crate::flows::Stage::new(capacity) {
+        Ok(s) => s,
+        Err(e) => {
+            println!(
+                "cannot bind the device's notification to the FLOW endpoint: {e}; the driver stops"
+            );
+            return;
+        }
+    };
     let mut turns = 0u32;
     loop {
         turns = turns.saturating_add(1);
         let mut busy = complete(dev, &mut clients, &mut flights);
+        #[cfg(flow_stage)]
+        {
+            let device_free = flights.iter().all(Option::is_none);
+            busy |= stage.turn(dev, device_free);
+        }
         for i in 0..clients.len() {
             busy |= take(dev, &mut clients, i, &mut flights, capacity);
         }
+        #[cfg(not(flow_stage))]
         if dev.done {
             return;
         }
@@ -75,12 +91,14 @@ pub fn run(dev: &mut Blk) {
             );
             conflux_userlib::testing::fault_on_purpose();
         }
-        if !busy && ready_to_sleep(&mut clients) {
-            let bits = events.wait().unwrap_or(0);
-            if bits & 1 != 0 {
-                dev.blk.ack_interrupt();
-                let _ = irq.ack();
-            }
+        let sleep = !busy && ready_to_sleep(&mut clients);
+        #[cfg(flow_stage)]
+        let bits = stage.receive(sleep);
+        #[cfg(not(flow_stage))]
+        let bits = sleep.then(|| Notification(dev::IRQ_NOTIFY).wait().unwrap_or(0));
+        if bits.is_some_and(|b| b & 1 != 0) {
+            dev.blk.ack_interrupt();
+            let _ = irq.ack();
         }
     }
 }

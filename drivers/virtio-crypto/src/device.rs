@@ -26,6 +26,8 @@ pub struct Crypto {
     pub device: Option<Device>,
     pub clients: Vec<Mapped>,
     windows: Vec<Window>,
+    /// The pools of the flows running on the device (see `flows`).
+    pub flow_windows: Vec<Window>,
     /// How many times this driver started before (0 on the first start).
     pub incarnation: u64,
     /// How many times this instance reset the device after a failure.
@@ -79,6 +81,7 @@ pub fn open() -> Result<Crypto, OpenError> {
         device: None,
         clients,
         windows,
+        flow_windows: Vec::new(),
         incarnation,
         resets: 0,
     };
@@ -96,13 +99,17 @@ impl Crypto {
     }
 
     /// Resets the device after a failure and brings it up again; the
-    /// sessions of every client are gone.
+    /// sessions of every client and flow are gone. The pools of running
+    /// flows are DMA-capable again after the reset, like the clients'
+    /// regions.
     pub fn reset(&mut self) -> Result<(), OpenError> {
         // Dropping the old driver resets the device and gives its queues'
         // pages back to the pool before a new pool replaces it.
         self.device = None;
         self.resets = self.resets.wrapping_add(1);
-        self.device = Some(start(&self.windows)?);
+        let mut windows = self.windows.clone();
+        windows.extend_from_slice(&self.flow_windows);
+        self.device = Some(start(&windows)?);
         Ok(())
     }
 }

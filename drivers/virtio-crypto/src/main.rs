@@ -23,6 +23,8 @@
 extern crate alloc;
 
 mod device;
+#[cfg(flow_stage)]
+mod flows;
 mod serve;
 mod shared;
 

@@ -32,9 +32,9 @@ struct Client {
 /// An answer: status, detail, and the new session's handle if any.
 type Answer = (Status, u64, Option<u64>);
 
-/// Serves until every client has detached.
+/// Serves until every client has detached (for ever when the driver is
+/// a flow stage: flows come and go).
 pub fn run(c: &mut Crypto) {
-    let events = Notification(dev::IRQ_NOTIFY);
     let irq = Irq(dev::IRQ);
     let _ = irq.ack(); // the line may have fired during bring-up
     let generation = c.generation();
@@ -45,24 +45,56 @@ pub fn run(c: &mut Crypto) {
             gone: false,
         })
         .collect();
+    #[cfg(flow_stage)]
+    let mut stage = match crate::flows::Stage::new() {
+        Ok(s) => s,
+        Err(e) => {
+            println!(
+                "cannot bind the device's notification to the FLOW endpoint: {e}; the driver stops"
+            );
+            return;
+        }
+    };
     let mut served = 0u64;
     loop {
         let mut busy = false;
         for i in 0..clients.len() {
             busy |= turn(c, &mut clients, i, &mut served);
         }
-        if clients.iter().all(|cl| cl.gone) {
-            return;
-        }
-        if !busy && ready_to_sleep(&mut clients) {
-            let bits = events.wait().unwrap_or(0);
-            if bits & 1 != 0 {
-                if let Some(d) = c.device.as_mut() {
-                    d.ack_interrupt();
-                }
-                let _ = irq.ack();
+        #[cfg(flow_stage)]
+        {
+            let (moved, needs_reset) = stage.turn(c);
+            busy |= moved;
+            if needs_reset {
+                println!("a flow's request left the device needing a reset: resetting it; every client's sessions are lost and answer SessionLost, flows make theirs again");
+                reset(c, &mut clients);
+            }
+            let sleep = !busy && ready_to_sleep(&mut clients);
+            if let Some(bits) = stage.receive(c, sleep) {
+                interrupt(c, &irq, bits);
             }
         }
+        #[cfg(not(flow_stage))]
+        {
+            if clients.iter().all(|cl| cl.gone) {
+                return;
+            }
+            if !busy && ready_to_sleep(&mut clients) {
+                let bits = Notification(dev::IRQ_NOTIFY).wait().unwrap_or(0);
+                interrupt(c, &irq, bits);
+            }
+        }
+    }
+}
+
+/// Acknowledges the device's interrupt if bit 0 of the notification's
+/// `bits` says it fired (the other bits are doorbells: they only wake).
+fn interrupt(c: &mut Crypto, irq: &Irq, bits: u64) {
+    if bits & 1 != 0 {
+        if let Some(d) = c.device.as_mut() {
+            d.ack_interrupt();
+        }
+        let _ = irq.ack();
     }
 }
 
@@ -198,17 +230,22 @@ fn failed(c: &mut Crypto, clients: &mut [Client], i: usize, e: Error) -> Answer 
     };
     if matches!(e, Error::DeviceNeedsReset | Error::Broken) {
         println!("client {i}'s request left the device needing a reset ({e:?}): resetting it; every client's sessions are lost and answer SessionLost");
-        match c.reset() {
-            Ok(()) => {
-                let generation = c.generation();
-                for cl in clients.iter_mut() {
-                    cl.sessions.lose_all(generation);
-                }
-            }
-            Err(e) => println!("the device did not come back after the reset: {e}; every request gets DeviceError from now on"),
-        }
+        reset(c, clients);
     }
     (status, detail, None)
+}
+
+/// Resets the device; every client's sessions are lost.
+fn reset(c: &mut Crypto, clients: &mut [Client]) {
+    match c.reset() {
+        Ok(()) => {
+            let generation = c.generation();
+            for cl in clients.iter_mut() {
+                cl.sessions.lose_all(generation);
+            }
+        }
+        Err(e) => println!("the device did not come back after the reset: {e}; every request gets DeviceError from now on"),
+    }
 }
 
 fn algorithm(a: Algorithm) -> device::Algorithm {

@@ -34,8 +34,9 @@ pub struct Device {
     pub pool: Pool,
 }
 
-/// Most DMA-capable shared regions (clients' data regions) one driver knows.
-const MAX_SHARED: usize = 8;
+/// Most DMA-capable shared regions one driver knows: clients' data
+/// regions, and the pools of the flows it runs (at most 8).
+const MAX_SHARED: usize = 16;
 
 struct State {
     device: Device,
@@ -65,6 +66,39 @@ pub fn register_shared(window: Window) -> bool {
         }
         None => false,
     }
+}
+
+/// Forgets `window` (a flow's pool the task is about to unmap): buffers
+/// there are no longer handed to the device by physical address, so a
+/// later mapping at the same address is never mistaken for it. False if
+/// it was not registered.
+pub fn unregister_shared(window: Window) -> bool {
+    let mut st = STATE.lock();
+    let Some(st) = st.as_mut() else { return false };
+    match st.shared.iter_mut().find(|w| **w == Some(window)) {
+        Some(slot) => {
+            *slot = None;
+            true
+        }
+        None => false,
+    }
+}
+
+/// `pages` zeroed pages of the DMA pool for the task's own use (a block
+/// driver's staging buffer): `(phys, virt)`, or `None` when the pool has
+/// no room (unlike the HAL's own allocations, which cannot fail softly).
+/// Give them back with [`free_pages`].
+pub fn alloc_pages(pages: usize) -> Option<(u64, u64)> {
+    let (phys, virt) = with(|st| st.device.pool.alloc(pages))?;
+    // Safety: pool pages are mapped for the task's life and were handed
+    // out just now, so nothing else uses them.
+    unsafe { core::ptr::write_bytes(virt as *mut u8, 0, pages * 4096) };
+    Some((phys, virt))
+}
+
+/// Gives back pages from [`alloc_pages`]; false if they were not out.
+pub fn free_pages(phys: u64, pages: usize) -> bool {
+    with(|st| st.device.pool.free(phys, pages))
 }
 
 fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
@@ -171,5 +205,33 @@ unsafe impl Hal for ConfluxHal {
             }
             st.device.pool.free(paddr, pages(len));
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_registered_window_is_direct_until_unregistered() {
+        install(Device {
+            bars: [None; 6],
+            pool: Pool::new(0x10_0000, 0x20_0000, 0x1000),
+        });
+        let w = Window {
+            virt: 0x6000_0000,
+            phys: 0x4000_0000,
+            len: 0x2000,
+        };
+        assert!(register_shared(w));
+        assert_eq!(with(|st| direct(st, 0x6000_1000, 0x800)), Some(0x4000_1000));
+        assert_eq!(
+            with(|st| direct(st, 0x6000_1800, 0x1000)),
+            None,
+            "past its end"
+        );
+        assert!(unregister_shared(w));
+        assert!(!unregister_shared(w), "only once");
+        assert_eq!(with(|st| direct(st, 0x6000_1000, 0x800)), None);
     }
 }

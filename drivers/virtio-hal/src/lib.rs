@@ -39,5 +39,8 @@ mod pool;
 
 pub use access::{device_function, OwnFunction};
 pub use bring_up::{bring_up, BarMapping, BringUpError};
-pub use hal::{install, register_shared, ConfluxHal, Device, Window};
+pub use hal::{
+    alloc_pages, free_pages, install, register_shared, unregister_shared, ConfluxHal, Device,
+    Window,
+};
 pub use pool::Pool;

@@ -24,14 +24,18 @@ mod io;
 #[allow(unsafe_code)]
 mod mem;
 mod os;
+#[cfg(feature = "system")]
+mod serve;
 mod table;
 
-pub use io::{FlowIo, Step};
+pub use io::{Failure, FlowIo, Step};
 pub use mem::Mapping;
 pub use os::Os;
 #[cfg(feature = "system")]
 pub use os::System;
-pub use table::{Answer, Config, Stages, Work};
+#[cfg(feature = "system")]
+pub use serve::Arrived;
+pub use table::{edges_match, Answer, Config, Stages, Work};
 
 pub use conflux_flow_protocol as protocol;
 

@@ -377,6 +377,20 @@ impl<W: Work> Stages<W> {
     }
 }
 
+/// Whether `start` brings the edges its spec's role needs: a source an
+/// output only, a sink an input only, a transformer both. A task calls it
+/// in [`Work::start`] before taking a flow it could never move.
+pub fn edges_match(start: &Start) -> bool {
+    use conflux_flow_protocol::stage::Roles;
+    let roles = start.spec.role();
+    match (start.input.is_some(), start.output.is_some()) {
+        (false, true) => roles.contains(Roles::SOURCE),
+        (true, false) => roles.contains(Roles::SINK),
+        (true, true) => roles.contains(Roles::TRANSFORMER),
+        (false, false) => false,
+    }
+}
+
 /// Spans inside the pool, and apart from each other (a transformer reads
 /// one and writes the other).
 fn spans_ok(input: Option<Span>, output: Option<Span>, pool: u64) -> bool {

@@ -457,3 +457,26 @@ fn refusals_each_have_their_status_and_leave_no_capability_behind() {
     let m = st.handle(&mut w, &mut rig.os, label::INFO, &[], None);
     assert_eq!((m.status, m.words[0]), (StageStatus::Ok, 1 << 4));
 }
+
+#[test]
+fn edges_match_the_role() {
+    use conflux_flow_protocol::stage::StageSpec::*;
+    let start = |spec, input: Option<Span>, output: Option<Span>| Start {
+        flow: 0,
+        spec,
+        input,
+        output,
+    };
+    let pattern = Pattern { count: 1, seed: 0 };
+    assert!(edges_match(&start(pattern, None, Some(OUT))));
+    assert!(!edges_match(&start(pattern, Some(IN), Some(OUT))));
+    assert!(!edges_match(&start(pattern, Some(IN), None)));
+    assert!(edges_match(&start(Crc32c, Some(IN), Some(OUT))));
+    assert!(!edges_match(&start(Crc32c, None, Some(OUT))));
+    assert!(edges_match(&start(Null, Some(IN), None)));
+    let blocks = Blocks { first: 0, count: 8 };
+    assert!(edges_match(&start(blocks, Some(IN), None)));
+    assert!(edges_match(&start(blocks, None, Some(OUT))));
+    assert!(!edges_match(&start(blocks, Some(IN), Some(OUT))));
+    assert!(!edges_match(&start(Null, None, None)));
+}

@@ -1,0 +1,291 @@
+//! The driver as a flow stage: the `blocks` source and sink.
+//!
+//! The **source** reads its sector range into the output edge's buffers
+//! in order, each buffer a whole number of sectors (the last one may be
+//! shorter), and finishes at the end of the range. The **sink** packs the
+//! incoming buffers' bytes densely into a staging buffer in the driver's
+//! DMA pool and writes whole chunks in order; when its input runs dry (the
+//! source finished, or is slow) and at STOP it writes the tail too, the
+//! last sector padded with zeros and kept staged, so bytes that arrive
+//! later complete it and it is written again. Bytes past the range are
+//! dropped and counted.
+//!
+//! Flows share the device with the driver's clients without a second
+//! virtqueue: a flow's request runs to completion (virtio-drivers'
+//! blocking calls) and only while no client request is on the device, so
+//! the used ring never holds another request's completion when the flow
+//! waits for its own. The pool is registered with the HAL as DMA memory,
+//! so reads land in the flow's buffers directly.
+
+mod staging;
+
+use crate::device::Blk;
+use alloc::vec::Vec;
+use conflux_abi::SysError;
+use conflux_flow_protocol::stage::{StageSpec, StageStatus, Start};
+use conflux_flow_stage::{
+    edges_match, Arrived, Config, Failure, FlowIo, Os, Stages, Step, System, Work,
+};
+use conflux_userlib::ipc::{Endpoint, Notification, Region};
+use conflux_userlib::println;
+use conflux_virtio_hal::{register_shared, unregister_shared, Window};
+use staging::Staging;
+
+const SECTOR: usize = 512;
+
+/// Where a flow is in its range: the next sector to read or write.
+struct Cursor {
+    next: u64,
+    end: u64,
+}
+
+/// A sink's staged bytes: `fill` bytes belonging from sector `next` on.
+struct Sink {
+    staging: Staging,
+    fill: usize,
+    /// Staged bytes not yet on the disk.
+    dirty: bool,
+}
+
+/// One flow of the block device.
+pub struct Flow {
+    at: Cursor,
+    window: Window,
+    sink: Option<Sink>,
+    /// Bytes taken (sink) or sent (source).
+    bytes: u64,
+}
+
+/// What the flows keep between turns.
+pub struct Blocks {
+    capacity: u64,
+    /// Sinks stopped since the last turn: their tail is written then
+    /// (`stop` has no device to hand).
+    stopped: Vec<Flow>,
+}
+
+impl Work for Blocks {
+    type Flow = Flow;
+
+    fn start(&mut self, _flow: u32, start: &Start, io: &mut FlowIo) -> Result<Flow, StageStatus> {
+        let StageSpec::Blocks { first, count } = start.spec else {
+            return Err(StageStatus::Unsupported);
+        };
+        if !edges_match(start) {
+            return Err(StageStatus::BadEdge);
+        }
+        let end = first.checked_add(count).filter(|&e| e <= self.capacity);
+        let Some(end) = end else {
+            return Err(StageStatus::DeviceRefused); // past the disk's end
+        };
+        // A source's buffers hold at least a sector; a sink's fit the
+        // staging buffer beside a partial sector.
+        let fits = match (start.output, start.input) {
+            (Some(o), _) => o.size as usize >= SECTOR,
+            (None, Some(i)) => i.size as usize + SECTOR <= staging::BYTES,
+            (None, None) => false,
+        };
+        if !fits {
+            return Err(StageStatus::BadEdge);
+        }
+        let sink = match start.input {
+            Some(_) => Some(Sink {
+                staging: Staging::new().ok_or(StageStatus::DeviceRefused)?,
+                fill: 0,
+                dirty: false,
+            }),
+            None => None,
+        };
+        let pool = io.pool();
+        let phys = Region(pool.slot())
+            .phys(0)
+            .map_err(|_| StageStatus::BadCapability)?;
+        let window = Window {
+            virt: pool.bytes().as_mut_ptr() as u64,
+            phys,
+            len: pool.len() as u64,
+        };
+        if !register_shared(window) {
+            return Err(StageStatus::DeviceRefused);
+        }
+        Ok(Flow {
+            at: Cursor { next: first, end },
+            window,
+            sink,
+            bytes: 0,
+        })
+    }
+
+    fn stop(&mut self, _flow: u32, f: Flow) {
+        unregister_shared(f.window);
+        if f.sink.is_some() {
+            self.stopped.push(f);
+        }
+    }
+
+    fn info(&self) -> [u64; 2] {
+        let blocks = 2; // StageSpec::Blocks's kind
+        [1 << blocks, 0]
+    }
+
+    /// The next sector to read or write (a sink's earlier sectors are on
+    /// the disk, the tail's too once its input ran dry), and bytes.
+    fn figures(&self, f: &Flow) -> [u64; 2] {
+        [f.at.next, f.bytes]
+    }
+}
+
+/// One step of flow `f`, run only when no client request is on the device.
+fn step(blk: &mut Blk, os: &mut impl Os, io: &mut FlowIo, f: &mut Flow) -> Step {
+    let Flow {
+        at, sink, bytes, ..
+    } = f;
+    let Some(s) = sink else {
+        return io.source(os, |dst| {
+            let left = at.end - at.next;
+            if left == 0 {
+                return Err(Failure::Permanent); // the whole range is read
+            }
+            let sectors = (dst.len() / SECTOR).min(left as usize);
+            let buf = &mut dst[..sectors * SECTOR];
+            blk.blk
+                .read_blocks(at.next as usize, buf)
+                .map_err(|_| Failure::Transient)?;
+            at.next += sectors as u64;
+            *bytes += buf.len() as u64;
+            Ok(Some(buf.len()))
+        });
+    };
+    let mut dropped = false;
+    let step = io.sink(os, |src, _seq| {
+        if s.fill + src.len() > staging::BYTES {
+            // Whole sectors out first, so the buffer fits.
+            write_whole(blk, at, s).map_err(|_| Failure::Transient)?;
+        }
+        // Room left in the range, past what is staged.
+        let room = ((at.end - at.next) as usize * SECTOR).saturating_sub(s.fill);
+        let n = src.len().min(room);
+        dropped = n < src.len();
+        s.staging.bytes()[s.fill..s.fill + n].copy_from_slice(&src[..n]);
+        s.fill += n;
+        s.dirty |= n > 0;
+        *bytes += src.len() as u64;
+        Ok(())
+    });
+    if dropped {
+        io.count_drop();
+    }
+    if step == Step::WaitInput && flush(blk, at, s).is_err() {
+        // The tail stays dirty; tried again on the next turn.
+        return Step::WaitOther;
+    }
+    step
+}
+
+/// Writes the staged whole sectors and keeps the partial one staged.
+fn write_whole(blk: &mut Blk, at: &mut Cursor, s: &mut Sink) -> Result<(), ()> {
+    let sectors = s.fill / SECTOR;
+    if sectors == 0 {
+        return Ok(());
+    }
+    let n = sectors * SECTOR;
+    let bytes = s.staging.bytes();
+    blk.blk
+        .write_blocks(at.next as usize, &bytes[..n])
+        .map_err(|_| ())?;
+    bytes.copy_within(n..s.fill, 0);
+    at.next += sectors as u64;
+    s.fill -= n;
+    s.dirty = s.fill > 0;
+    Ok(())
+}
+
+/// Writes everything staged; a partial last sector goes out padded with
+/// zeros and stays staged for the bytes that complete it.
+fn flush(blk: &mut Blk, at: &mut Cursor, s: &mut Sink) -> Result<(), ()> {
+    if !s.dirty {
+        return Ok(());
+    }
+    write_whole(blk, at, s)?;
+    if s.fill > 0 {
+        let bytes = s.staging.bytes();
+        bytes[s.fill..SECTOR].fill(0);
+        blk.blk
+            .write_blocks(at.next as usize, &bytes[..SECTOR])
+            .map_err(|_| ())?;
+    }
+    s.dirty = false;
+    Ok(())
+}
+
+/// The driver's flow side: `flowmgr`'s endpoint, with the device's
+/// notification bound to it so one wait covers the device, the clients'
+/// doorbells, the flows' doorbells and `flowmgr`.
+pub struct Stage {
+    stages: Stages<Blocks>,
+    work: Blocks,
+    endpoint: Endpoint,
+}
+
+const REPLY: usize = crate::config::caps::FIRST_FREE;
+const RECEIVED: usize = crate::config::caps::FIRST_FREE + 1;
+const CAP_BASE: usize = crate::config::caps::FIRST_FREE + 2;
+/// Flows' mappings: far above the manifest's premapped regions.
+const WINDOW_BASE: u64 = 0x0000_6000_0000_0000;
+
+impl Stage {
+    pub fn new(capacity: u64) -> Result<Self, SysError> {
+        let endpoint = Endpoint(crate::config::caps::FLOW);
+        Notification(crate::config::device::IRQ_NOTIFY).bind(&endpoint)?;
+        let free = conflux_abi::cap::CAP_SLOTS.saturating_sub(CAP_BASE) / 5;
+        Ok(Self {
+            stages: Stages::new(Config {
+                cap_base: CAP_BASE,
+                window_base: WINDOW_BASE,
+                flows: free as u32,
+            }),
+            work: Blocks {
+                capacity,
+                stopped: Vec::new(),
+            },
+            endpoint,
+        })
+    }
+
+    /// Moves a buffer for every flow that has one, if no client request
+    /// is on the device (`device_free`); whether any moved.
+    pub fn turn(&mut self, blk: &mut Blk, device_free: bool) -> bool {
+        if !device_free {
+            return false;
+        }
+        for mut f in self.work.stopped.drain(..) {
+            if let Some(s) = f.sink.as_mut() {
+                if flush(blk, &mut f.at, s).is_err() {
+                    println!("a stopped block sink's last bytes could not be written (sector {}): they are lost", f.at.next);
+                }
+            }
+        }
+        self.stages.run(|_, io, f| step(blk, &mut System, io, f))
+    }
+
+    /// Takes one message or doorbell, waiting for it if `block` and every
+    /// flow is idle; the notification bits if the bound notification rang.
+    pub fn receive(&mut self, block: bool) -> Option<u64> {
+        let got = if block && self.stages.idle() {
+            self.endpoint.recv(REPLY, RECEIVED).map(Some)
+        } else {
+            self.endpoint.nb_recv(REPLY, RECEIVED)
+        };
+        let got = match got {
+            Ok(g) => g?,
+            Err(e) => {
+                println!("receive on the FLOW endpoint failed: {e}; flows stall, clients are still served");
+                return None;
+            }
+        };
+        match System.serve(&mut self.stages, &mut self.work, &got, REPLY) {
+            Arrived::Rang(bits) => Some(bits),
+            Arrived::Answered => None,
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! The driver as a flow stage: the `cipher` transformer on the device.
+//!
+//! `flowmgr` attaches a flow's pool (a region with the DMA right) and
+//! edges; at START the pool is registered with the HAL as DMA-capable
+//! memory, so each buffer goes to the device by physical address, source
+//! and destination both in the pool, no copy. Each flow has its own
+//! device session (key, direction), made on first use and made again
+//! after a device reset (the device forgets sessions then). A failure
+//! that a reset or a later try cures (the device needing a reset, no
+//! free session) is *transient*: the buffer is kept and retried; any
+//! other (a length the device refuses, an error status) is *permanent*:
+//! the buffer is dropped and counted, for `flowmgr`'s exception ladder.
+
+use crate::device::Crypto;
+use alloc::vec::Vec;
+use conflux_abi::SysError;
+use conflux_flow_protocol::stage::info;
+use conflux_flow_protocol::stage::{Cipher, Direction, Mode, StageSpec, StageStatus, Start};
+use conflux_flow_stage::{
+    edges_match, Arrived, Config, Failure, FlowIo, Os, Stages, Step, System, Work,
+};
+use conflux_userlib::ipc::{Endpoint, Notification, Region};
+use conflux_userlib::println;
+use conflux_virtio_crypto as device;
+use conflux_virtio_crypto::{Error, SessionId};
+use conflux_virtio_hal::{register_shared, unregister_shared, Window};
+
+/// One flow's cipher on the device.
+pub struct Flow {
+    spec: Cipher,
+    /// The device session and the device generation it was made in.
+    session: Option<(SessionId, u32)>,
+    window: Window,
+}
+
+/// What the flows need between turns: the pools registered with the HAL
+/// (again after a reset) and sessions of stopped flows, destroyed on the
+/// device on the next turn (`stop` has no device to hand).
+#[derive(Default)]
+pub struct Ciphers {
+    pub windows: Vec<Window>,
+    retired: Vec<(SessionId, u32)>,
+}
+
+impl Work for Ciphers {
+    type Flow = Flow;
+
+    fn start(&mut self, _flow: u32, start: &Start, io: &mut FlowIo) -> Result<Flow, StageStatus> {
+        let StageSpec::Cipher(spec) = start.spec else {
+            return Err(StageStatus::Unsupported);
+        };
+        if !edges_match(start) {
+            return Err(StageStatus::BadEdge);
+        }
+        let pool = io.pool();
+        let phys = Region(pool.slot())
+            .phys(0)
+            .map_err(|_| StageStatus::BadCapability)?;
+        let window = Window {
+            virt: pool.bytes().as_mut_ptr() as u64,
+            phys,
+            len: pool.len() as u64,
+        };
+        if !register_shared(window) {
+            return Err(StageStatus::DeviceRefused);
+        }
+        self.windows.push(window);
+        Ok(Flow {
+            spec,
+            session: None,
+            window,
+        })
+    }
+
+    fn stop(&mut self, _flow: u32, f: Flow) {
+        unregister_shared(f.window);
+        self.windows.retain(|w| *w != f.window);
+        if let Some(s) = f.session {
+            self.retired.push(s);
+        }
+    }
+
+    fn info(&self) -> [u64; 2] {
+        let cipher = 3; // StageSpec::Cipher's kind
+        [1 << cipher, info::DEVICE]
+    }
+}
+
+impl Ciphers {
+    /// Destroys the sessions of flows stopped since the last turn (those
+    /// of the current device generation; older ones died with a reset).
+    pub fn retire(&mut self, c: &mut Crypto) {
+        let generation = c.generation();
+        for (id, g) in self.retired.drain(..) {
+            if let (Some(dev), true) = (c.device.as_mut(), g == generation) {
+                let _ = dev.destroy_session(id);
+            }
+        }
+    }
+}
+
+/// What a step learned about the device.
+pub enum Device {
+    Fine,
+    /// The device must be reset (sessions are then lost everywhere).
+    NeedsReset,
+}
+
+/// One step of flow `f`: cipher one buffer on the device.
+pub fn step(c: &mut Crypto, os: &mut impl Os, io: &mut FlowIo, f: &mut Flow) -> (Step, Device) {
+    let generation = c.generation();
+    let mut needs_reset = false;
+    let step = io.transform(os, |src, dst| {
+        let Some(dev) = c.device.as_mut() else {
+            // The device did not come back from a reset.
+            return Err(Failure::Permanent);
+        };
+        let session = match f.session {
+            Some((id, g)) if g == generation => id,
+            _ => {
+                let id = dev
+                    .create_session(
+                        algorithm(f.spec.mode),
+                        f.spec.key.as_bytes(),
+                        direction(f.spec.direction),
+                    )
+                    .map_err(|e| failure(e, &mut needs_reset))?;
+                f.session = Some((id, generation));
+                id
+            }
+        };
+        let dst = dst.get_mut(..src.len()).ok_or(Failure::Permanent)?;
+        match f.spec.direction {
+            Direction::Encrypt => dev.encrypt(session, &f.spec.iv, src, dst),
+            Direction::Decrypt => dev.decrypt(session, &f.spec.iv, src, dst),
+        }
+        .map_err(|e| failure(e, &mut needs_reset))?;
+        Ok(src.len())
+    });
+    let device = if needs_reset {
+        Device::NeedsReset
+    } else {
+        Device::Fine
+    };
+    (step, device)
+}
+
+/// Transient or permanent, and whether the device must be reset first.
+fn failure(e: Error, needs_reset: &mut bool) -> Failure {
+    match e {
+        Error::DeviceNeedsReset | Error::Broken => {
+            *needs_reset = true;
+            Failure::Transient
+        }
+        // Sessions free up as other flows and clients end.
+        Error::NoSpace => Failure::Transient,
+        _ => Failure::Permanent,
+    }
+}
+
+fn algorithm(m: Mode) -> device::Algorithm {
+    match m {
+        Mode::Cbc => device::Algorithm::Cbc,
+        Mode::Ctr => device::Algorithm::Ctr,
+    }
+}
+
+fn direction(d: Direction) -> device::Direction {
+    match d {
+        Direction::Encrypt => device::Direction::Encrypt,
+        Direction::Decrypt => device::Direction::Decrypt,
+    }
+}
+
+/// The driver's flow side: `flowmgr`'s endpoint, with the device's
+/// notification bound to it so one wait covers the device, the clients'
+/// doorbells, the flows' doorbells and `flowmgr`.
+pub struct Stage {
+    stages: Stages<Ciphers>,
+    work: Ciphers,
+    endpoint: Endpoint,
+}
+
+const REPLY: usize = crate::config::caps::FIRST_FREE;
+const RECEIVED: usize = crate::config::caps::FIRST_FREE + 1;
+const CAP_BASE: usize = crate::config::caps::FIRST_FREE + 2;
+/// Flows' mappings: far above the manifest's premapped regions.
+const WINDOW_BASE: u64 = 0x0000_6000_0000_0000;
+
+impl Stage {
+    pub fn new() -> Result<Self, SysError> {
+        let endpoint = Endpoint(crate::config::caps::FLOW);
+        Notification(crate::config::device::IRQ_NOTIFY).bind(&endpoint)?;
+        let free = conflux_abi::cap::CAP_SLOTS.saturating_sub(CAP_BASE) / 5;
+        Ok(Self {
+            stages: Stages::new(Config {
+                cap_base: CAP_BASE,
+                window_base: WINDOW_BASE,
+                flows: free as u32,
+            }),
+            work: Ciphers::default(),
+            endpoint,
+        })
+    }
+
+    /// Ciphers a buffer for every flow that has one; whether any moved,
+    /// and whether the device must be reset.
+    pub fn turn(&mut self, c: &mut Crypto) -> (bool, bool) {
+        let mut reset = false;
+        let moved = self.stages.run(|_, io, f| {
+            let (s, d) = step(c, &mut System, io, f);
+            reset |= matches!(d, Device::NeedsReset);
+            s
+        });
+        (moved, reset)
+    }
+
+    /// Takes one message or doorbell, waiting for it if `block` and every
+    /// flow is idle; the notification bits if the bound notification rang.
+    pub fn receive(&mut self, c: &mut Crypto, block: bool) -> Option<u64> {
+        let got = if block && self.stages.idle() {
+            self.endpoint.recv(REPLY, RECEIVED).map(Some)
+        } else {
+            self.endpoint.nb_recv(REPLY, RECEIVED)
+        };
+        let got = match got {
+            Ok(g) => g?,
+            Err(e) => {
+                println!("receive on the FLOW endpoint failed: {e}; flows stall, clients are still served");
+                return None;
+            }
+        };
+        match System.serve(&mut self.stages, &mut self.work, &got, REPLY) {
+            Arrived::Rang(bits) => Some(bits),
+            Arrived::Answered => {
+                self.work.retire(c);
+                c.flow_windows.clone_from(&self.work.windows);
+                None
+            }
+        }
+    }
+}
