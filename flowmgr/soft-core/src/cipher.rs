@@ -47,7 +47,7 @@ impl fmt::Display for CipherError {
 /// `src`).
 pub fn apply(spec: &Cipher, src: &[u8], dst: &mut [u8]) -> Result<usize, CipherError> {
     let len = src.len();
-    if spec.mode == Mode::Cbc && len % BLOCK != 0 {
+    if spec.mode == Mode::Cbc && !len.is_multiple_of(BLOCK) {
         return Err(CipherError::NotBlockMultiple { len });
     }
     let room = dst.len();
