@@ -306,6 +306,7 @@ mod tests {
         let s = FlowStats {
             state: FlowState::Recovering,
             ladder: [1, 2, 0, 0],
+            sink: [0, 0],
             edges,
             edge_count: 2,
         };

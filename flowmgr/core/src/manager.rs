@@ -54,6 +54,8 @@ struct Flow {
     layout: Layout,
     life: Life,
     ladder: [u64; 4],
+    /// The sink's last reported figures.
+    sink: [u64; 2],
     /// Whether stages hold numbers and capabilities for it.
     wired: bool,
 }
@@ -249,6 +251,9 @@ impl Flow {
                     let now = r.word(1);
                     self.ladder[ladder::RETRY] += now.saturating_sub(st.retries);
                     st.retries = now;
+                    if i == self.last() {
+                        self.sink = [r.word(3), r.word(4)];
+                    }
                     continue;
                 }
                 Err(Fail::Refused(l)) if l == StageStatus::UnknownFlow as u32 => Failure::Restarted,
@@ -353,6 +358,7 @@ impl Manager {
             layout,
             life: Life::default(),
             ladder: [0; 4],
+            sink: [0; 2],
             wired: false,
         };
         for (i, spec) in req.stages().iter().enumerate() {
@@ -468,6 +474,7 @@ impl Manager {
         Ok(FlowStats {
             state: flow.life.state(),
             ladder: flow.ladder,
+            sink: flow.sink,
             edges: figures,
             edge_count: edges,
         })

@@ -94,7 +94,7 @@ impl Sys for Fake {
             label::STATS => match t.flows.get(&n) {
                 Some(f) => {
                     let st = 1 + u64::from(f.paused) + 2 * u64::from(t.broken);
-                    reply(StageStatus::Ok, &[st, t.retries, 0])
+                    reply(StageStatus::Ok, &[st, t.retries, 0, 40 + n, 1])
                 }
                 None => reply(StageStatus::UnknownFlow, &[n]),
             },

@@ -304,19 +304,23 @@ pub struct FlowStats {
     /// The exception ladder's steps taken so far: retries, restarts,
     /// redirects to another instance, fallbacks to software.
     pub ladder: [u64; 4],
+    /// The sink stage's own two figures, as its task reports them in a
+    /// stage STATS answer (words 3 and 4): a `check` sink's tally, a
+    /// `null` sink's buffers and bytes. Zero until the sink answered.
+    pub sink: [u64; 2],
     pub edges: [EdgeFigures; MAX_EDGES],
     pub edge_count: usize,
 }
 
 /// Words of a stats answer.
-pub const STATS_WORDS: usize = 2 + 4 + MAX_EDGES * 4;
+pub const STATS_WORDS: usize = 2 + 4 + 2 + MAX_EDGES * 4;
 
 impl FlowStats {
     pub fn encode(&self, words: &mut [u64]) -> Result<usize, Full> {
         let mut w = Writer::new(words);
         w.put(self.state as u64)?;
         w.put(self.edge_count as u64)?;
-        for l in self.ladder {
+        for l in self.ladder.into_iter().chain(self.sink) {
             w.put(l)?;
         }
         for e in &self.edges[..self.edge_count.min(MAX_EDGES)] {
@@ -339,6 +343,7 @@ impl FlowStats {
         for l in &mut ladder {
             *l = r.next().ok()?;
         }
+        let sink = [r.next().ok()?, r.next().ok()?];
         let mut edges = [EdgeFigures::default(); MAX_EDGES];
         for e in &mut edges[..edge_count] {
             *e = EdgeFigures {
@@ -351,6 +356,7 @@ impl FlowStats {
         Some(Self {
             state,
             ladder,
+            sink,
             edges,
             edge_count,
         })
