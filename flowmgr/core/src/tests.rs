@@ -499,3 +499,72 @@ fn refusals_display_their_detail() {
     assert!(Refusal::no_stage(1).to_string().ends_with("(stage 1)"));
     assert_eq!(info::DEVICE, 1);
 }
+
+mod hostile {
+    use super::*;
+    use crate::slots::FlowId;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any words from any client, any ids, stage tasks restarting and
+        /// dying in between: nothing panics, and once every flow is
+        /// destroyed no stage holds a flow number or a flow.
+        #[test]
+        fn any_requests_leave_nothing_behind(
+            ops in proptest::collection::vec(
+                (0u8..7, proptest::collection::vec(any::<u64>(), 0..40), any::<u64>(), 0u64..3),
+                0..40,
+            ),
+            seed in proptest::collection::vec(0usize..6, 0..4),
+        ) {
+            let mut sys = system();
+            let mut m = manager(&mut sys);
+            let mut made = Vec::new();
+            for (op, mut words, id, owner) in ops {
+                // Half the creates start from a real request, mutated.
+                if op == 0 && words.len() % 2 == 0 {
+                    let mut w = round_trip();
+                    for (k, &i) in seed.iter().enumerate() {
+                        if let Some(x) = w.get_mut(i) {
+                            *x ^= words.get(k).copied().unwrap_or(1);
+                        }
+                    }
+                    words = w;
+                }
+                let id = made.get(id as usize % (made.len() + 1)).map_or(id, |f: &FlowId| f.word());
+                match op {
+                    0 => {
+                        if let Ok(f) = m.create(&mut sys, &words, owner) {
+                            made.push(f);
+                        }
+                    }
+                    1 => { let _ = m.stats(&mut sys, id, owner); }
+                    2 => { let _ = m.pause(&mut sys, id, owner, true); }
+                    3 => { let _ = m.pause(&mut sys, id, owner, false); }
+                    4 => { let _ = m.destroy(&mut sys, id, owner); }
+                    // Faults: a task restarts (its flows forgotten), or
+                    // dies, or comes back.
+                    5 => sys.tasks[id as usize % 3].restarted = true,
+                    _ => {
+                        let t = &mut sys.tasks[id as usize % 3];
+                        t.dead = !t.dead;
+                        t.flows.clear();
+                    }
+                }
+            }
+            for t in &mut sys.tasks {
+                t.dead = false;
+            }
+            for owner in 0..3 {
+                let ids: Vec<FlowId> = m.list(owner).map(|(id, _)| id).collect();
+                for id in ids {
+                    prop_assert!(m.destroy(&mut sys, id.word(), owner).is_ok());
+                }
+            }
+            for t in 0..sys.tasks.len() {
+                prop_assert_eq!(m.registry().in_use(t), 0);
+                prop_assert!(sys.tasks[t].flows.is_empty());
+            }
+        }
+    }
+}
