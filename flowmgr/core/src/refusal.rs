@@ -121,13 +121,16 @@ fn bad_kind(kind: u64) -> &'static str {
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.status)?;
         let stage = (self.stage != NO_STAGE).then_some(self.stage);
-        match (self.status, stage) {
-            (FlowStatus::BadRequest, Some(s)) => {
-                write!(f, ": stage {s}: {}", bad_kind(self.detail))
+        if self.status == FlowStatus::BadRequest {
+            f.write_str("bad request: ")?;
+            if let Some(s) = stage {
+                write!(f, "stage {s}: ")?;
             }
-            (FlowStatus::BadRequest, None) => write!(f, ": {}", bad_kind(self.detail)),
+            return f.write_str(bad_kind(self.detail));
+        }
+        write!(f, "{}", self.status)?;
+        match (self.status, stage) {
             (FlowStatus::NoStage, Some(s)) => write!(f, " (stage {s})"),
             (FlowStatus::StageRefused, Some(s)) if self.detail == STAGE_DEAD => {
                 write!(f, ": stage {s}'s task is dead")

@@ -497,6 +497,18 @@ fn refusals_display_their_detail() {
     assert_eq!(Refusal::decode(0, &[]), None);
     assert_eq!(Refusal::decode(99, &[]), None);
     assert!(Refusal::no_stage(1).to_string().ends_with("(stage 1)"));
+    assert_eq!(
+        Refusal::bad(bad::FINISHED).to_string(),
+        "bad request: the flow is done or terminated: destroy it"
+    );
+    let spec = Refusal {
+        stage: 2,
+        ..Refusal::bad(bad::SPEC)
+    };
+    assert_eq!(
+        spec.to_string(),
+        "bad request: stage 2: its spec is malformed"
+    );
     assert_eq!(info::DEVICE, 1);
 }
 
