@@ -1,6 +1,7 @@
 //! Test task: every refusal of flowmgr's API in a system with no stage
-//! tasks, each checked for its exact status and words, and then that
-//! flowmgr still answers (nothing a client sends stops it).
+//! tasks, each checked for its exact status and words (a capability where
+//! none belongs too), and that flowmgr still answers after each (nothing
+//! a client sends stops it).
 #![no_std]
 #![no_main]
 #![forbid(unsafe_code)]
@@ -115,9 +116,27 @@ fn main() {
         "label 0x9999: BadLabel",
         raw(&Message::new(0x9999, &[1, 2, 3, 4])).0 == FlowStatus::BadLabel as u32,
     );
+    let mut words = [0u64; conflux_flow_protocol::api::REQUEST_WORDS];
+    let n = req.encode(&mut words).unwrap_or(0);
+    for (i, w) in words.iter().enumerate().take(n).skip(4) {
+        conflux_userlib::ipc::set_long_word(i, *w);
+    }
+    // An endpoint capability where only a notification may come.
+    let with_endpoint = Message::new(label::CREATE, &words[..4])
+        .with_len(n)
+        .with_cap(config::caps::FLOWMGR);
+    check(
+        "create with an endpoint for a notification: BadRequest, Cap",
+        raw(&with_endpoint) == (bad_request, [NO_STAGE, bad::CAP]),
+    );
+    check(
+        "stats with a capability: BadRequest, Cap",
+        raw(&Message::new(label::STATS, &[0x100]).with_cap(config::caps::FLOWMGR))
+            == (bad_request, [NO_STAGE, bad::CAP]),
+    );
     let mut out = [(FlowId(0), FlowState::Running); 4];
     check("list: no flows", flows.list(&mut out) == Ok(0));
-    let total = 13;
+    let total = 15;
     if passed == total {
         println!("all {total} checks passed");
     } else {
