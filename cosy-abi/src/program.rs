@@ -46,6 +46,42 @@ pub(crate) enum Arg {
     Buf(RefDesc),
 }
 
+/// A value operand as the executor reads it: register `reg` plus `imm`.
+/// An immediate is [`ZERO_SLOT`] plus itself, a register itself plus 0,
+/// so reading either is one load and one add, without a branch on the
+/// operand's kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Val {
+    pub imm: u64,
+    pub reg: u8,
+}
+
+/// The register-file slot an immediate reads: the executor's file has 64
+/// slots for 32 registers and writes only to registers below 32 and to
+/// the scratch slot of `NO_REG`, so this one stays 0 for the whole run.
+pub(crate) const ZERO_SLOT: u8 = 32;
+
+impl Val {
+    pub const fn imm(value: u64) -> Val {
+        Val {
+            imm: value,
+            reg: ZERO_SLOT,
+        }
+    }
+}
+
+impl From<Arg> for Val {
+    /// An operand's value as [`crate::regfile::Regfile::arg`] reads it (a
+    /// buffer's value is its length).
+    fn from(arg: Arg) -> Val {
+        match arg {
+            Arg::Imm(v) => Val::imm(v),
+            Arg::Reg(reg) => Val { imm: 0, reg },
+            Arg::Buf(d) => Val::imm(u64::from(d.len)),
+        }
+    }
+}
+
 /// Which builtin data op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum DataOp {
@@ -64,69 +100,71 @@ pub(crate) enum Op {
         dst: u8,
         opcode: u16,
         argc: u8,
+        /// Some operand is a buffer (so the call checks them first).
+        bufs: bool,
         args: [Arg; MAX_OPERANDS],
     },
     Exit {
-        a: Arg,
+        a: Val,
     },
     Mov {
         dst: u8,
-        a: Arg,
+        a: Val,
     },
     Add {
         dst: u8,
-        a: Arg,
-        b: Arg,
+        a: Val,
+        b: Val,
     },
     Sub {
         dst: u8,
-        a: Arg,
-        b: Arg,
+        a: Val,
+        b: Val,
     },
     Mul {
         dst: u8,
-        a: Arg,
-        b: Arg,
+        a: Val,
+        b: Val,
     },
     Div {
         dst: u8,
-        a: Arg,
-        b: Arg,
+        a: Val,
+        b: Val,
     },
     Rem {
         dst: u8,
-        a: Arg,
-        b: Arg,
+        a: Val,
+        b: Val,
     },
     And {
         dst: u8,
-        a: Arg,
-        b: Arg,
+        a: Val,
+        b: Val,
     },
     Or {
         dst: u8,
-        a: Arg,
-        b: Arg,
+        a: Val,
+        b: Val,
     },
     Xor {
         dst: u8,
-        a: Arg,
-        b: Arg,
+        a: Val,
+        b: Val,
     },
     Shl {
         dst: u8,
-        a: Arg,
-        b: Arg,
+        a: Val,
+        b: Val,
     },
     Shr {
         dst: u8,
-        a: Arg,
-        b: Arg,
+        a: Val,
+        b: Val,
     },
     Br {
         cmp: Cmp,
-        a: Arg,
-        b: Arg,
+        a: Val,
+        b: Val,
         target: u16,
     },
     Jump {
@@ -135,13 +173,13 @@ pub(crate) enum Op {
     Loop {
         counter: u8,
         cmp: Cmp,
-        step: Arg,
-        limit: Arg,
+        step: Val,
+        limit: Val,
         target: u16,
     },
     /// Table entries are the `size` `Jump`s that follow.
     Switch {
-        a: Arg,
+        a: Val,
         size: u16,
         default: u16,
     },
@@ -159,7 +197,7 @@ pub struct Insn(pub(crate) Op);
 
 impl Insn {
     /// Filler for storage arrays; never executed.
-    pub const EMPTY: Insn = Insn(Op::Exit { a: Arg::Imm(0) });
+    pub const EMPTY: Insn = Insn(Op::Exit { a: Val::imm(0) });
 }
 
 impl Default for Insn {

@@ -2,10 +2,12 @@
 //!
 //! 64 slots for 32 registers: writes to `NO_REG` (0xFF & 63 = 63) land in
 //! a scratch slot, so an op without a destination needs no branch, and
-//! masking every index with 63 makes it provably in bounds.
+//! masking every index with 63 makes it provably in bounds. Nothing
+//! writes slot 32 (`ZERO_SLOT`), so a decoded immediate reads it as the
+//! base it adds itself to (`Val`).
 
 use crate::args::Span;
-use crate::program::{Arg, RefDesc};
+use crate::program::{Arg, RefDesc, Val};
 use crate::registers::Registers;
 use crate::wire::{NO_REG, NREGS};
 
@@ -32,6 +34,12 @@ impl Regfile {
     #[inline(always)]
     pub fn set(&mut self, reg: u8, value: u64) {
         self.0[usize::from(reg) & 63] = value;
+    }
+
+    /// A decoded value operand: one load and one add, no branch.
+    #[inline(always)]
+    pub fn val(&self, v: Val) -> u64 {
+        self.get(v.reg).wrapping_add(v.imm)
     }
 
     /// An operand's value; a buffer's value is its length.

@@ -102,7 +102,7 @@ fn gen_ops(g: &mut Genes<'_>, refs: usize) -> Vec<OpRepr> {
             0 => {
                 let opcode = [SUM6, FAIL, STAMP, PEEK, NOP][g.below(5) as usize];
                 let call = OpRepr::new(Opcode::Call).dst(g.dst()).sub(opcode);
-                match opcode {
+                let call = match opcode {
                     SUM6 => call.operands(&[
                         g.value(),
                         g.value(),
@@ -114,7 +114,22 @@ fn gen_ops(g: &mut Genes<'_>, refs: usize) -> Vec<OpRepr> {
                     FAIL => call.operands(&[O::imm(1 + g.below(3))]),
                     STAMP | PEEK => call.operands(&[buf(g), g.value()]),
                     _ => call,
+                };
+                // Often with a LOOP back to it (`for i in a..b { call() }`),
+                // which the executor runs as a pair.
+                if g.below(3) == 0 && ops.len() + 2 <= n {
+                    let at = ops.len() as u16;
+                    ops.push(call);
+                    ops.push(
+                        OpRepr::new(Opcode::Loop)
+                            .dst(g.below(USED_REGS) as u8)
+                            .sub(g.below(10) as u16)
+                            .target(at)
+                            .operands(&[g.value(), g.count()]),
+                    );
+                    continue;
                 }
+                call
             }
             1 => OpRepr::new(Opcode::Exit).operands(&[g.value()]),
             2 => OpRepr::new(Opcode::Mov).dst(g.dst()).operands(&[g.value()]),

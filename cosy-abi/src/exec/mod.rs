@@ -1,9 +1,12 @@
 //! The executor: runs a verified [`Program`] against a [`Service`].
 //!
-//! One loop, one `match` per op. What the verifier proved is not checked
-//! again (op codes, register numbers, targets); what can change between
-//! runs is (the regions' lengths, register-relative buffer refs, divisors,
-//! byte counts, the budget). Region bytes are only reached through
+//! One loop, one `match` per op, except that a `CALL` followed by a
+//! `LOOP` back to it (a counted loop around one call) repeats as a pair
+//! inside the call's arm, still op by op but without a dispatch per op.
+//! What the verifier proved is not checked again (op codes, register
+//! numbers, targets); what can change between runs is (the regions'
+//! lengths, register-relative buffer refs, divisors, byte counts, the
+//! budget). Region bytes are only reached through
 //! bounds-checked slices, so no compound can make the server touch memory
 //! outside the regions it passed in; the step counter is checked before
 //! every op, so no compound runs past its budget. It allocates nothing.
@@ -12,7 +15,7 @@ mod data;
 
 use crate::args::Args;
 use crate::code;
-use crate::program::{Arg, Insn, Op, Program};
+use crate::program::{Arg, Insn, Op, Program, Val};
 use crate::regfile::Regfile;
 use crate::registers::Registers;
 use crate::report::{Fault, OpResult, Outcome, Report};
@@ -26,20 +29,6 @@ pub(crate) enum Fail {
     /// It failed with this code.
     Code(u16),
     /// It would exceed the budget.
-    Budget,
-}
-
-/// What the loop does after an op.
-enum Flow {
-    /// Go on with the next op; the op produced this value.
-    Next(u64),
-    /// Jump; the op produced this value.
-    Goto(u16, u64),
-    /// Stop with an exit value.
-    Exit(u64),
-    /// The op failed with a code; its destination register.
-    Fail(u16, u8),
-    /// The op was not run: not enough budget.
     Budget,
 }
 
@@ -155,6 +144,13 @@ impl<S: AsRef<[Insn]>> Program<S> {
 
     /// The loop: runs ops until the run ends (true, `run.report` final)
     /// or `pause_at` steps are used (false).
+    ///
+    /// Each op's arm yields its value and the next `pc`; the tail records
+    /// the value as the op's result. The arms that end the run, fail or
+    /// run out of budget leave the loop themselves, as does `CALL`'s,
+    /// which records its own results. `pc` and the step
+    /// count live in locals for the whole slice and go back into `run` at
+    /// its end.
     fn exec<V: Service + ?Sized>(
         &self,
         insns: &[Insn],
@@ -164,76 +160,198 @@ impl<S: AsRef<[Insn]>> Program<S> {
         results: &mut [OpResult],
         pause_at: u32,
     ) -> bool {
+        // One length for both, so the test that finds an op also proves
+        // its result slot is there.
+        let n = insns.len().min(results.len());
+        let (insns, results) = (&insns[..n], &mut results[..n]);
         let budget = self.budget;
         // One test per op covers both the budget and the pause.
         let limit = budget.min(pause_at);
         let Execution {
             file,
-            pc,
-            steps,
+            pc: run_pc,
+            steps: run_steps,
             report,
             ..
         } = run;
-        let done = loop {
-            let Some(insn) = insns.get(*pc) else {
+        let (mut pc, mut steps) = (*run_pc, *run_steps);
+        // An op that failed with `$code`: its destination and result get
+        // `-code` (like a Linux syscall's -errno, negative as an i64); the
+        // run stops if it is fail-fast, else goes on with the next op.
+        macro_rules! fail {
+            ($run:lifetime, $slot:expr, $code:expr, $dst:expr) => {{
+                let code = $code;
+                let v = 0u64.wrapping_sub(u64::from(code));
+                file.set($dst, v);
+                record($slot, v, code);
+                if failed(report, pc, code, self.fail_fast) {
+                    break $run true;
+                }
+                pc += 1;
+                continue $run;
+            }};
+        }
+        macro_rules! alu {
+            ($dst:expr, $value:expr) => {{
+                let v = $value;
+                file.set($dst, v);
+                (v, pc + 1)
+            }};
+        }
+        let done = 'run: loop {
+            let (Some(insn), Some(slot)) = (insns.get(pc), results.get_mut(pc)) else {
                 break true;
             };
-            if *steps >= limit {
-                if *steps < budget {
+            if steps >= limit {
+                if steps < budget {
                     break false;
                 }
                 report.outcome = Outcome::Stopped;
-                report.stop = Some(fault(*pc, code::BUDGET_EXHAUSTED));
+                report.stop = Some(fault(pc, code::BUDGET_EXHAUSTED));
                 break true;
             }
-            *steps += 1;
-            let flow = step(
-                insn,
-                *pc,
-                insns,
-                service,
-                regions,
-                file,
-                budget - *steps,
-                steps,
-            );
-            match flow {
-                Flow::Next(v) => {
-                    record(results, *pc, v, code::OK);
-                    *pc += 1;
+            steps += 1;
+            let (value, next) = match &insn.0 {
+                Op::Call {
+                    dst,
+                    opcode,
+                    argc,
+                    bufs,
+                    args,
+                } => {
+                    // A call followed by a LOOP back to it, the shape of
+                    // `for i in a..b { call(..) }`: the pair repeats in
+                    // here without going back through the dispatch. Each
+                    // op still has its budget test, step and result, so
+                    // the run is the same, op for op; anything else (a
+                    // pause, the budget, a failure, the loop's end) goes
+                    // back to the main loop at the op it concerns.
+                    let back = match insns.get(pc + 1) {
+                        Some(Insn(Op::Loop {
+                            counter,
+                            cmp,
+                            step,
+                            limit,
+                            target,
+                        })) if usize::from(*target) == pc => Some((*counter, *cmp, *step, *limit)),
+                        _ => None,
+                    };
+                    // The call's slot and the loop's (the tail's `slot` is
+                    // not used on this path).
+                    let (slot, mut loop_slot) = match results.get_mut(pc..) {
+                        Some([call_slot, next, ..]) => (call_slot, Some(next)),
+                        Some([call_slot]) => (call_slot, None),
+                        // `insns.get(pc)` found the op, so its slot exists.
+                        _ => break 'run true,
+                    };
+                    loop {
+                        let v = match call(service, *opcode, *argc, *bufs, args, regions, file) {
+                            Ok(v) => v,
+                            Err(code) => fail!('run, slot, code, *dst),
+                        };
+                        file.set(*dst, v);
+                        record(slot, v, code::OK);
+                        let (Some((counter, cmp, step, end)), Some(loop_slot)) =
+                            (back, loop_slot.as_deref_mut())
+                        else {
+                            pc += 1;
+                            continue 'run;
+                        };
+                        if steps >= limit {
+                            pc += 1;
+                            continue 'run;
+                        }
+                        steps += 1;
+                        let (v, end) = count(file, counter, step, end);
+                        record(loop_slot, v, code::OK);
+                        if !cmp.holds(v, end) {
+                            pc += 2;
+                            continue 'run;
+                        }
+                        if steps >= limit {
+                            continue 'run;
+                        }
+                        steps += 1;
+                    }
                 }
-                Flow::Goto(target, v) => {
-                    record(results, *pc, v, code::OK);
-                    *pc = usize::from(target);
+                Op::Loop {
+                    counter,
+                    cmp,
+                    step,
+                    limit,
+                    target,
+                } => {
+                    let (v, limit) = count(file, *counter, *step, *limit);
+                    match cmp.holds(v, limit) {
+                        true => (v, usize::from(*target)),
+                        false => (v, pc + 1),
+                    }
                 }
-                Flow::Exit(v) => {
-                    record(results, *pc, v, code::OK);
+                Op::Br { cmp, a, b, target } => match cmp.holds(file.val(*a), file.val(*b)) {
+                    true => (1, usize::from(*target)),
+                    false => (0, pc + 1),
+                },
+                Op::Jump { target } => (0, usize::from(*target)),
+                Op::Exit { a } => {
+                    let v = file.val(*a);
+                    record(slot, v, code::OK);
                     report.exit_value = v;
                     break true;
                 }
-                Flow::Fail(code, dst) => {
-                    // Like a Linux syscall's -errno: negative as an i64.
-                    let v = 0u64.wrapping_sub(u64::from(code));
-                    file.set(dst, v);
-                    record(results, *pc, v, code);
-                    report.failures = report.failures.saturating_add(1);
-                    report.first_failure.get_or_insert(fault(*pc, code));
-                    if self.fail_fast {
-                        report.outcome = Outcome::Stopped;
-                        report.stop = Some(fault(*pc, code));
-                        break true;
+                Op::Mov { dst, a } => alu!(*dst, file.val(*a)),
+                Op::Add { dst, a, b } => alu!(*dst, file.val(*a).wrapping_add(file.val(*b))),
+                Op::Sub { dst, a, b } => alu!(*dst, file.val(*a).wrapping_sub(file.val(*b))),
+                Op::Mul { dst, a, b } => alu!(*dst, file.val(*a).wrapping_mul(file.val(*b))),
+                Op::Div { dst, a, b } => match file.val(*a).checked_div(file.val(*b)) {
+                    Some(v) => alu!(*dst, v),
+                    None => fail!('run, slot, code::DIVIDE_BY_ZERO, *dst),
+                },
+                Op::Rem { dst, a, b } => match file.val(*a).checked_rem(file.val(*b)) {
+                    Some(v) => alu!(*dst, v),
+                    None => fail!('run, slot, code::DIVIDE_BY_ZERO, *dst),
+                },
+                Op::And { dst, a, b } => alu!(*dst, file.val(*a) & file.val(*b)),
+                Op::Or { dst, a, b } => alu!(*dst, file.val(*a) | file.val(*b)),
+                Op::Xor { dst, a, b } => alu!(*dst, file.val(*a) ^ file.val(*b)),
+                Op::Shl { dst, a, b } => {
+                    alu!(*dst, shift(file.val(*a), file.val(*b), u64::checked_shl))
+                }
+                Op::Shr { dst, a, b } => {
+                    alu!(*dst, shift(file.val(*a), file.val(*b), u64::checked_shr))
+                }
+                Op::Switch { a, size, default } => {
+                    let v = file.val(*a);
+                    // The verifier made ops pc+1..=pc+size jumps.
+                    let entry = (v < u64::from(*size))
+                        .then(|| insns.get(pc + 1 + v as usize))
+                        .flatten();
+                    match entry {
+                        Some(Insn(Op::Jump { target })) => (v, usize::from(*target)),
+                        _ => (u64::from(*size), usize::from(*default)),
                     }
-                    *pc += 1;
                 }
-                Flow::Budget => {
-                    *steps -= 1;
-                    report.outcome = Outcome::Stopped;
-                    report.stop = Some(fault(*pc, code::BUDGET_EXHAUSTED));
-                    break true;
+                Op::Data { op, dst, args } => {
+                    match data_op(*op, args, regions, file, budget - steps) {
+                        Ok((v, extra)) => {
+                            steps += extra;
+                            alu!(*dst, v)
+                        }
+                        Err(Fail::Code(code)) => fail!('run, slot, code, *dst),
+                        Err(Fail::Budget) => {
+                            steps -= 1;
+                            report.outcome = Outcome::Stopped;
+                            report.stop = Some(fault(pc, code::BUDGET_EXHAUSTED));
+                            break true;
+                        }
+                    }
                 }
-            }
+            };
+            record(slot, value, code::OK);
+            pc = next;
         };
-        report.steps = *steps;
+        *run_pc = pc;
+        *run_steps = steps;
+        report.steps = steps;
         done
     }
 }
@@ -274,101 +392,15 @@ pub enum Progress {
     Done(Report),
 }
 
-/// Executes one op. `steps_left` is what the budget allows beyond this
-/// op's first step; data ops add their extra steps to `steps`.
-#[allow(clippy::too_many_arguments)]
+/// A `LOOP`'s count: adds the step to the counter; the new count and the
+/// limit. Operands are read before the op writes (spec §4.1), even when
+/// the limit is the counter itself.
 #[inline(always)]
-fn step<V: Service + ?Sized>(
-    insn: &Insn,
-    pc: usize,
-    insns: &[Insn],
-    service: &mut V,
-    regions: &mut [&mut [u8]],
-    file: &mut Regfile,
-    steps_left: u32,
-    steps: &mut u32,
-) -> Flow {
-    macro_rules! alu {
-        ($dst:expr, $value:expr) => {{
-            let v = $value;
-            file.set($dst, v);
-            Flow::Next(v)
-        }};
-    }
-    match &insn.0 {
-        Op::Call {
-            dst,
-            opcode,
-            argc,
-            args,
-        } => call(service, *dst, *opcode, *argc, args, regions, file),
-        Op::Exit { a } => Flow::Exit(file.arg(a)),
-        Op::Mov { dst, a } => alu!(*dst, file.arg(a)),
-        Op::Add { dst, a, b } => alu!(*dst, file.arg(a).wrapping_add(file.arg(b))),
-        Op::Sub { dst, a, b } => alu!(*dst, file.arg(a).wrapping_sub(file.arg(b))),
-        Op::Mul { dst, a, b } => alu!(*dst, file.arg(a).wrapping_mul(file.arg(b))),
-        Op::Div { dst, a, b } => match file.arg(a).checked_div(file.arg(b)) {
-            Some(v) => alu!(*dst, v),
-            None => Flow::Fail(code::DIVIDE_BY_ZERO, *dst),
-        },
-        Op::Rem { dst, a, b } => match file.arg(a).checked_rem(file.arg(b)) {
-            Some(v) => alu!(*dst, v),
-            None => Flow::Fail(code::DIVIDE_BY_ZERO, *dst),
-        },
-        Op::And { dst, a, b } => alu!(*dst, file.arg(a) & file.arg(b)),
-        Op::Or { dst, a, b } => alu!(*dst, file.arg(a) | file.arg(b)),
-        Op::Xor { dst, a, b } => alu!(*dst, file.arg(a) ^ file.arg(b)),
-        Op::Shl { dst, a, b } => alu!(*dst, shift(file.arg(a), file.arg(b), u64::checked_shl)),
-        Op::Shr { dst, a, b } => alu!(*dst, shift(file.arg(a), file.arg(b), u64::checked_shr)),
-        Op::Br { cmp, a, b, target } => {
-            if cmp.holds(file.arg(a), file.arg(b)) {
-                Flow::Goto(*target, 1)
-            } else {
-                Flow::Next(0)
-            }
-        }
-        Op::Jump { target } => Flow::Goto(*target, 0),
-        Op::Loop {
-            counter,
-            cmp,
-            step,
-            limit,
-            target,
-        } => {
-            // Operands are read before the op writes (spec §4.1), even
-            // when the limit is the counter itself.
-            let (step, limit) = (file.arg(step), file.arg(limit));
-            let v = file.get(*counter).wrapping_add(step);
-            file.set(*counter, v);
-            if cmp.holds(v, limit) {
-                Flow::Goto(*target, v)
-            } else {
-                Flow::Next(v)
-            }
-        }
-        Op::Switch { a, size, default } => {
-            let v = file.arg(a);
-            // The verifier made ops pc+1..=pc+size jumps.
-            let entry = (v < u64::from(*size))
-                .then(|| insns.get(pc + 1 + v as usize))
-                .flatten();
-            match entry {
-                Some(Insn(Op::Jump { target })) => Flow::Goto(*target, v),
-                _ => Flow::Goto(*default, u64::from(*size)),
-            }
-        }
-        Op::Data { op, dst, args } => {
-            let result = data_op(*op, args, regions, file, steps_left);
-            match result {
-                Ok((v, extra)) => {
-                    *steps += extra;
-                    alu!(*dst, v)
-                }
-                Err(Fail::Budget) => Flow::Budget,
-                Err(Fail::Code(code)) => Flow::Fail(code, *dst),
-            }
-        }
-    }
+fn count(file: &mut Regfile, counter: u8, step: Val, limit: Val) -> (u64, u64) {
+    let (step, limit) = (file.val(step), file.val(limit));
+    let v = file.get(counter).wrapping_add(step);
+    file.set(counter, v);
+    (v, limit)
 }
 
 /// Shifts by `by`, giving 0 for shifts of 64 or more.
@@ -377,35 +409,38 @@ fn shift(a: u64, by: u64, f: fn(u64, u32) -> Option<u64>) -> u64 {
     u32::try_from(by).ok().and_then(|by| f(a, by)).unwrap_or(0)
 }
 
+/// Checks a call's buffers and calls the service; the error is the
+/// op's status code.
 #[inline(always)]
 fn call<V: Service + ?Sized>(
     service: &mut V,
-    dst: u8,
     opcode: u16,
     argc: u8,
+    bufs: bool,
     args: &[Arg; MAX_OPERANDS],
     regions: &mut [&mut [u8]],
-    file: &mut Regfile,
-) -> Flow {
+    file: &Regfile,
+) -> Result<u64, u16> {
     let args = args.get(..usize::from(argc)).unwrap_or(args);
     // Every buffer is checked before the call, so a service is never
     // called with one that does not fit; `Args` resolves them again (to
     // the same place: registers cannot change during the call) on access.
-    for arg in args {
-        if let Arg::Buf(d) = arg {
-            if file.resolve(d, regions).is_none() {
-                return Flow::Fail(code::REF_OUT_OF_BOUNDS, dst);
-            }
-        }
+    // A call of values only (the verifier knows which) skips the loop.
+    if bufs && !buffers_fit(args, file, regions) {
+        return Err(code::REF_OUT_OF_BOUNDS);
     }
     let mut call_args = Args::decoded(args, file, regions);
-    match service.call(opcode, &mut call_args) {
-        Ok(v) => {
-            file.set(dst, v);
-            Flow::Next(v)
-        }
-        Err(e) => Flow::Fail(error_code(&e), dst),
-    }
+    service
+        .call(opcode, &mut call_args)
+        .map_err(|e| error_code(&e))
+}
+
+/// Whether every buffer among `args` is inside its region now.
+fn buffers_fit(args: &[Arg], file: &Regfile, regions: &[&mut [u8]]) -> bool {
+    args.iter().all(|arg| match arg {
+        Arg::Buf(d) => file.resolve(d, regions).is_some(),
+        _ => true,
+    })
 }
 
 /// Kept out of line so the success path of a call is one test, not a
@@ -436,13 +471,28 @@ fn data_op(
     data::execute(op, first, second, file.arg(c), regions, steps_left)
 }
 
+/// Sets an op's result: its last value and status, one more run.
+///
+/// `runs` cannot overflow, so it needs no saturation (spec §9.2 says
+/// saturating): [`Program::start`] sets it to 0, every run of an op is
+/// at least one step, and a run is at most `budget` (a `u32`) steps.
 #[inline(always)]
-fn record(results: &mut [OpResult], pc: usize, value: u64, status: u16) {
-    if let Some(r) = results.get_mut(pc) {
-        r.value = value;
-        r.status = status;
-        r.runs = r.runs.saturating_add(1);
+fn record(slot: &mut OpResult, value: u64, status: u16) {
+    slot.value = value;
+    slot.status = status;
+    slot.runs = slot.runs.wrapping_add(1);
+}
+
+/// Counts a failed op in the report; whether the run stops there.
+#[cold]
+fn failed(report: &mut Report, pc: usize, code: u16, fail_fast: bool) -> bool {
+    report.failures = report.failures.saturating_add(1);
+    report.first_failure.get_or_insert(fault(pc, code));
+    if fail_fast {
+        report.outcome = Outcome::Stopped;
+        report.stop = Some(fault(pc, code));
     }
+    fail_fast
 }
 
 fn fault(pc: usize, code: u16) -> Fault {

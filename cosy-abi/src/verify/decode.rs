@@ -3,7 +3,7 @@
 //! beyond the run-time ones the spec names.
 
 use super::error::{Expect, Field, OpError, OpName, RefError, VerifyError};
-use crate::program::{Arg, DataOp, Op, RefDesc, Target};
+use crate::program::{Arg, DataOp, Op, RefDesc, Target, Val};
 use crate::service::ArgKind;
 use crate::wire::{
     Cmp, Compound, Kind, OpRepr, OpView, Opcode, OperandRepr, MAX_NEEDLE, MAX_OPERANDS, NO_REG,
@@ -115,13 +115,13 @@ impl<T: AsRef<[u8]>> Decoder<'_, T> {
             Opcode::Call => self.call(),
             Opcode::Exit => {
                 self.shape(false, false, false, 1)?;
-                Ok(Op::Exit { a: self.value(0)? })
+                Ok(Op::Exit { a: self.val(0)? })
             }
             Opcode::Mov => {
                 self.shape(true, false, false, 1)?;
                 Ok(Op::Mov {
                     dst: self.raw.dst,
-                    a: self.value(0)?,
+                    a: self.val(0)?,
                 })
             }
             Opcode::Add
@@ -136,7 +136,7 @@ impl<T: AsRef<[u8]>> Decoder<'_, T> {
             | Opcode::Shr => self.alu(opcode),
             Opcode::Br => {
                 self.shape(false, true, true, 2)?;
-                let (a, b) = (self.value(0)?, self.value(1)?);
+                let (a, b) = (self.val(0)?, self.val(1)?);
                 Ok(Op::Br {
                     cmp: self.cmp()?,
                     a,
@@ -229,6 +229,12 @@ impl<T: AsRef<[u8]>> Decoder<'_, T> {
         }
     }
 
+    /// [`Decoder::value`] in the form the executor reads without a
+    /// branch.
+    fn val(&self, i: usize) -> Result<Val, OpError> {
+        self.value(i).map(Val::from)
+    }
+
     fn buffer(&self, i: usize) -> Result<RefDesc, OpError> {
         let kind = self.kind(i);
         if kind != Kind::Ref {
@@ -287,13 +293,14 @@ impl<T: AsRef<[u8]>> Decoder<'_, T> {
             dst: self.raw.dst,
             opcode: self.raw.sub,
             argc: argc as u8,
+            bufs: spec.args.contains(&ArgKind::Buf),
             args,
         })
     }
 
     fn alu(&self, opcode: Opcode) -> Result<Op, OpError> {
         self.shape(true, false, false, 2)?;
-        let (dst, a, b) = (self.raw.dst, self.value(0)?, self.value(1)?);
+        let (dst, a, b) = (self.raw.dst, self.val(0)?, self.val(1)?);
         Ok(match opcode {
             Opcode::Add => Op::Add { dst, a, b },
             Opcode::Sub => Op::Sub { dst, a, b },
@@ -314,7 +321,7 @@ impl<T: AsRef<[u8]>> Decoder<'_, T> {
             return Err(OpError::NoCounter);
         }
         self.shape(true, true, true, 2)?;
-        let (step, limit) = (self.value(0)?, self.value(1)?);
+        let (step, limit) = (self.val(0)?, self.val(1)?);
         Ok(Op::Loop {
             counter,
             cmp: self.cmp()?,
@@ -326,7 +333,7 @@ impl<T: AsRef<[u8]>> Decoder<'_, T> {
 
     fn switch(&self) -> Result<Op, OpError> {
         self.shape(false, true, true, 1)?;
-        let a = self.value(0)?;
+        let a = self.val(0)?;
         let (size, op_count) = (self.raw.sub, self.c.op_count());
         if size == 0 {
             return Err(OpError::SwitchEmpty);

@@ -10,9 +10,19 @@ use std::process::Command;
 use std::time::Duration;
 
 mod cosy;
+mod flow;
 mod net;
 
-const BENCHES: [&str; 7] = ["boot", "ipc", "blk", "crypto", "net", "cosy", "cosy-interp"];
+const BENCHES: [&str; 8] = [
+    "boot",
+    "ipc",
+    "blk",
+    "crypto",
+    "net",
+    "cosy",
+    "cosy-interp",
+    "flow",
+];
 const BOOT_RUNS: usize = 15;
 
 /// One machine-readable result.
@@ -339,6 +349,7 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
             "crypto" => crypto()?,
             "net" => net::run()?,
             "cosy" => cosy::run()?,
+            "flow" => flow::run()?,
             "cosy-interp" => cosy_interp()?,
             _ => unreachable!("BENCHES lists only handled names"),
         }

@@ -42,7 +42,7 @@ pub struct Sent {
 }
 
 /// Datagrams sent back to back before the pacing sleeps.
-const BURST: u32 = 16;
+const BURST: u32 = 8;
 
 impl Blast {
     /// Why this blast cannot be sent, if it cannot.

@@ -42,8 +42,10 @@ impl Config {
             max_client_sockets: 32,
             max_sockets: 128,
             tcp_buffer: 64 * 1024,
-            udp_buffer: 16 * 1024,
-            udp_packets: 16,
+            // A burst of 64 full-sized datagrams (as a paced sender makes)
+            // waits here rather than being dropped while the client works.
+            udp_buffer: 64 * 1024,
+            udp_packets: 64,
             clock_us: 1,
         }
     }

@@ -52,13 +52,14 @@ fn each_bad_request_has_its_code() {
     assert_eq!(call(a, 1, SET_NONBLOCKING, &[t, 2]), Err(Invalid));
     let u = call(a, 1, SOCKET, &[2]).unwrap();
     assert_eq!(call(a, 1, LISTEN, &[u, 1]), Err(NotSupported));
-    let mut big = vec![0u8; 20_000];
+    let mut big = vec![0u8; 70_000];
     let send = [A::V(u), A::B(0, 10), A::V(10)];
     assert_eq!(
         call_in(a, 1, SEND, &send, &mut big),
         Err(DestinationRequired)
     );
-    let long = [A::V(u), A::B(0, 20_000), A::V(20_000), A::V(addr(IP_B, 9))];
+    // Longer than a datagram socket's 64 KiB send buffer.
+    let long = [A::V(u), A::B(0, 70_000), A::V(70_000), A::V(addr(IP_B, 9))];
     assert_eq!(call_in(a, 1, SENDTO, &long, &mut big), Err(MessageTooLong));
     let past = [A::V(t), A::B(0, 10), A::V(11)];
     assert_eq!(call_in(a, 1, SEND, &past, &mut big), Err(BadBuffer));

@@ -1,0 +1,61 @@
+//! Flow benchmark task (`cargo make bench flow`, test `flowbench-smoke`):
+//! the flow paper's experiment. The host sends UDP datagrams — each a
+//! self-checking record (`conflux_flow_protocol::record`) encrypted on its
+//! own with AES-128-CBC — and the guest decrypts them and stores them on
+//! disk, packed, in arrival order:
+//!
+//! - **memory-centric** ([`memory`]): this task receives each datagram
+//!   from the network server into its own buffer, has the crypto driver
+//!   decrypt it in its shared region, copies the plaintext into a block
+//!   buffer and writes full buffers through the block driver: the data
+//!   passes through this task three times.
+//!
+//! For each datagram size in [`SIZES`], [`plan::Plan::rounds`] times (the
+//! runner offers each round at another rate), it prints `ready` with the port,
+//! receives until [`plan::Plan::count`] datagrams came or the line has
+//! been quiet for [`plan::QUIET_MS`] after the first, then reads back
+//! what it stored and checks every record, and prints one `result` line:
+//! datagrams stored, TSC cycles from the first datagram to the last
+//! write, and the check's tally. The runner turns that into packets and
+//! bytes per second (`qemu/runner/src/bench/flow.rs`).
+#![no_std]
+#![no_main]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+mod disk;
+mod memory;
+mod plan;
+
+use conflux_userlib::println;
+
+conflux_userlib::entry!(main);
+
+/// Datagram sizes, as in the paper's figure (64 B and 1 KiB).
+pub const SIZES: [u32; 2] = [64, 1024];
+
+/// The key and IV every datagram is encrypted with (the runner's sender
+/// uses the same; see `qemu/runner/src/bench/flow.rs`).
+pub const KEY: [u8; 16] = *b"conflux-flow-key";
+pub const IV: [u8; 16] = *b"conflux-flow-iv!";
+/// The records' seed.
+pub const SEED: u64 = 0xf10e;
+
+/// Stops the benchmark with a message (its figures would be wrong).
+pub fn fail(what: &str) -> ! {
+    println!("CHECK FAILED: {what}");
+    conflux_userlib::sys::exit(1);
+}
+
+fn main() {
+    let plan = plan::Plan::for_system(crate::config::SYSTEM_NAME);
+    let mut mem = memory::Memory::open();
+    for size in SIZES {
+        for _ in 0..plan.rounds {
+            let r = mem.run(size, &plan);
+            r.print("memory-centric", size);
+        }
+    }
+    println!("done");
+}
