@@ -5,7 +5,8 @@
 //! and may list the tasks), a session with the file server whose badge
 //! carries the admin bit (for `poweroff`), the ACPI power-management
 //! ports and, where the system has a network, a session with the network
-//! server (`ping`, `net`). Every command reports a failure as `COMMAND: FILE: why`, and a
+//! server (`ping`, `net`) and, where the system has one, flowmgr
+//! (`flow`). Every command reports a failure as `COMMAND: FILE: why`, and a
 //! failed command never ends the shell.
 #![no_std]
 #![no_main]
@@ -15,6 +16,7 @@ extern crate alloc;
 
 mod content;
 mod files;
+mod flow;
 mod line;
 mod net;
 mod system;
@@ -136,6 +138,7 @@ fn run(
         "ps" => system::ps(input),
         "ping" => net::ping(link, args),
         "net" => net::net(link, args),
+        "flow" => flow::flow(args),
         "poweroff" => system::poweroff(fs),
         _ => {
             println!("{cmd}: no such command; `help` lists them");

@@ -40,6 +40,14 @@ pub const HELP: &[(&str, &str)] = &[
         "N ICMP echo requests (4) to ADDR, e.g. 10.0.2.2",
     ),
     ("net", "the network address, socket counts and traffic"),
+    (
+        "flow create STAGE… [buffer=N]",
+        "a flow through flowmgr, e.g. `flow create pattern:1000:7 crc32c null`",
+    ),
+    (
+        "flow list|stats|pause|resume|destroy [ID]",
+        "this shell's flows, a flow's figures, pause/resume/end it",
+    ),
     ("cd [DIR] / pwd", "change or show the current directory"),
     ("sync", "write every cached block to the disk"),
     (

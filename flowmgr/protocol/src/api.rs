@@ -9,6 +9,8 @@
 //!   refused, with the stage's index in word 0 where one is to blame.
 //! - [`label::STATS`] `[id]`: [`FlowStats`].
 //! - [`label::PAUSE`], [`label::RESUME`], [`label::DESTROY`] `[id]`.
+//! - [`label::LIST`] `[]`: the caller's flows, two words each: id and
+//!   [`FlowState`].
 //!
 //! Flow ids carry a generation, so an id kept after its flow was
 //! destroyed names nothing (`UnknownFlow`) even when the slot is reused.
@@ -24,6 +26,7 @@ pub mod label {
     pub const PAUSE: u32 = 0x4603;
     pub const RESUME: u32 = 0x4604;
     pub const DESTROY: u32 = 0x4605;
+    pub const LIST: u32 = 0x4606;
 }
 
 /// Transformers one flow may have.
@@ -254,6 +257,31 @@ pub enum FlowState {
     Terminated = 4,
 }
 
+impl FlowState {
+    pub fn from_word(w: u64) -> Option<Self> {
+        Some(match w {
+            0 => Self::Running,
+            1 => Self::Paused,
+            2 => Self::Recovering,
+            3 => Self::Done,
+            4 => Self::Terminated,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for FlowState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Running => "running",
+            Self::Paused => "paused",
+            Self::Recovering => "recovering",
+            Self::Done => "done",
+            Self::Terminated => "terminated",
+        })
+    }
+}
+
 /// Edges a flow has at most.
 pub const MAX_EDGES: usize = MAX_STAGES - 1;
 
@@ -276,19 +304,23 @@ pub struct FlowStats {
     /// The exception ladder's steps taken so far: retries, restarts,
     /// redirects to another instance, fallbacks to software.
     pub ladder: [u64; 4],
+    /// The sink stage's own two figures, as its task reports them in a
+    /// stage STATS answer (words 3 and 4): a `check` sink's tally, a
+    /// `null` sink's buffers and bytes. Zero until the sink answered.
+    pub sink: [u64; 2],
     pub edges: [EdgeFigures; MAX_EDGES],
     pub edge_count: usize,
 }
 
 /// Words of a stats answer.
-pub const STATS_WORDS: usize = 2 + 4 + MAX_EDGES * 4;
+pub const STATS_WORDS: usize = 2 + 4 + 2 + MAX_EDGES * 4;
 
 impl FlowStats {
     pub fn encode(&self, words: &mut [u64]) -> Result<usize, Full> {
         let mut w = Writer::new(words);
         w.put(self.state as u64)?;
         w.put(self.edge_count as u64)?;
-        for l in self.ladder {
+        for l in self.ladder.into_iter().chain(self.sink) {
             w.put(l)?;
         }
         for e in &self.edges[..self.edge_count.min(MAX_EDGES)] {
@@ -303,14 +335,7 @@ impl FlowStats {
     /// received).
     pub fn decode(words: &[u64]) -> Option<Self> {
         let mut r = Reader::new(words);
-        let state = match r.next().ok()? {
-            0 => FlowState::Running,
-            1 => FlowState::Paused,
-            2 => FlowState::Recovering,
-            3 => FlowState::Done,
-            4 => FlowState::Terminated,
-            _ => return None,
-        };
+        let state = FlowState::from_word(r.next().ok()?)?;
         let edge_count = usize::try_from(r.next().ok()?)
             .ok()
             .filter(|&n| n <= MAX_EDGES)?;
@@ -318,6 +343,7 @@ impl FlowStats {
         for l in &mut ladder {
             *l = r.next().ok()?;
         }
+        let sink = [r.next().ok()?, r.next().ok()?];
         let mut edges = [EdgeFigures::default(); MAX_EDGES];
         for e in &mut edges[..edge_count] {
             *e = EdgeFigures {
@@ -330,6 +356,7 @@ impl FlowStats {
         Some(Self {
             state,
             ladder,
+            sink,
             edges,
             edge_count,
         })

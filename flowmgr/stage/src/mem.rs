@@ -8,7 +8,7 @@
 //! unmaps them and the next access faults in this task, which touches no
 //! other memory.
 
-use conflux_flow_protocol::edge::{self, EdgeError, Input, Output};
+use conflux_flow_protocol::edge::{self, EdgeError, EdgeStats, Input, Output};
 use conflux_flow_protocol::Span;
 
 /// `len` bytes mapped at `base`, through the capability in `slot`.
@@ -60,5 +60,21 @@ impl Mapping {
     pub fn output(&self, pool: u64, span: Span) -> Result<Output, EdgeError> {
         // Safety: as for `input`.
         unsafe { edge::attach_output(self.base, self.len, pool, span) }
+    }
+
+    /// `flowmgr`: formats this mapping, an edge page no stage uses yet,
+    /// empty with `span`'s buffers (of a pool of `pool` bytes) on its free
+    /// ring.
+    pub fn format_edge(&mut self, pool: u64, span: Span) -> Result<(), EdgeError> {
+        // Safety: mapped and writable until released (see `new`);
+        // `&mut self` keeps this task's other users of the page away, and
+        // `flowmgr` formats an edge only before it hands it to stages.
+        unsafe { edge::format(self.base, self.len, pool, span) }
+    }
+
+    /// `flowmgr`: what this mapping, an edge page, reports.
+    pub fn observe_edge(&self) -> Result<EdgeStats, EdgeError> {
+        // Safety: mapped and readable until released (see `new`).
+        unsafe { edge::observe(self.base, self.len) }
     }
 }

@@ -99,6 +99,7 @@ fn stats_round_trip_and_refuse_impossible_counts() {
     let mut s = FlowStats {
         state: FlowState::Recovering,
         ladder: [1, 2, 3, 4],
+        sink: [5, 6],
         edges: [EdgeFigures::default(); MAX_EDGES],
         edge_count: 3,
     };

@@ -1,0 +1,94 @@
+//! Test task: a crc32c stage task whose first instance (every instance,
+//! in the system `flow-redirect`) faults on purpose after [`FAULT_AFTER`]
+//! buffers, so that init restarts it and flowmgr's exception ladder has
+//! to act. Which instance it is comes from a word in
+//! its own region, which outlives the task. Otherwise it is a stage task
+//! like any other (`conflux-flow-stage` does the protocol).
+#![no_std]
+#![no_main]
+#![forbid(unsafe_code)]
+
+use conflux_flow_protocol::stage::{StageSpec, StageStatus, Start};
+use conflux_flow_soft_core::crc;
+use conflux_flow_stage::{edges_match, Arrived, Config, Failure, FlowIo, Stages, System, Work};
+use conflux_userlib::ipc::{Endpoint, Notification, Region};
+use conflux_userlib::println;
+
+conflux_userlib::entry!(main);
+
+const REPLY: usize = config::caps::FIRST_FREE;
+const RECEIVED: usize = config::caps::FIRST_FREE + 1;
+const CAP_BASE: usize = config::caps::FIRST_FREE + 2;
+const WINDOW_BASE: u64 = 0x0000_6000_0000_0000;
+/// Buffers the first instance passes on before it faults.
+const FAULT_AFTER: u64 = 100;
+
+/// crc32c, counting buffers.
+struct Flaky;
+
+impl Work for Flaky {
+    type Flow = ();
+
+    fn start(&mut self, _flow: u32, start: &Start, _io: &mut FlowIo) -> Result<(), StageStatus> {
+        match start.spec {
+            StageSpec::Crc32c if edges_match(start) => Ok(()),
+            StageSpec::Crc32c => Err(StageStatus::BadEdge),
+            _ => Err(StageStatus::Unsupported),
+        }
+    }
+
+    fn stop(&mut self, _flow: u32, _state: ()) {}
+
+    fn info(&self) -> [u64; 2] {
+        [1 << StageSpec::Crc32c.kind(), 0]
+    }
+}
+
+fn main() {
+    let state =
+        Region(config::caps::STATE).premapped(config::caps::STATE_ADDR, config::caps::STATE_SIZE);
+    let incarnation = state.read_u64(0).unwrap_or(0);
+    let _ = state.write_u64(0, incarnation + 1);
+    let flow = Endpoint(config::caps::FLOW);
+    if let Err(e) = Notification(config::caps::FLOW_BELL).bind(&flow) {
+        println!("cannot bind the doorbell to the FLOW endpoint: {e}");
+        return;
+    }
+    let mut stages = Stages::new(Config {
+        cap_base: CAP_BASE,
+        window_base: WINDOW_BASE,
+        flows: 2,
+    });
+    let mut work = Flaky;
+    let mut os = System;
+    let mut passed = 0u64;
+    let faults = incarnation == 0 || config::SYSTEM_NAME == "flow-redirect";
+    println!("crc32c stage, instance {incarnation}");
+    loop {
+        let progress = stages.run(|_, io, ()| {
+            io.transform(&mut os, |src, dst| {
+                if faults && passed == FAULT_AFTER {
+                    println!("faulting on purpose after {passed} buffers");
+                    conflux_userlib::testing::fault_on_purpose();
+                }
+                passed += 1;
+                crc::append(src, dst).ok_or(Failure::Permanent)
+            })
+        });
+        let got = if progress || !stages.idle() {
+            flow.nb_recv(REPLY, RECEIVED)
+        } else {
+            flow.recv(REPLY, RECEIVED).map(Some)
+        };
+        match got {
+            Ok(Some(got)) => match os.serve(&mut stages, &mut work, &got, REPLY) {
+                Arrived::Answered | Arrived::Rang(_) => {}
+            },
+            Ok(None) => {}
+            Err(e) => {
+                println!("receive on the FLOW endpoint failed: {e}");
+                return;
+            }
+        }
+    }
+}

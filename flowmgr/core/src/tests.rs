@@ -1,0 +1,582 @@
+//! The manager over a model of stage tasks: wiring order and capabilities,
+//! every refusal, pause/resume, destroy, and each step of the ladder with
+//! the faults that cause it.
+
+use crate::ladder::{FALLBACK, REDIRECT, RESTART, RETRY};
+use crate::refusal::{bad, NO_STAGE, STAGE_DEAD};
+use crate::*;
+use conflux_flow_protocol::api::{FlowRequest, FlowState, FlowStatus, REQUEST_WORDS};
+use conflux_flow_protocol::edge::EdgeStats;
+use conflux_flow_protocol::stage::{
+    info, label, Cipher, Direction, Engine, Grant, Key, Mode, StageSpec, StageStatus, Start,
+};
+use conflux_flow_protocol::Span;
+use std::collections::HashMap;
+
+#[derive(Default, Debug)]
+struct Model {
+    grants: Vec<(Grant, Cap)>,
+    start: Option<Start>,
+    paused: bool,
+}
+
+#[derive(Default)]
+struct Task {
+    kinds: u64,
+    device: bool,
+    dead: bool,
+    /// The next call fails (the kernel's `DeadPeer` for a restarted
+    /// task), and the instance after it knows no flows.
+    restarted: bool,
+    refuse_start: bool,
+    broken: bool,
+    retries: u64,
+    flows: HashMap<u64, Model>,
+}
+
+#[derive(Default)]
+struct Fake {
+    tasks: Vec<Task>,
+    calls: Vec<(usize, u32, u64)>,
+    formatted: Vec<(usize, usize, Span)>,
+    revoked: Vec<usize>,
+    notified: usize,
+    edges: HashMap<(usize, usize), EdgeStats>,
+}
+
+fn reply(status: StageStatus, words: &[u64]) -> Result<Reply, Dead> {
+    let mut r = Reply {
+        label: status as u32,
+        len: words.len(),
+        ..Reply::default()
+    };
+    r.words[..words.len()].copy_from_slice(words);
+    Ok(r)
+}
+
+impl Sys for Fake {
+    fn call(
+        &mut self,
+        task: usize,
+        l: u32,
+        words: &[u64],
+        cap: Option<Cap>,
+    ) -> Result<Reply, Dead> {
+        let t = &mut self.tasks[task];
+        if t.dead {
+            return Err(Dead);
+        }
+        if t.restarted {
+            t.restarted = false;
+            t.flows.clear();
+            return Err(Dead);
+        }
+        let n = words.first().copied().unwrap_or(u64::MAX);
+        self.calls.push((task, l, n));
+        match l {
+            label::INFO => reply(StageStatus::Ok, &[t.kinds, u64::from(t.device)]),
+            label::ATTACH => {
+                let g = Grant::from_word(words[1]).unwrap();
+                t.flows.entry(n).or_default().grants.push((g, cap.unwrap()));
+                reply(StageStatus::Ok, &[])
+            }
+            label::START => {
+                let s = Start::decode(words).unwrap();
+                let Some(f) = t.flows.get_mut(&n) else {
+                    return reply(StageStatus::NotAttached, &[]);
+                };
+                if t.refuse_start {
+                    return reply(StageStatus::DeviceRefused, &[]);
+                }
+                f.start = Some(s);
+                reply(StageStatus::Ok, &[])
+            }
+            label::STATS => match t.flows.get(&n) {
+                Some(f) => {
+                    let st = 1 + u64::from(f.paused) + 2 * u64::from(t.broken);
+                    reply(StageStatus::Ok, &[st, t.retries, 0, 40 + n, 1])
+                }
+                None => reply(StageStatus::UnknownFlow, &[n]),
+            },
+            label::PAUSE | label::RESUME => match t.flows.get_mut(&n) {
+                Some(f) => {
+                    f.paused = l == label::PAUSE;
+                    reply(StageStatus::Ok, &[])
+                }
+                None => reply(StageStatus::UnknownFlow, &[n]),
+            },
+            label::STOP => match t.flows.remove(&n) {
+                Some(_) => reply(StageStatus::Ok, &[0, 0]),
+                None => reply(StageStatus::UnknownFlow, &[n]),
+            },
+            _ => reply(StageStatus::BadLabel, &[]),
+        }
+    }
+    fn format(&mut self, slot: usize, edge: usize, span: Span) -> bool {
+        self.formatted.push((slot, edge, span));
+        self.edges.insert((slot, edge), EdgeStats::default());
+        true
+    }
+    fn observe(&mut self, slot: usize, edge: usize) -> Option<EdgeStats> {
+        self.edges.get(&(slot, edge)).copied()
+    }
+    fn revoke(&mut self, slot: usize) {
+        self.revoked.push(slot);
+    }
+    fn notify(&mut self, _slot: usize) {
+        self.notified += 1;
+    }
+}
+
+const PATTERN: u64 = 1 << 6;
+const CIPHER: u64 = 1 << 3;
+const CHECK: u64 = 1 << 7;
+const NULL: u64 = 1 << 5;
+
+/// 0: software (pattern, cipher, check, null); 1, 2: device ciphers.
+fn system() -> Fake {
+    let task = |kinds, device| Task {
+        kinds,
+        device,
+        ..Task::default()
+    };
+    Fake {
+        tasks: vec![
+            task(PATTERN | CIPHER | CHECK | NULL, false),
+            task(CIPHER, true),
+            task(CIPHER, true),
+        ],
+        ..Fake::default()
+    }
+}
+
+fn cipher(direction: Direction, engine: Engine) -> StageSpec {
+    StageSpec::Cipher(Cipher {
+        mode: Mode::Cbc,
+        direction,
+        engine,
+        key: Key::new(&[7; 16]).unwrap(),
+        iv: [1; 16],
+    })
+}
+
+fn words(r: &FlowRequest) -> Vec<u64> {
+    let mut w = [0; REQUEST_WORDS];
+    let n = r.encode(&mut w).unwrap();
+    w[..n].to_vec()
+}
+
+/// pattern → encrypt (any engine) → decrypt (software) → check.
+fn round_trip() -> Vec<u64> {
+    words(
+        &FlowRequest::new(
+            StageSpec::Pattern {
+                count: 100,
+                seed: 7,
+            },
+            &[
+                cipher(Direction::Encrypt, Engine::Any),
+                cipher(Direction::Decrypt, Engine::Software),
+            ],
+            StageSpec::Check { seed: 7 },
+            0,
+            0,
+            1024,
+        )
+        .unwrap(),
+    )
+}
+
+const APP: u64 = 5;
+
+fn manager(sys: &mut Fake) -> Manager {
+    let mut m = Manager::new(sys.tasks.len(), 2, 2 << 20);
+    m.learn(sys);
+    m
+}
+
+#[test]
+fn create_places_attaches_and_starts_sink_first() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    sys.calls.clear();
+    let id = m.create(&mut sys, &round_trip(), APP).unwrap();
+    assert_eq!(sys.formatted.len(), 3);
+    // Encrypt went to a device, decrypt to software.
+    let enc = &sys.tasks[1].flows[&0];
+    assert_eq!(
+        enc.grants,
+        [
+            (Grant::Pool, Cap::Pool { slot: 0 }),
+            (Grant::Input, Cap::Edge { slot: 0, edge: 0 }),
+            (Grant::Output, Cap::Edge { slot: 0, edge: 1 }),
+            (Grant::WakeDownstream, Cap::Bell { task: 0 }),
+            (Grant::WakeUpstream, Cap::Bell { task: 0 }),
+        ]
+    );
+    let source = &sys.tasks[0].flows[&0];
+    assert_eq!(source.grants.len(), 3, "pool, output, downstream bell");
+    assert_eq!(source.start.unwrap().input, None);
+    let sink = &sys.tasks[0].flows[&2];
+    assert_eq!(sink.start.unwrap().output, None);
+    assert_eq!(sink.start.unwrap().input, Some(sys.formatted[2].2));
+    let starts: Vec<(usize, u64)> = sys
+        .calls
+        .iter()
+        .filter(|c| c.1 == label::START)
+        .map(|c| (c.0, c.2))
+        .collect();
+    assert_eq!(starts, [(0, 2), (0, 1), (1, 0), (0, 0)], "sink first");
+    let s = m.stats(&mut sys, id.word(), APP).unwrap();
+    assert_eq!(
+        (s.state, s.edge_count, s.ladder),
+        (FlowState::Running, 3, [0; 4])
+    );
+}
+
+#[test]
+fn refusals_say_what_and_where() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    assert_eq!(
+        m.create(&mut sys, &[], APP).unwrap_err().status,
+        FlowStatus::BadRequest
+    );
+    let mut w = round_trip();
+    w[3] = 99; // stage 0's kind
+    let r = m.create(&mut sys, &w, APP).unwrap_err();
+    assert_eq!(
+        (r.status, r.stage, r.detail),
+        (FlowStatus::BadRequest, 0, bad::SPEC)
+    );
+    let udp = words(
+        &FlowRequest::new(StageSpec::Udp { port: 9 }, &[], StageSpec::Null, 0, 0, 64).unwrap(),
+    );
+    assert_eq!(
+        m.create(&mut sys, &udp, APP).unwrap_err(),
+        Refusal::no_stage(0)
+    );
+    let big = words(
+        &FlowRequest::new(
+            StageSpec::Pattern { count: 1, seed: 1 },
+            &[],
+            StageSpec::Null,
+            0,
+            0,
+            64 * 1024,
+        )
+        .unwrap(),
+    );
+    let mut small = Manager::new(3, 1, 32 * 1024);
+    small.learn(&mut sys);
+    let r = small.create(&mut sys, &big, APP).unwrap_err();
+    assert_eq!(
+        (r.status, r.detail),
+        (FlowStatus::BadRequest, bad::POOL_TOO_SMALL)
+    );
+    // A stage that refuses START: the flow is unwound, numbers freed.
+    sys.tasks[1].refuse_start = true;
+    sys.tasks[2].refuse_start = true;
+    let r = m.create(&mut sys, &round_trip(), APP).unwrap_err();
+    assert_eq!(
+        (r.status, r.stage, r.detail),
+        (
+            FlowStatus::StageRefused,
+            1,
+            StageStatus::DeviceRefused as u64
+        )
+    );
+    assert!(sys.tasks.iter().all(|t| t.flows.is_empty()));
+    assert_eq!(sys.revoked, [0]);
+    assert_eq!(m.registry().in_use(0) + m.registry().in_use(1), 0);
+    sys.tasks[1].refuse_start = false;
+    sys.tasks[1].dead = true;
+    sys.tasks[2].dead = true;
+    sys.tasks[0].kinds &= !CIPHER;
+    let r = m.create(&mut sys, &round_trip(), APP).unwrap_err();
+    assert_eq!(
+        (r.status, r.stage, r.detail),
+        (FlowStatus::StageRefused, 1, STAGE_DEAD)
+    );
+    // Unknown and foreign ids.
+    for op in 0..4 {
+        let e = match op {
+            0 => m.stats(&mut sys, 0x100, APP).unwrap_err(),
+            1 => m.pause(&mut sys, 0x100, APP, true).unwrap_err(),
+            2 => m.pause(&mut sys, u64::MAX, APP, false).unwrap_err(),
+            _ => m.destroy(&mut sys, 0x100, APP).unwrap_err(),
+        };
+        assert_eq!((e.status, e.stage), (FlowStatus::UnknownFlow, NO_STAGE));
+    }
+}
+
+#[test]
+fn slots_run_out_and_ids_are_owned() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    let a = m.create(&mut sys, &round_trip(), APP).unwrap();
+    let b = m.create(&mut sys, &round_trip(), APP + 1).unwrap();
+    assert_eq!(
+        m.create(&mut sys, &round_trip(), APP).unwrap_err().status,
+        FlowStatus::NoSlot
+    );
+    assert_eq!(
+        m.stats(&mut sys, b.word(), APP).unwrap_err().status,
+        FlowStatus::NotYours
+    );
+    assert_eq!(
+        m.destroy(&mut sys, b.word(), APP).unwrap_err().status,
+        FlowStatus::NotYours
+    );
+    assert_eq!(m.list(APP).map(|(id, _)| id).collect::<Vec<_>>(), [a]);
+    assert_eq!(m.destroy(&mut sys, a.word(), APP), Ok(0));
+    assert_eq!(sys.revoked, [0]);
+    assert_eq!(
+        m.stats(&mut sys, a.word(), APP).unwrap_err().status,
+        FlowStatus::UnknownFlow
+    );
+    let c = m.create(&mut sys, &round_trip(), APP).unwrap();
+    assert_eq!(c.slot(), a.slot());
+    assert_eq!(
+        m.destroy(&mut sys, a.word(), APP).unwrap_err().status,
+        FlowStatus::UnknownFlow
+    );
+    // Both flows' stages hold their own numbers.
+    assert_eq!(sys.tasks[0].flows.len(), 6);
+}
+
+#[test]
+fn pause_resume_reach_every_stage_and_finished_flows_refuse() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    let id = m.create(&mut sys, &round_trip(), APP).unwrap();
+    m.pause(&mut sys, id.word(), APP, true).unwrap();
+    assert!(sys
+        .tasks
+        .iter()
+        .flat_map(|t| t.flows.values())
+        .all(|f| f.paused));
+    assert_eq!(
+        m.stats(&mut sys, id.word(), APP).unwrap().state,
+        FlowState::Paused
+    );
+    m.pause(&mut sys, id.word(), APP, false).unwrap();
+    assert!(sys
+        .tasks
+        .iter()
+        .flat_map(|t| t.flows.values())
+        .all(|f| !f.paused));
+    // 100 records made and taken through all three edges: done.
+    for e in 0..3 {
+        let s = sys.edges.get_mut(&(0, e)).unwrap();
+        s.upstream[0] = 100;
+        s.downstream[0] = 100;
+    }
+    let before = sys.notified;
+    assert_eq!(
+        m.stats(&mut sys, id.word(), APP).unwrap().state,
+        FlowState::Done
+    );
+    assert_eq!(sys.notified, before + 1);
+    let e = m.pause(&mut sys, id.word(), APP, true).unwrap_err();
+    assert_eq!(
+        (e.status, e.detail),
+        (FlowStatus::BadRequest, bad::FINISHED)
+    );
+}
+
+#[test]
+fn a_flow_is_not_done_while_buffers_are_in_flight() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    let id = m.create(&mut sys, &round_trip(), APP).unwrap();
+    for e in 0..3 {
+        let s = sys.edges.get_mut(&(0, e)).unwrap();
+        s.upstream[0] = 100;
+        s.downstream[0] = if e == 2 { 99 } else { 100 };
+        s.upstream[1] = 100 * 1024;
+    }
+    sys.edges.get_mut(&(0, 0)).unwrap().upstream[2] = 3;
+    let s = m.stats(&mut sys, id.word(), APP).unwrap();
+    assert_eq!(s.state, FlowState::Running);
+    assert_eq!(
+        (s.edges[0].buffers, s.edges[0].bytes, s.edges[0].drops),
+        (100, 102400, 3)
+    );
+}
+
+#[test]
+fn the_ladder_restarts_redirects_falls_back_then_terminates() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    let id = m.create(&mut sys, &round_trip(), APP).unwrap();
+    let stats = |m: &mut Manager, sys: &mut Fake| m.stats(sys, id.word(), APP).unwrap();
+    // Retries the stages report are counted.
+    sys.tasks[1].retries = 4;
+    assert_eq!(stats(&mut m, &mut sys).ladder[RETRY], 4);
+    // The device stage's task restarts: wired again there.
+    sys.tasks[1].restarted = true;
+    let s = stats(&mut m, &mut sys);
+    assert_eq!((s.state, s.ladder[RESTART]), (FlowState::Recovering, 1));
+    assert!(sys.tasks[1].flows[&0].start.is_some());
+    assert_eq!(sys.formatted.len(), 6, "edges formatted again");
+    assert_eq!(stats(&mut m, &mut sys).state, FlowState::Running);
+    // It dies for good: another device.
+    sys.tasks[1].dead = true;
+    let s = stats(&mut m, &mut sys);
+    assert_eq!((s.ladder[RESTART], s.ladder[REDIRECT]), (1, 1));
+    assert!(sys.tasks[2].flows[&0].start.is_some());
+    // The neighbours were wired to the new task's doorbell.
+    assert!(sys.tasks[0].flows[&0]
+        .grants
+        .contains(&(Grant::WakeDownstream, Cap::Bell { task: 2 })));
+    // No device left: software.
+    sys.tasks[2].dead = true;
+    let s = stats(&mut m, &mut sys);
+    assert_eq!(s.ladder[FALLBACK], 1);
+    assert_eq!(sys.tasks[0].flows.len(), 4, "all four stages in software");
+    assert_eq!(stats(&mut m, &mut sys).state, FlowState::Running);
+    // Software dies too: terminated, stages stopped, capabilities revoked.
+    sys.tasks[0].dead = true;
+    let n = sys.notified;
+    let s = stats(&mut m, &mut sys);
+    assert_eq!(s.state, FlowState::Terminated);
+    assert!(sys.notified > n);
+    assert_eq!(*sys.revoked.last().unwrap(), 0);
+    assert_eq!(m.registry().in_use(0), 0);
+    // A terminated flow still answers until destroyed.
+    assert_eq!(stats(&mut m, &mut sys).state, FlowState::Terminated);
+    assert_eq!(m.destroy(&mut sys, id.word(), APP), Ok(0));
+}
+
+#[test]
+fn a_broken_edge_is_mended_by_rewiring_and_a_flapping_stage_moves() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    let id = m.create(&mut sys, &round_trip(), APP).unwrap();
+    sys.tasks[1].broken = true;
+    // One step per look: two restarts on task 1 (broken again each
+    // time), then elsewhere.
+    let mut s = m.stats(&mut sys, id.word(), APP).unwrap();
+    assert_eq!((s.state, s.ladder[RESTART]), (FlowState::Recovering, 1));
+    for _ in 0..2 {
+        s = m.stats(&mut sys, id.word(), APP).unwrap();
+    }
+    assert_eq!((s.ladder[RESTART], s.ladder[REDIRECT]), (2, 1));
+    assert!(sys.tasks[1].flows.is_empty());
+    assert_eq!(
+        m.stats(&mut sys, id.word(), APP).unwrap().state,
+        FlowState::Running
+    );
+}
+
+#[test]
+fn a_paused_flow_stays_paused_across_recovery() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    let id = m.create(&mut sys, &round_trip(), APP).unwrap();
+    m.pause(&mut sys, id.word(), APP, true).unwrap();
+    sys.tasks[1].restarted = true;
+    m.stats(&mut sys, id.word(), APP).unwrap();
+    assert!(sys.tasks[1].flows[&0].paused);
+    assert_eq!(
+        m.stats(&mut sys, id.word(), APP).unwrap().state,
+        FlowState::Paused
+    );
+}
+
+#[test]
+fn refusals_display_their_detail() {
+    let r = Refusal::stage_refused(2, Some(StageStatus::Unsupported as u32));
+    assert_eq!(
+        r.to_string(),
+        "a stage's task refused to start its part of the flow: stage 2: this stage task cannot do that kind of work"
+    );
+    let d = Refusal::decode(FlowStatus::BadRequest as u32, &r.words()).unwrap();
+    assert_eq!(d.stage, 2);
+    assert_eq!(Refusal::decode(0, &[]), None);
+    assert_eq!(Refusal::decode(99, &[]), None);
+    assert!(Refusal::no_stage(1).to_string().ends_with("(stage 1)"));
+    assert_eq!(
+        Refusal::bad(bad::FINISHED).to_string(),
+        "bad request: the flow is done or terminated: destroy it"
+    );
+    let spec = Refusal {
+        stage: 2,
+        ..Refusal::bad(bad::SPEC)
+    };
+    assert_eq!(
+        spec.to_string(),
+        "bad request: stage 2: its spec is malformed"
+    );
+    assert_eq!(info::DEVICE, 1);
+}
+
+mod hostile {
+    use super::*;
+    use crate::slots::FlowId;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any words from any client, any ids, stage tasks restarting and
+        /// dying in between: nothing panics, and once every flow is
+        /// destroyed no stage holds a flow number or a flow.
+        #[test]
+        fn any_requests_leave_nothing_behind(
+            ops in proptest::collection::vec(
+                (0u8..7, proptest::collection::vec(any::<u64>(), 0..40), any::<u64>(), 0u64..3),
+                0..40,
+            ),
+            seed in proptest::collection::vec(0usize..6, 0..4),
+        ) {
+            let mut sys = system();
+            let mut m = manager(&mut sys);
+            let mut made = Vec::new();
+            for (op, mut words, id, owner) in ops {
+                // Half the creates start from a real request, mutated.
+                if op == 0 && words.len() % 2 == 0 {
+                    let mut w = round_trip();
+                    for (k, &i) in seed.iter().enumerate() {
+                        if let Some(x) = w.get_mut(i) {
+                            *x ^= words.get(k).copied().unwrap_or(1);
+                        }
+                    }
+                    words = w;
+                }
+                let id = made.get(id as usize % (made.len() + 1)).map_or(id, |f: &FlowId| f.word());
+                match op {
+                    0 => {
+                        if let Ok(f) = m.create(&mut sys, &words, owner) {
+                            made.push(f);
+                        }
+                    }
+                    1 => { let _ = m.stats(&mut sys, id, owner); }
+                    2 => { let _ = m.pause(&mut sys, id, owner, true); }
+                    3 => { let _ = m.pause(&mut sys, id, owner, false); }
+                    4 => { let _ = m.destroy(&mut sys, id, owner); }
+                    // Faults: a task restarts (its flows forgotten), or
+                    // dies, or comes back.
+                    5 => sys.tasks[id as usize % 3].restarted = true,
+                    _ => {
+                        let t = &mut sys.tasks[id as usize % 3];
+                        t.dead = !t.dead;
+                        t.flows.clear();
+                    }
+                }
+            }
+            for t in &mut sys.tasks {
+                t.dead = false;
+            }
+            for owner in 0..3 {
+                let ids: Vec<FlowId> = m.list(owner).map(|(id, _)| id).collect();
+                for id in ids {
+                    prop_assert!(m.destroy(&mut sys, id.word(), owner).is_ok());
+                }
+            }
+            for t in 0..sys.tasks.len() {
+                prop_assert_eq!(m.registry().in_use(t), 0);
+                prop_assert!(sys.tasks[t].flows.is_empty());
+            }
+        }
+    }
+}

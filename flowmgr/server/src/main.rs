@@ -1,0 +1,74 @@
+//! `flowmgr`: the flow manager task.
+//!
+//! Applications call it on its endpoint (`conflux_flow_protocol::api`):
+//! CREATE a flow, STATS, PAUSE, RESUME, DESTROY it, LIST theirs. It owns,
+//! from the manifest's `[flows]`, an endpoint and a doorbell of every
+//! stage task and a set of flow slots (a pool and five edges each, the
+//! edges premapped here), and wires a flow's stages to each other with
+//! copies of exactly their own capabilities; then it steps off the data
+//! path. The logic is `conflux-flowmgr-core`'s (host-tested); this task
+//! adds the system calls ([`system::Kernel`]) and the message loop
+//! ([`serve`]).
+//!
+//! Capability slots past the manifest's: the reply slot, the receive slot
+//! for a capability a client sends, a spare slot for the copy a stage is
+//! handed, then one slot per flow slot for its application's notification.
+#![no_std]
+#![no_main]
+#![forbid(unsafe_code)]
+
+mod serve;
+mod system;
+
+use conflux_flowmgr_core::Manager;
+use conflux_userlib::ipc::{Endpoint, Message};
+use conflux_userlib::println;
+
+conflux_userlib::entry!(main);
+
+/// Where a caller's reply capability waits while its request is served.
+const REPLY: usize = config::caps::FIRST_FREE;
+/// Where a capability sent with a request lands.
+const RECEIVED: usize = config::caps::FIRST_FREE + 1;
+/// Where the copy handed to a stage is made (and deleted after the call).
+const SPARE: usize = config::caps::FIRST_FREE + 2;
+/// Flow slot `n`'s application notification, if it gave one.
+const NOTIFY_BASE: usize = config::caps::FIRST_FREE + 3;
+
+fn main() {
+    let stages = config::flows::STAGES;
+    let slots = config::flows::SLOTS;
+    let mut sys = system::Kernel::new();
+    let mut manager = Manager::new(stages.len(), slots.len(), config::flows::POOL_SIZE as u64);
+    manager.learn(&mut sys);
+    for (t, (name, _, _)) in stages.iter().enumerate() {
+        match manager.registry().task(t).filter(|s| s.known) {
+            Some(s) => println!(
+                "stage task {name}: kinds {:#x}{}",
+                s.kinds,
+                if s.device { ", device" } else { "" }
+            ),
+            None => {
+                println!("stage task {name} did not answer INFO: offered nothing until it does")
+            }
+        }
+    }
+    println!(
+        "serving: {} stage tasks, {} flow slots of {} KiB",
+        stages.len(),
+        slots.len(),
+        config::flows::POOL_SIZE / 1024
+    );
+    let ep = Endpoint(config::caps::FLOWMGR);
+    let mut answer = Message::default();
+    loop {
+        let got = match ep.reply_recv(REPLY, RECEIVED, &answer) {
+            Ok(g) => g,
+            Err(e) => {
+                println!("receive on the flowmgr endpoint failed ({e}): stopping; check the manifest gives flowmgr its endpoint");
+                return;
+            }
+        };
+        answer = serve::handle(&mut manager, &mut sys, &got);
+    }
+}
