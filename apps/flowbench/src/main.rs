@@ -9,7 +9,10 @@
 //!   decrypt it in its shared region, copies the plaintext into a block
 //!   buffer and writes full buffers through the block driver: the data
 //!   passes through this task three times.
+//! - **flow** ([`flow`]): one `flowmgr` flow, NIC → crypto device → disk;
+//!   this task only creates it, watches its statistics and destroys it.
 //!
+//! The two alternate, run by run, on the same offered loads.
 //! For each datagram size in [`SIZES`], [`plan::Plan::rounds`] times (the
 //! runner offers each round at another rate), it prints `ready` with the port,
 //! receives until [`plan::Plan::count`] datagrams came or the line has
@@ -25,6 +28,7 @@
 extern crate alloc;
 
 mod disk;
+mod flow;
 mod memory;
 mod plan;
 
@@ -41,6 +45,9 @@ pub const KEY: [u8; 16] = *b"conflux-flow-key";
 pub const IV: [u8; 16] = *b"conflux-flow-iv!";
 /// The records' seed.
 pub const SEED: u64 = 0xf10e;
+/// Sectors each run stores into (32 MiB: 20,000 records of 1 KiB and room;
+/// 12 runs fit the benchmark's 512 MiB disk).
+pub const RUN_SECTORS: u64 = 32 << 11;
 
 /// Stops the benchmark with a message (its figures would be wrong).
 pub fn fail(what: &str) -> ! {
@@ -51,10 +58,13 @@ pub fn fail(what: &str) -> ! {
 fn main() {
     let plan = plan::Plan::for_system(crate::config::SYSTEM_NAME);
     let mut mem = memory::Memory::open();
+    let mut first = 0;
     for size in SIZES {
         for _ in 0..plan.rounds {
-            let r = mem.run(size, &plan);
-            r.print("memory-centric", size);
+            mem.run(size, &plan, first).print("memory-centric", size);
+            first += RUN_SECTORS;
+            flow::run(mem.blk(), size, &plan, first, RUN_SECTORS).print("flow", size);
+            first += RUN_SECTORS;
         }
     }
     println!("done");

@@ -24,8 +24,6 @@ const GATEWAY: [u8; 4] = [10, 0, 2, 2];
 /// Where ciphertext and plaintext sit in the crypto data area (the key at 0).
 const SRC: u64 = 4096;
 const DST: u64 = 8192;
-/// Sectors each run may use (32 MiB: 20,000 records of 1 KiB and room).
-const RUN_SECTORS: u64 = 32 << 11;
 
 /// The connections the memory-centric path uses.
 pub struct Memory {
@@ -33,7 +31,6 @@ pub struct Memory {
     crypto: Crypto,
     session: Session,
     blk: Blk,
-    runs: u64,
 }
 
 impl Memory {
@@ -68,15 +65,17 @@ impl Memory {
             crypto,
             session,
             blk: disk::open(),
-            runs: 0,
         }
     }
 
+    /// The block connection (the flow runs read back through it too).
+    pub fn blk(&mut self) -> &mut Blk {
+        &mut self.blk
+    }
+
     /// One run: datagrams of `size` bytes until `plan.count` came or the
-    /// line went quiet.
-    pub fn run(&mut self, size: u32, plan: &Plan) -> Result {
-        let first_sector = self.runs * RUN_SECTORS;
-        self.runs += 1;
+    /// line went quiet, stored from sector `first_sector`.
+    pub fn run(&mut self, size: u32, plan: &Plan, first_sector: u64) -> Result {
         let sock = self
             .net
             .socket(SockKind::Datagram)

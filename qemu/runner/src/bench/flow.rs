@@ -127,7 +127,13 @@ fn feed(console: &Console, manifest: &Manifest) -> Result<Vec<u32>, String> {
         let Some((config, size, port)) = next else {
             return Ok(offered);
         };
-        let rate = RATES[n % RATES.len()];
+        // Each configuration and size gets the rates in turn, so both
+        // configurations see the same loads.
+        let before = (0..n)
+            .filter_map(|i| ready(&console.text(), i))
+            .filter(|(c, s, _)| *c == config && *s == size)
+            .count();
+        let rate = RATES[before % RATES.len()];
         offered.push(rate);
         let host = host_port(manifest, port)
             .ok_or_else(|| format!("no UDP forward reaches the guest's port {port}"))?;
