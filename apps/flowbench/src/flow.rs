@@ -95,10 +95,15 @@ pub fn run(blk: &mut Blk, size: u32, plan: &Plan, first: u64, sectors: u64) -> R
             seen = now;
             last = t;
             quiet_since = waited;
-        } else if start.is_some() && waited - quiet_since > QUIET_MS {
-            break;
-        } else if start.is_none() && waited > FIRST_MS {
-            break;
+        } else {
+            // Quiet after the first data, or no data at all for too long.
+            let (since, limit) = match start {
+                Some(_) => (quiet_since, QUIET_MS),
+                None => (0, FIRST_MS),
+            };
+            if waited - since > limit {
+                break;
+            }
         }
     }
     // The block stage writes what it holds when it stops.
