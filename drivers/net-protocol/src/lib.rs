@@ -67,10 +67,13 @@
 //! driver stops taking its descriptors, sets `detached` and signals. Buffers
 //! still posted to the device at that moment may yet be written by it: the
 //! client must not reuse its region for anything else.
+//!
+//! [`steer`] classifies received frames for the driver's UDP flow source.
 #![cfg_attr(not(test), no_std)]
 #![deny(unsafe_code)]
 
 mod shared;
+pub mod steer;
 
 use conflux_queue::link::{Layout, RingArea};
 pub use shared::{Client, Server};

@@ -13,6 +13,11 @@
 //! a client whose rings are corrupt is dropped, the others are served. On a
 //! restart (init restarts the driver on a fault) every request the client
 //! still had in flight is answered `Restarted`.
+//!
+//! In a system whose `[flows]` names it a stage, the driver also runs the
+//! flows' `blocks` source and sink (`flows`), waits on its FLOW endpoint
+//! with the device's notification bound to it, and keeps serving when
+//! every client has detached.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]

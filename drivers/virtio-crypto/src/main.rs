@@ -16,6 +16,11 @@
 //! restart (init restarts the driver on a fault) every request a client
 //! still had in flight is answered `Restarted`, and sessions made before
 //! answer `SessionLost`.
+//!
+//! In a system whose `[flows]` names it a stage, the driver also runs the
+//! flows' `cipher` transformer on the device (`flows`), waits on its FLOW
+//! endpoint with the device's notification bound to it, and keeps serving
+//! when every client has detached.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]

@@ -31,6 +31,12 @@
 //! resets the device if it still holds buffers of it (received frames
 //! would land in memory the new instance has not offered; other clients'
 //! buffers are answered `Restarted`), and serves the new one.
+//!
+//! In a system whose `[flows]` names it a stage, the driver also runs the
+//! flows' `udp` source (`flows`): datagrams for a flow's port go into the
+//! flow's buffers instead of to the client. It then waits on its FLOW
+//! endpoint with the device's notification bound to it, and keeps serving
+//! when every client has detached.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -38,6 +44,8 @@
 extern crate alloc;
 
 mod device;
+#[cfg(flow_stage)]
+mod flows;
 mod serve;
 mod shared;
 

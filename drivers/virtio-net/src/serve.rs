@@ -48,10 +48,12 @@ struct State {
     rx: [Option<Flight>; QUEUE],
     /// Frames sent since the driver started (for the test systems' fault).
     sent: u64,
+    /// UDP source flows, which take the datagrams for their ports.
+    #[cfg(flow_stage)]
+    flows: crate::flows::Stage,
 }
 
 pub fn run(dev: Dev) -> ! {
-    let events = Notification(dev::IRQ_NOTIFY);
     let irq = Irq(dev::IRQ);
     // The line may have fired during bring-up.
     let _ = irq.ack();
@@ -77,6 +79,14 @@ pub fn run(dev: Dev) -> ! {
         tx: [None; QUEUE],
         rx: [None; QUEUE],
         sent: 0,
+        #[cfg(flow_stage)]
+        flows: match crate::flows::Stage::new() {
+            Ok(s) => s,
+            Err(e) => {
+                println!("cannot bind the device's notification to the FLOW endpoint: {e}; the driver stops");
+                conflux_userlib::sys::exit(1);
+            }
+        },
     });
     loop {
         let mut busy = st.complete_tx() | st.complete_rx();
@@ -86,17 +96,24 @@ pub fn run(dev: Dev) -> ! {
             busy |= st.detach(i);
             busy |= st.take_tx(i) | st.take_rx(i);
         }
-        if st.clients.iter().all(|c| c.detached) {
+        #[cfg(flow_stage)]
+        {
+            busy |= st.flows.turn();
+        }
+        // A flow stage serves flows whether or not clients remain.
+        if !cfg!(flow_stage) && st.clients.iter().all(|c| c.detached) {
             println!("every client detached; the driver resets the device and stops");
             drop(st); // resets the device: no more DMA into the clients' regions
             conflux_userlib::sys::exit(0);
         }
-        if !busy && st.ready_to_sleep() {
-            let bits = events.wait().unwrap_or(0);
-            if bits & 1 != 0 {
-                st.dev().ack_interrupt();
-                let _ = irq.ack();
-            }
+        let sleep = !busy && st.ready_to_sleep();
+        #[cfg(flow_stage)]
+        let bits = st.flows.receive(sleep);
+        #[cfg(not(flow_stage))]
+        let bits = sleep.then(|| Notification(dev::IRQ_NOTIFY).wait().unwrap_or(0));
+        if bits.is_some_and(|b| b & 1 != 0) {
+            st.dev().ack_interrupt();
+            let _ = irq.ack();
         }
     }
 }
@@ -408,7 +425,13 @@ impl State {
             #[allow(unsafe_code)]
             // Safety: the same buffer as at `receive_begin`.
             let (status, len) = match unsafe { self.dev().receive_complete(token, buf) } {
-                Ok((hdr, len)) if hdr as u64 == HEADROOM => (Status::Ok, len as u32),
+                Ok((hdr, len)) if hdr as u64 == HEADROOM => {
+                    #[cfg(flow_stage)]
+                    if self.steered(f, &buf[HEADROOM as usize..][..len]) {
+                        continue;
+                    }
+                    (Status::Ok, len as u32)
+                }
                 Ok((hdr, _)) => {
                     println!("received a frame after a {hdr}-byte header");
                     (Status::DeviceError, 0)
@@ -421,6 +444,30 @@ impl State {
             self.rx_answer(f.client, f.frame.descriptor, status, len);
         }
         any
+    }
+
+    /// Gives `frame` to the flow listening on its UDP port, if one is, and
+    /// posts the client's buffer `f` it arrived in to the device again,
+    /// unanswered. Whether a flow took it.
+    #[cfg(flow_stage)]
+    fn steered(&mut self, f: Flight, frame: &[u8]) -> bool {
+        if !self.flows.steer(frame) {
+            return false;
+        }
+        let buf = self.buf(&f);
+        #[allow(unsafe_code)]
+        // Safety: as in `take_rx`, until `complete_rx`.
+        match unsafe { self.dev().receive_begin(buf) } {
+            Ok(token) if (token as usize) < QUEUE && self.rx[token as usize].is_none() => {
+                self.rx[token as usize] = Some(f)
+            }
+            _ => {
+                // The device will not take it back: the client gets its
+                // buffer back, empty.
+                self.rx_answer(f.client, f.frame.descriptor, Status::DeviceError, 0);
+            }
+        }
+        true
     }
 
     /// Asks every client to ring before sleeping; false if one already did.

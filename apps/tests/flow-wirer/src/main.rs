@@ -118,12 +118,21 @@ fn main() {
         [1 << 3, 1],
     );
     c.eq("INFO blk: blocks", kinds(blk), [1 << 2, 0]);
+    let nic = task("nic");
+    c.eq("INFO nic: udp", kinds(nic), [1 << 1, 0]);
 
     device_cipher_round_trip(&mut c, soft, crypto);
     device_cipher_changes_the_bytes(&mut c, soft, crypto);
     blocks_round_trip(&mut c, soft, blk);
+    crc_then_null(&mut c, soft);
     hostile(&mut c, soft);
-    for (name, t) in [("soft", soft), ("crypto", crypto), ("blk", blk)] {
+    udp_ports(&mut c, soft, nic);
+    for (name, t) in [
+        ("soft", soft),
+        ("crypto", crypto),
+        ("blk", blk),
+        ("nic", nic),
+    ] {
         c.eq(
             &alloc::format!("{name} still answers after its flows' capabilities were revoked"),
             wire::info(t).0,
@@ -213,6 +222,44 @@ fn device_cipher_changes_the_bytes(c: &mut Checks, soft: Task, crypto: Task) {
         "encrypted records are not records: all damaged",
         checked(&stages[2], n),
         (0, 0, 0, n),
+    );
+    c.that("every stage stops", wire::stop_all(&stages), ());
+    c.eq("copies left after STOP", slot.revoke(), 0);
+}
+
+/// pattern → crc32c → null: every buffer grows by its 4-byte CRC.
+fn crc_then_null(c: &mut Checks, soft: Task) {
+    let slot = wire::slot(0);
+    let n = 64;
+    let stages = [
+        stage(
+            soft,
+            0,
+            StageSpec::Pattern { count: n, seed: 1 },
+            None,
+            Some(0),
+        ),
+        stage(soft, 1, StageSpec::Crc32c, Some(0), Some(1)),
+        stage(soft, 2, StageSpec::Null, Some(1), None),
+    ];
+    let wide = Span {
+        size: RECORD + 4,
+        ..span(1)
+    };
+    c.eq(
+        "wire pattern → crc32c → null",
+        wire::wire(&slot, &stages, &[span(0), wide]),
+        Ok(()),
+    );
+    let mut w = [0; 5];
+    wait(|| {
+        w = simple(soft, label::STATS, 2).1;
+        w[3] >= n
+    });
+    c.eq(
+        "null sink: buffers and bytes (each record + 4)",
+        (w[3], w[4]),
+        (n, n * u64::from(RECORD + 4)),
     );
     c.that("every stage stops", wire::stop_all(&stages), ());
     c.eq("copies left after STOP", slot.revoke(), 0);
@@ -399,4 +446,55 @@ fn hostile(c: &mut Checks, soft: Task) {
         simple(soft, label::STOP, flow).0,
         Some(StageStatus::Ok),
     );
+}
+
+/// (d) The NIC's UDP source: a port is one flow's at a time.
+fn udp_ports(c: &mut Checks, soft: Task, nic: Task) {
+    let port = StageSpec::Udp { port: 5700 };
+    let slot = wire::slot(0);
+    let flow = [
+        stage(nic, 0, port, None, Some(0)),
+        stage(soft, 0, StageSpec::Null, Some(0), None),
+    ];
+    c.eq(
+        "wire udp 5700 → null",
+        wire::wire(&slot, &flow, &[span(0)]),
+        Ok(()),
+    );
+    let other = wire::slot(1);
+    let second = stage(nic, 1, port, None, Some(0));
+    c.that(
+        "format the second slot's edge",
+        other.format(0, span(0)),
+        (),
+    );
+    c.eq(
+        "attach the second flow",
+        other.attach(&second, None, None),
+        None,
+    );
+    let start = |s: &Stage| Start {
+        flow: s.flow,
+        spec: s.spec,
+        input: None,
+        output: Some(span(0)),
+    };
+    c.eq(
+        "a second UDP flow on port 5700",
+        wire::start(nic, &start(&second)),
+        Some(StageStatus::DeviceRefused),
+    );
+    c.that("every stage stops", wire::stop_all(&flow), ());
+    c.eq("copies left after STOP", slot.revoke(), 0);
+    c.eq(
+        "the port is free again after STOP",
+        wire::start(nic, &start(&second)),
+        Some(StageStatus::Ok),
+    );
+    c.eq(
+        "STOP it",
+        simple(nic, label::STOP, 1).0,
+        Some(StageStatus::Ok),
+    );
+    c.eq("copies left after STOP", other.revoke(), 0);
 }

@@ -1,0 +1,150 @@
+//! The driver as a flow stage: the `udp` source.
+//!
+//! Every received frame is classified once (`conflux_net_protocol::steer`):
+//! an IPv4/UDP datagram whose destination port a running flow listens on
+//! has its payload copied into that flow's next empty buffer (one datagram
+//! per buffer, cut to the buffer), and the network server's receive
+//! buffer it arrived in goes straight back to the device, unanswered; the
+//! server never sees the datagram. A datagram for a flow that is backed
+//! up (no empty buffer) or paused is dropped and counted on the flow's
+//! edge: a flow never holds up the device. Everything else — ARP, TCP,
+//! other ports, anything malformed — goes to the network server as before.
+
+use conflux_abi::SysError;
+use conflux_flow_protocol::stage::{StageSpec, StageStatus, Start, MAX_FLOWS};
+use conflux_flow_stage::{edges_match, Arrived, Config, FlowIo, Stages, Step, System, Work};
+use conflux_net_protocol::steer;
+use conflux_userlib::ipc::{Endpoint, Notification};
+use conflux_userlib::println;
+
+/// A UDP source flow: its port, and datagrams it took.
+pub struct Flow {
+    port: u16,
+    datagrams: u64,
+}
+
+/// The ports running flows listen on, by the driver's flow number.
+#[derive(Default)]
+pub struct Ports {
+    ports: [Option<u16>; MAX_FLOWS as usize],
+}
+
+impl Work for Ports {
+    type Flow = Flow;
+
+    fn start(&mut self, flow: u32, start: &Start, _io: &mut FlowIo) -> Result<Flow, StageStatus> {
+        let StageSpec::Udp { port } = start.spec else {
+            return Err(StageStatus::Unsupported);
+        };
+        if !edges_match(start) {
+            return Err(StageStatus::BadEdge);
+        }
+        if self.ports.contains(&Some(port)) {
+            return Err(StageStatus::DeviceRefused); // another flow has the port
+        }
+        self.ports[flow as usize] = Some(port);
+        Ok(Flow { port, datagrams: 0 })
+    }
+
+    fn stop(&mut self, flow: u32, _f: Flow) {
+        self.ports[flow as usize] = None;
+    }
+
+    fn info(&self) -> [u64; 2] {
+        let udp = 1; // StageSpec::Udp's kind
+        [1 << udp, 0]
+    }
+
+    /// Datagrams taken, and the port.
+    fn figures(&self, f: &Flow) -> [u64; 2] {
+        [f.datagrams, u64::from(f.port)]
+    }
+}
+
+/// The driver's flow side: `flowmgr`'s endpoint, with the device's
+/// notification bound to it.
+pub struct Stage {
+    stages: Stages<Ports>,
+    work: Ports,
+    endpoint: Endpoint,
+}
+
+const REPLY: usize = crate::config::caps::FIRST_FREE;
+const RECEIVED: usize = crate::config::caps::FIRST_FREE + 1;
+const CAP_BASE: usize = crate::config::caps::FIRST_FREE + 2;
+/// Flows' mappings: far above the manifest's premapped regions.
+const WINDOW_BASE: u64 = 0x0000_6000_0000_0000;
+
+impl Stage {
+    pub fn new() -> Result<Self, SysError> {
+        let endpoint = Endpoint(crate::config::caps::FLOW);
+        Notification(crate::config::device::IRQ_NOTIFY).bind(&endpoint)?;
+        let free = conflux_abi::cap::CAP_SLOTS.saturating_sub(CAP_BASE) / 5;
+        Ok(Self {
+            stages: Stages::new(Config {
+                cap_base: CAP_BASE,
+                window_base: WINDOW_BASE,
+                flows: free as u32,
+            }),
+            work: Ports::default(),
+            endpoint,
+        })
+    }
+
+    /// Gives `frame`'s payload to the flow listening on its UDP port, if
+    /// one is; whether a flow took the frame (the payload, or the drop).
+    pub fn steer(&mut self, frame: &[u8]) -> bool {
+        let Some(d) = steer::udp(frame) else {
+            return false;
+        };
+        let Some(flow) = self.work.ports.iter().position(|p| *p == Some(d.dst_port)) else {
+            return false;
+        };
+        let Some((io, f)) = self.stages.get(flow as u32) else {
+            return false;
+        };
+        let payload = &frame[d.payload()];
+        let taken = io.offer(&mut System, |dst| {
+            let n = payload.len().min(dst.len());
+            dst[..n].copy_from_slice(&payload[..n]);
+            n
+        });
+        f.datagrams += u64::from(taken);
+        true
+    }
+
+    /// Keeps an empty buffer at hand for every flow (so a datagram finds
+    /// one without waiting) and notes what each waits for; whether any
+    /// moved (never: only frames move a UDP source).
+    pub fn turn(&mut self) -> bool {
+        self.stages.run(|_, io, _| {
+            let s = io.source(&mut System, |_| Ok(None));
+            if s == Step::Progress {
+                Step::WaitOther
+            } else {
+                s
+            }
+        })
+    }
+
+    /// Takes one message or doorbell, waiting for it if `block` and every
+    /// flow is idle; the notification bits if the bound notification rang.
+    pub fn receive(&mut self, block: bool) -> Option<u64> {
+        let got = if block && self.stages.idle() {
+            self.endpoint.recv(REPLY, RECEIVED).map(Some)
+        } else {
+            self.endpoint.nb_recv(REPLY, RECEIVED)
+        };
+        let got = match got {
+            Ok(g) => g?,
+            Err(e) => {
+                println!("receive on the FLOW endpoint failed: {e}; flows stall, clients are still served");
+                return None;
+            }
+        };
+        match System.serve(&mut self.stages, &mut self.work, &got, REPLY) {
+            Arrived::Rang(bits) => Some(bits),
+            Arrived::Answered => None,
+        }
+    }
+}
