@@ -46,7 +46,7 @@ pub const IV: [u8; 16] = *b"conflux-flow-iv!";
 /// The records' seed.
 pub const SEED: u64 = 0xf10e;
 /// Sectors each run stores into (32 MiB: 20,000 records of 1 KiB and room;
-/// 12 runs fit the benchmark's 512 MiB disk).
+/// the benchmark's 16 runs fill its 512 MiB disk).
 pub const RUN_SECTORS: u64 = 32 << 11;
 
 /// Stops the benchmark with a message (its figures would be wrong).

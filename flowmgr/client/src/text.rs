@@ -302,6 +302,8 @@ mod tests {
             buffers: 10,
             bytes: 10240,
             drops: 1,
+            first: 0,
+            last: 0,
         };
         let s = FlowStats {
             state: FlowState::Recovering,

@@ -469,6 +469,8 @@ impl Manager {
                 buffers: r.upstream[0],
                 bytes: r.upstream[1],
                 drops: r.upstream[2].saturating_add(r.downstream[2]),
+                first: r.upstream[4],
+                last: r.downstream[5],
             };
         }
         Ok(FlowStats {

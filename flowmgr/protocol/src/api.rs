@@ -295,6 +295,11 @@ pub struct EdgeFigures {
     pub bytes: u64,
     /// Data dropped at its upstream stage.
     pub drops: u64,
+    /// When its upstream stage first handed a buffer over, and when its
+    /// downstream stage last finished with one (the stages' TSC; 0 before):
+    /// a flow's duration as its own stages saw it.
+    pub first: u64,
+    pub last: u64,
 }
 
 /// What `STATS` answers.
@@ -313,7 +318,7 @@ pub struct FlowStats {
 }
 
 /// Words of a stats answer.
-pub const STATS_WORDS: usize = 2 + 4 + 2 + MAX_EDGES * 4;
+pub const STATS_WORDS: usize = 2 + 4 + 2 + MAX_EDGES * 6;
 
 impl FlowStats {
     pub fn encode(&self, words: &mut [u64]) -> Result<usize, Full> {
@@ -324,7 +329,7 @@ impl FlowStats {
             w.put(l)?;
         }
         for e in &self.edges[..self.edge_count.min(MAX_EDGES)] {
-            for v in [e.queued, e.buffers, e.bytes, e.drops] {
+            for v in [e.queued, e.buffers, e.bytes, e.drops, e.first, e.last] {
                 w.put(v)?;
             }
         }
@@ -351,6 +356,8 @@ impl FlowStats {
                 buffers: r.next().ok()?,
                 bytes: r.next().ok()?,
                 drops: r.next().ok()?,
+                first: r.next().ok()?,
+                last: r.next().ok()?,
             };
         }
         Some(Self {

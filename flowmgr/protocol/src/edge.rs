@@ -87,6 +87,11 @@ pub struct Counters {
     /// Descriptors from the other side that were refused (not a buffer of
     /// this edge, or the ring broke).
     pub refused: AtomicU64,
+    /// The stage's clock (its TSC) when this side first and last handed a
+    /// buffer over; 0 before the first. How long a flow took, measured by
+    /// the stages themselves, whoever watches and however late.
+    pub first: AtomicU64,
+    pub last: AtomicU64,
 }
 
 impl Counters {
@@ -96,14 +101,26 @@ impl Counters {
         c.store(c.load(Ordering::Relaxed).wrapping_add(n), Ordering::Relaxed);
     }
 
-    /// A snapshot.
-    pub fn read(&self) -> [u64; 4] {
+    /// A snapshot: buffers, bytes, drops, refused, first, last.
+    pub fn read(&self) -> [u64; 6] {
         [
             self.buffers.load(Ordering::Relaxed),
             self.bytes.load(Ordering::Relaxed),
             self.drops.load(Ordering::Relaxed),
             self.refused.load(Ordering::Relaxed),
+            self.first.load(Ordering::Relaxed),
+            self.last.load(Ordering::Relaxed),
         ]
+    }
+
+    /// Counts one buffer of `bytes` handed over at time `now`.
+    fn handed(&self, bytes: u64, now: u64) {
+        Self::add(&self.buffers, 1);
+        Self::add(&self.bytes, bytes);
+        if self.first.load(Ordering::Relaxed) == 0 {
+            self.first.store(now, Ordering::Relaxed);
+        }
+        self.last.store(now, Ordering::Relaxed);
     }
 
     /// Counts one dropped piece of data.
@@ -181,14 +198,14 @@ impl Input {
         take(self.rx.recv(), &self.span, self.mine)
     }
 
-    /// Gives `b` back to the upstream stage, empty. Returns whether the
+    /// Gives `b` back to the upstream stage, empty, having used `used`
+    /// of its bytes, at time `now` (the stage's clock). Returns whether the
     /// upstream stage asked to be woken (ring its doorbell once if so).
-    pub fn recycle(&mut self, b: &Buf, used: u32) -> Result<bool, EdgeError> {
+    pub fn recycle(&mut self, b: &Buf, used: u32, now: u64) -> Result<bool, EdgeError> {
         self.rx
             .offer(b.filled(self.span.size, 0))
             .map_err(|e| EdgeError::Link(e.into()))?;
-        Counters::add(&self.mine.buffers, 1);
-        Counters::add(&self.mine.bytes, u64::from(used));
+        self.mine.handed(u64::from(used), now);
         Ok(self.rx.needs_signal())
     }
 
@@ -218,16 +235,15 @@ impl Output {
     }
 
     /// Hands `b` downstream holding `len` bytes (at most the buffer's
-    /// size) with sequence number `seq`. Returns whether the downstream
-    /// stage asked to be woken.
-    pub fn send(&mut self, b: &Buf, len: u32, seq: u32) -> Result<bool, EdgeError> {
+    /// size) with sequence number `seq`, at time `now` (the stage's clock).
+    /// Returns whether the downstream stage asked to be woken.
+    pub fn send(&mut self, b: &Buf, len: u32, seq: u32, now: u64) -> Result<bool, EdgeError> {
         let len = len.min(self.span.size);
         self.tx
             .active
             .push(b.filled(len, seq))
             .map_err(|e| EdgeError::Link(e.into()))?;
-        Counters::add(&self.mine.buffers, 1);
-        Counters::add(&self.mine.bytes, u64::from(len));
+        self.mine.handed(u64::from(len), now);
         Ok(self.tx.needs_signal())
     }
 
@@ -255,10 +271,11 @@ impl Output {
 pub struct EdgeStats {
     /// Filled buffers waiting for the downstream stage (queue occupancy).
     pub queued: u32,
-    /// The upstream side's counters: buffers, bytes, drops, refused.
-    pub upstream: [u64; 4],
+    /// The upstream side's counters: buffers, bytes, drops, refused,
+    /// first and last hand-over times.
+    pub upstream: [u64; 6],
     /// The downstream side's counters.
-    pub downstream: [u64; 4],
+    pub downstream: [u64; 6],
 }
 
 fn pool(pool_len: u64, span: Span) -> Result<DataRegion, EdgeError> {

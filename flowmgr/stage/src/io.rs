@@ -151,7 +151,7 @@ impl FlowIo {
     fn send(&mut self, os: &mut impl Os, b: Buf, len: u32, seq: u32) -> Result<(), EdgeError> {
         self.held_out = None;
         if let Some(out) = self.output.as_mut() {
-            if out.send(&b, len, seq)? {
+            if out.send(&b, len, seq, os.now())? {
                 if let Some(d) = self.down {
                     os.ring(d);
                 }
@@ -163,7 +163,7 @@ impl FlowIo {
     fn recycle(&mut self, os: &mut impl Os, b: Buf) -> Result<(), EdgeError> {
         self.held_in = None;
         if let Some(inp) = self.input.as_mut() {
-            if inp.recycle(&b, b.len)? {
+            if inp.recycle(&b, b.len, os.now())? {
                 if let Some(u) = self.up {
                     os.ring(u);
                 }

@@ -23,6 +23,8 @@ pub trait Os {
     fn release(&mut self, slot: usize, mapping: Option<Mapping>);
     /// Rings the doorbell (notification) in `slot`.
     fn ring(&mut self, slot: usize);
+    /// The stage's clock, stamped on the edges' counters (the TSC).
+    fn now(&mut self) -> u64;
 }
 
 /// The real system.
@@ -83,5 +85,9 @@ impl Os for System {
 
     fn ring(&mut self, slot: usize) {
         let _ = Notification(slot).signal();
+    }
+
+    fn now(&mut self) -> u64 {
+        conflux_userlib::sys::rdtsc()
     }
 }

@@ -21,6 +21,7 @@ struct FakeOs {
     slots: HashMap<usize, Cap>,
     rung: Vec<u32>,
     mapped: usize,
+    clock: u64,
 }
 
 const RECEIVE: usize = 60;
@@ -47,6 +48,10 @@ impl Os for FakeOs {
             self.mapped -= 1;
         }
         self.slots.remove(&slot);
+    }
+    fn now(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
     }
     fn ring(&mut self, slot: usize) {
         if let Some(Cap::Bell(b)) = self.slots.get(&slot) {

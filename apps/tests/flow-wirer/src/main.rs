@@ -385,9 +385,9 @@ fn hostile(c: &mut Checks, soft: Task) {
         len: RECORD,
         seq: 0,
     };
-    let _ = input.recycle(&forged, 0);
+    let _ = input.recycle(&forged, 0, conflux_userlib::sys::rdtsc());
     if let Some(b) = first {
-        let _ = input.recycle(&b, b.len);
+        let _ = input.recycle(&b, b.len, conflux_userlib::sys::rdtsc());
     }
     let _ = Notification(soft.bell).signal();
     let mut refused = 0;
@@ -407,7 +407,7 @@ fn hostile(c: &mut Checks, soft: Task) {
             break;
         };
         seqs.push(b.seq);
-        let _ = input.recycle(&b, b.len);
+        let _ = input.recycle(&b, b.len, conflux_userlib::sys::rdtsc());
         let _ = Notification(soft.bell).signal();
     }
     let want: alloc::vec::Vec<u32> = (1..=BUFFERS + 4).collect();

@@ -108,6 +108,8 @@ fn stats_round_trip_and_refuse_impossible_counts() {
         buffers: 6,
         bytes: 7,
         drops: 8,
+        first: 9,
+        last: 10,
     };
     let mut words = [0; STATS_WORDS];
     let n = s.encode(&mut words).unwrap();

@@ -59,7 +59,9 @@ pub unsafe fn format(
     for side in 0..2 {
         // Safety: the length was checked by `link::format`.
         let c = unsafe { counters(base, side) };
-        for w in [&c.buffers, &c.bytes, &c.drops, &c.refused] {
+        for w in [
+            &c.buffers, &c.bytes, &c.drops, &c.refused, &c.first, &c.last,
+        ] {
             w.store(0, Ordering::Relaxed);
         }
     }

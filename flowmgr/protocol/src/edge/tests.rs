@@ -45,18 +45,21 @@ fn every_buffer_starts_on_the_free_ring_and_goes_round_in_order() {
     assert_eq!(got.len(), 8);
     assert!(got.iter().all(|b| b.len == 2048));
     for (seq, b) in got.iter().enumerate() {
-        out.send(b, 100 + seq as u32, 1000 + seq as u32).unwrap();
+        out.send(b, 100 + seq as u32, 1000 + seq as u32, 5).unwrap();
     }
     assert_eq!(stats(p).queued, 8);
     for seq in 0..8u32 {
         let b = inp.take_full().unwrap().unwrap().unwrap();
         assert_eq!((b.seq, b.len), (1000 + seq, 100 + seq));
-        inp.recycle(&b, b.len).unwrap();
+        inp.recycle(&b, b.len, 10 + seq as u64).unwrap();
     }
     let s = stats(p);
     assert_eq!(s.queued, 0);
     assert_eq!(s.upstream[..2], [8, (100..108).sum::<u64>()]);
     assert_eq!(s.downstream[..2], [8, (100..108).sum::<u64>()]);
+    // Each side's first and last hand-over times.
+    assert_eq!(s.upstream[4..], [5, 5]);
+    assert_eq!(s.downstream[4..], [10, 17]);
     // Recycled buffers come back at full size.
     assert_eq!(out.take_empty().unwrap().unwrap().unwrap().len, 2048);
 }
@@ -66,14 +69,18 @@ fn signal_me_asks_for_exactly_one_doorbell() {
     let (_p, mut out, mut inp) = edge();
     assert_eq!(inp.prepare_to_wait(), Ok(true));
     let b = out.take_empty().unwrap().unwrap().unwrap();
-    assert_eq!(out.send(&b, 1, 1), Ok(true), "the sleeping consumer asked");
+    assert_eq!(
+        out.send(&b, 1, 1, 5),
+        Ok(true),
+        "the sleeping consumer asked"
+    );
     let b2 = out.take_empty().unwrap().unwrap().unwrap();
-    assert_eq!(out.send(&b2, 1, 2), Ok(false), "asked once only");
+    assert_eq!(out.send(&b2, 1, 2, 6), Ok(false), "asked once only");
     // Upstream waits for empties: the recycle rings its doorbell.
     while out.take_empty().unwrap().is_some() {}
     assert_eq!(out.prepare_to_wait(), Ok(true));
     let got = inp.take_full().unwrap().unwrap().unwrap();
-    assert_eq!(inp.recycle(&got, 1), Ok(true));
+    assert_eq!(inp.recycle(&got, 1, 9), Ok(true));
 }
 
 #[test]

@@ -31,7 +31,7 @@ use crate::udp_peer::Blast;
 /// `flowbench` plan stops at the same count.
 pub const COUNT: u32 = 20_000;
 /// Offered loads, datagrams per second, one per round of the guest.
-pub const RATES: [u32; 3] = [2000, 4000, 8000];
+pub const RATES: [u32; 4] = [2000, 4000, 8000, 16000];
 /// The records' key, IV and seed (apps/flowbench/src/main.rs).
 const KEY: [u8; 16] = *b"conflux-flow-key";
 const IV: [u8; 16] = *b"conflux-flow-iv!";
