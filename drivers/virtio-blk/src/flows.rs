@@ -24,9 +24,9 @@ use alloc::vec::Vec;
 use conflux_abi::SysError;
 use conflux_flow_protocol::stage::{StageSpec, StageStatus, Start};
 use conflux_flow_stage::{
-    edges_match, Arrived, Config, Failure, FlowIo, Os, Stages, Step, System, Work,
+    edges_match, Arrived, Failure, FlowIo, Os, StageEndpoint, Step, System, Work,
 };
-use conflux_userlib::ipc::{Endpoint, Notification, Region};
+use conflux_userlib::ipc::Region;
 use conflux_userlib::println;
 use conflux_virtio_hal::{register_shared, unregister_shared, Window};
 use staging::Staging;
@@ -222,33 +222,21 @@ fn flush(blk: &mut Blk, at: &mut Cursor, s: &mut Sink) -> Result<(), ()> {
 /// notification bound to it so one wait covers the device, the clients'
 /// doorbells, the flows' doorbells and `flowmgr`.
 pub struct Stage {
-    stages: Stages<Blocks>,
-    work: Blocks,
-    endpoint: Endpoint,
+    flows: StageEndpoint<Blocks>,
 }
-
-const REPLY: usize = crate::config::caps::FIRST_FREE;
-const RECEIVED: usize = crate::config::caps::FIRST_FREE + 1;
-const CAP_BASE: usize = crate::config::caps::FIRST_FREE + 2;
-/// Flows' mappings: far above the manifest's premapped regions.
-const WINDOW_BASE: u64 = 0x0000_6000_0000_0000;
 
 impl Stage {
     pub fn new(capacity: u64) -> Result<Self, SysError> {
-        let endpoint = Endpoint(crate::config::caps::FLOW);
-        Notification(crate::config::device::IRQ_NOTIFY).bind(&endpoint)?;
-        let free = conflux_abi::cap::CAP_SLOTS.saturating_sub(CAP_BASE) / 5;
         Ok(Self {
-            stages: Stages::new(Config {
-                cap_base: CAP_BASE,
-                window_base: WINDOW_BASE,
-                flows: free as u32,
-            }),
-            work: Blocks {
-                capacity,
-                stopped: Vec::new(),
-            },
-            endpoint,
+            flows: StageEndpoint::new(
+                crate::config::caps::FLOW,
+                crate::config::device::IRQ_NOTIFY,
+                crate::config::caps::FIRST_FREE,
+                Blocks {
+                    capacity,
+                    stopped: Vec::new(),
+                },
+            )?,
         })
     }
 
@@ -258,32 +246,22 @@ impl Stage {
         if !device_free {
             return false;
         }
-        for mut f in self.work.stopped.drain(..) {
+        for mut f in self.flows.work.stopped.drain(..) {
             if let Some(s) = f.sink.as_mut() {
                 if flush(blk, &mut f.at, s).is_err() {
                     println!("a stopped block sink's last bytes could not be written (sector {}): they are lost", f.at.next);
                 }
             }
         }
-        self.stages.run(|_, io, f| step(blk, &mut System, io, f))
+        self.flows
+            .stages
+            .run(|_, io, f| step(blk, &mut System, io, f))
     }
 
     /// Takes one message or doorbell, waiting for it if `block` and every
     /// flow is idle; the notification bits if the bound notification rang.
     pub fn receive(&mut self, block: bool) -> Option<u64> {
-        let got = if block && self.stages.idle() {
-            self.endpoint.recv(REPLY, RECEIVED).map(Some)
-        } else {
-            self.endpoint.nb_recv(REPLY, RECEIVED)
-        };
-        let got = match got {
-            Ok(g) => g?,
-            Err(e) => {
-                println!("receive on the FLOW endpoint failed: {e}; flows stall, clients are still served");
-                return None;
-            }
-        };
-        match System.serve(&mut self.stages, &mut self.work, &got, REPLY) {
+        match self.flows.receive(block)? {
             Arrived::Rang(bits) => Some(bits),
             Arrived::Answered => None,
         }

@@ -17,10 +17,9 @@ use conflux_abi::SysError;
 use conflux_flow_protocol::stage::info;
 use conflux_flow_protocol::stage::{Cipher, Direction, Mode, StageSpec, StageStatus, Start};
 use conflux_flow_stage::{
-    edges_match, Arrived, Config, Failure, FlowIo, Os, Stages, Step, System, Work,
+    edges_match, Arrived, Failure, FlowIo, Os, StageEndpoint, Step, System, Work,
 };
-use conflux_userlib::ipc::{Endpoint, Notification, Region};
-use conflux_userlib::println;
+use conflux_userlib::ipc::Region;
 use conflux_virtio_crypto as device;
 use conflux_virtio_crypto::{Error, SessionId};
 use conflux_virtio_hal::{register_shared, unregister_shared, Window};
@@ -176,30 +175,18 @@ fn direction(d: Direction) -> device::Direction {
 /// notification bound to it so one wait covers the device, the clients'
 /// doorbells, the flows' doorbells and `flowmgr`.
 pub struct Stage {
-    stages: Stages<Ciphers>,
-    work: Ciphers,
-    endpoint: Endpoint,
+    flows: StageEndpoint<Ciphers>,
 }
-
-const REPLY: usize = crate::config::caps::FIRST_FREE;
-const RECEIVED: usize = crate::config::caps::FIRST_FREE + 1;
-const CAP_BASE: usize = crate::config::caps::FIRST_FREE + 2;
-/// Flows' mappings: far above the manifest's premapped regions.
-const WINDOW_BASE: u64 = 0x0000_6000_0000_0000;
 
 impl Stage {
     pub fn new() -> Result<Self, SysError> {
-        let endpoint = Endpoint(crate::config::caps::FLOW);
-        Notification(crate::config::device::IRQ_NOTIFY).bind(&endpoint)?;
-        let free = conflux_abi::cap::CAP_SLOTS.saturating_sub(CAP_BASE) / 5;
         Ok(Self {
-            stages: Stages::new(Config {
-                cap_base: CAP_BASE,
-                window_base: WINDOW_BASE,
-                flows: free as u32,
-            }),
-            work: Ciphers::default(),
-            endpoint,
+            flows: StageEndpoint::new(
+                crate::config::caps::FLOW,
+                crate::config::device::IRQ_NOTIFY,
+                crate::config::caps::FIRST_FREE,
+                Ciphers::default(),
+            )?,
         })
     }
 
@@ -207,7 +194,7 @@ impl Stage {
     /// and whether the device must be reset.
     pub fn turn(&mut self, c: &mut Crypto) -> (bool, bool) {
         let mut reset = false;
-        let moved = self.stages.run(|_, io, f| {
+        let moved = self.flows.stages.run(|_, io, f| {
             let (s, d) = step(c, &mut System, io, f);
             reset |= matches!(d, Device::NeedsReset);
             s
@@ -218,23 +205,11 @@ impl Stage {
     /// Takes one message or doorbell, waiting for it if `block` and every
     /// flow is idle; the notification bits if the bound notification rang.
     pub fn receive(&mut self, c: &mut Crypto, block: bool) -> Option<u64> {
-        let got = if block && self.stages.idle() {
-            self.endpoint.recv(REPLY, RECEIVED).map(Some)
-        } else {
-            self.endpoint.nb_recv(REPLY, RECEIVED)
-        };
-        let got = match got {
-            Ok(g) => g?,
-            Err(e) => {
-                println!("receive on the FLOW endpoint failed: {e}; flows stall, clients are still served");
-                return None;
-            }
-        };
-        match System.serve(&mut self.stages, &mut self.work, &got, REPLY) {
+        match self.flows.receive(block)? {
             Arrived::Rang(bits) => Some(bits),
             Arrived::Answered => {
-                self.work.retire(c);
-                c.flow_windows.clone_from(&self.work.windows);
+                self.flows.work.retire(c);
+                c.flow_windows.clone_from(&self.flows.work.windows);
                 None
             }
         }

@@ -12,10 +12,8 @@
 
 use conflux_abi::SysError;
 use conflux_flow_protocol::stage::{StageSpec, StageStatus, Start, MAX_FLOWS};
-use conflux_flow_stage::{edges_match, Arrived, Config, FlowIo, Stages, Step, System, Work};
+use conflux_flow_stage::{edges_match, Arrived, FlowIo, StageEndpoint, Step, System, Work};
 use conflux_net_protocol::steer;
-use conflux_userlib::ipc::{Endpoint, Notification};
-use conflux_userlib::println;
 
 /// A UDP source flow: its port, and datagrams it took.
 pub struct Flow {
@@ -64,30 +62,18 @@ impl Work for Ports {
 /// The driver's flow side: `flowmgr`'s endpoint, with the device's
 /// notification bound to it.
 pub struct Stage {
-    stages: Stages<Ports>,
-    work: Ports,
-    endpoint: Endpoint,
+    flows: StageEndpoint<Ports>,
 }
-
-const REPLY: usize = crate::config::caps::FIRST_FREE;
-const RECEIVED: usize = crate::config::caps::FIRST_FREE + 1;
-const CAP_BASE: usize = crate::config::caps::FIRST_FREE + 2;
-/// Flows' mappings: far above the manifest's premapped regions.
-const WINDOW_BASE: u64 = 0x0000_6000_0000_0000;
 
 impl Stage {
     pub fn new() -> Result<Self, SysError> {
-        let endpoint = Endpoint(crate::config::caps::FLOW);
-        Notification(crate::config::device::IRQ_NOTIFY).bind(&endpoint)?;
-        let free = conflux_abi::cap::CAP_SLOTS.saturating_sub(CAP_BASE) / 5;
         Ok(Self {
-            stages: Stages::new(Config {
-                cap_base: CAP_BASE,
-                window_base: WINDOW_BASE,
-                flows: free as u32,
-            }),
-            work: Ports::default(),
-            endpoint,
+            flows: StageEndpoint::new(
+                crate::config::caps::FLOW,
+                crate::config::device::IRQ_NOTIFY,
+                crate::config::caps::FIRST_FREE,
+                Ports::default(),
+            )?,
         })
     }
 
@@ -97,10 +83,16 @@ impl Stage {
         let Some(d) = steer::udp(frame) else {
             return false;
         };
-        let Some(flow) = self.work.ports.iter().position(|p| *p == Some(d.dst_port)) else {
+        let Some(flow) = self
+            .flows
+            .work
+            .ports
+            .iter()
+            .position(|p| *p == Some(d.dst_port))
+        else {
             return false;
         };
-        let Some((io, f)) = self.stages.get(flow as u32) else {
+        let Some((io, f)) = self.flows.stages.get(flow as u32) else {
             return false;
         };
         let payload = &frame[d.payload()];
@@ -117,7 +109,7 @@ impl Stage {
     /// one without waiting) and notes what each waits for; whether any
     /// moved (never: only frames move a UDP source).
     pub fn turn(&mut self) -> bool {
-        self.stages.run(|_, io, _| {
+        self.flows.stages.run(|_, io, _| {
             let s = io.source(&mut System, |_| Ok(None));
             if s == Step::Progress {
                 Step::WaitOther
@@ -130,19 +122,7 @@ impl Stage {
     /// Takes one message or doorbell, waiting for it if `block` and every
     /// flow is idle; the notification bits if the bound notification rang.
     pub fn receive(&mut self, block: bool) -> Option<u64> {
-        let got = if block && self.stages.idle() {
-            self.endpoint.recv(REPLY, RECEIVED).map(Some)
-        } else {
-            self.endpoint.nb_recv(REPLY, RECEIVED)
-        };
-        let got = match got {
-            Ok(g) => g?,
-            Err(e) => {
-                println!("receive on the FLOW endpoint failed: {e}; flows stall, clients are still served");
-                return None;
-            }
-        };
-        match System.serve(&mut self.stages, &mut self.work, &got, REPLY) {
+        match self.flows.receive(block)? {
             Arrived::Rang(bits) => Some(bits),
             Arrived::Answered => None,
         }

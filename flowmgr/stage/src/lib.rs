@@ -34,7 +34,7 @@ pub use os::Os;
 #[cfg(feature = "system")]
 pub use os::System;
 #[cfg(feature = "system")]
-pub use serve::Arrived;
+pub use serve::{Arrived, StageEndpoint, WINDOW_BASE};
 pub use table::{edges_match, Answer, Config, Stages, Work};
 
 pub use conflux_flow_protocol as protocol;

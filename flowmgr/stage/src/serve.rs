@@ -4,9 +4,10 @@
 //! handed back to the task's own loop.
 
 use crate::os::System;
-use crate::table::{Stages, Work};
+use crate::table::{Config, Stages, Work};
+use conflux_abi::SysError;
 use conflux_flow_protocol::stage::START_WORDS;
-use conflux_userlib::ipc::{self, Message, Received};
+use conflux_userlib::ipc::{self, Endpoint, Message, Notification, Received};
 
 /// What arrived on the task's FLOW endpoint.
 pub enum Arrived {
@@ -41,5 +42,67 @@ impl System {
         // A caller that went away has no one to answer: nothing to do.
         let _ = ipc::reply(reply, &answer);
         Arrived::Answered
+    }
+}
+
+/// Where a stage task maps its flows: far above the manifest's premapped
+/// regions, which are placed from the bottom of the region window.
+pub const WINDOW_BASE: u64 = 0x0000_6000_0000_0000;
+
+/// A stage task's FLOW endpoint with its doorbell notification bound to
+/// it, and the task's flows: one receive covers `flowmgr`'s messages, the
+/// neighbours' doorbells and (for a driver, whose doorbell is its device's
+/// notification) the device's interrupt and its clients' doorbells.
+pub struct StageEndpoint<W: Work> {
+    pub stages: Stages<W>,
+    pub work: W,
+    endpoint: Endpoint,
+    /// Slots for the caller's reply capability and a capability that
+    /// arrives with a message.
+    reply: usize,
+    received: usize,
+}
+
+impl<W: Work> StageEndpoint<W> {
+    /// Serves the endpoint in slot `flow` with the notification in slot
+    /// `bell` bound to it. Capability slots from `first_free` on are this
+    /// task's: the reply, the receive slot, then five per flow.
+    pub fn new(flow: usize, bell: usize, first_free: usize, work: W) -> Result<Self, SysError> {
+        let endpoint = Endpoint(flow);
+        Notification(bell).bind(&endpoint)?;
+        let cap_base = first_free + 2;
+        let flows = conflux_abi::cap::CAP_SLOTS.saturating_sub(cap_base) / 5;
+        Ok(Self {
+            stages: Stages::new(Config {
+                cap_base,
+                window_base: WINDOW_BASE,
+                flows: u32::try_from(flows).unwrap_or(u32::MAX),
+            }),
+            work,
+            endpoint,
+            reply: first_free,
+            received: first_free + 1,
+        })
+    }
+
+    /// Takes one message or doorbell, waiting for it if `block` and every
+    /// flow is idle. `None` when nothing arrived, or when the receive
+    /// failed (said on the console: the task's flows stall until the next
+    /// receive, and whatever else it serves goes on).
+    pub fn receive(&mut self, block: bool) -> Option<Arrived> {
+        let got = if block && self.stages.idle() {
+            self.endpoint.recv(self.reply, self.received).map(Some)
+        } else {
+            self.endpoint.nb_recv(self.reply, self.received)
+        };
+        match got {
+            Ok(got) => Some(System.serve(&mut self.stages, &mut self.work, &got?, self.reply)),
+            Err(e) => {
+                conflux_userlib::println!(
+                    "receive on the FLOW endpoint failed: {e}; this task's flows stall until the next receive"
+                );
+                None
+            }
+        }
     }
 }
