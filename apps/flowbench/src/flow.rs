@@ -30,28 +30,26 @@ use crate::config;
 pub const PORT: u16 = 5711;
 const TICK_MS: u64 = 10;
 
-/// The flow request for one run: datagrams of `size` bytes, stored from
-/// sector `first`.
-fn request(size: u32, first: u64, sectors: u64) -> FlowRequest {
-    let decrypt = StageSpec::Cipher(Cipher {
+/// The benchmark's decryption on the crypto device (AES-128-CBC, the
+/// runner's key and IV).
+pub fn decrypt() -> StageSpec {
+    StageSpec::Cipher(Cipher {
         mode: Mode::Cbc,
         direction: Direction::Decrypt,
         engine: Engine::Device,
         key: Key::new(&KEY).unwrap_or_else(|| fail("the benchmark key is not 16 bytes")),
         iv: IV,
-    });
-    FlowRequest::new(
-        StageSpec::Udp { port: PORT },
-        &[decrypt],
-        StageSpec::Blocks {
-            first,
-            count: sectors,
-        },
-        4,
-        0,
-        size,
-    )
-    .unwrap_or_else(|e| {
+    })
+}
+
+/// A flow request of `size`-byte buffers, or the benchmark stops.
+pub fn request(
+    source: StageSpec,
+    transformers: &[StageSpec],
+    sink: StageSpec,
+    size: u32,
+) -> FlowRequest {
+    FlowRequest::new(source, transformers, sink, 4, 0, size).unwrap_or_else(|e| {
         fail(&alloc::format!(
             "the flow request is refused before sending: {e}"
         ))
@@ -75,21 +73,26 @@ fn at_sink(flows: &Flows, id: FlowId) -> (u64, u64) {
     }
 }
 
-/// One run of the flow configuration.
-pub fn run(blk: &mut Blk, size: u32, plan: &Plan, first: u64, sectors: u64) -> Result {
-    let flows = Flows::new(config::caps::FLOWMGR);
+/// Creates the flow for `request`, or the benchmark stops.
+pub fn create(flows: &Flows, request: &FlowRequest) -> FlowId {
+    flows
+        .create(request)
+        .unwrap_or_else(|e| fail(&alloc::format!("flowmgr refused the flow: {e}")))
+}
+
+/// Watches flow `id` until `count` records reached its sink or it went
+/// quiet, then destroys it (a block sink writes what it holds when it
+/// stops). Returns the records at the sink and the flow's time in TSC
+/// cycles as its stages stamped it.
+pub fn watch(flows: &Flows, id: FlowId, count: u64) -> (u64, u64) {
     let clock = Notification(config::caps::CLOCK);
-    let id = flows
-        .create(&request(size, first, sectors))
-        .unwrap_or_else(|e| fail(&alloc::format!("flowmgr refused the flow: {e}")));
-    println!("ready config=flow size={size} port={PORT}");
     let (mut seen, mut cycles, mut started, mut quiet_since) = (0u64, 0u64, false, 0u64);
     let mut waited = 0u64;
-    while seen < u64::from(plan.count) {
+    while seen < count {
         let _ = clock.timer(1);
         let _ = clock.wait();
         waited += TICK_MS;
-        let (now, took) = at_sink(&flows, id);
+        let (now, took) = at_sink(flows, id);
         if now > seen {
             started = true;
             seen = now;
@@ -107,15 +110,29 @@ pub fn run(blk: &mut Blk, size: u32, plan: &Plan, first: u64, sectors: u64) -> R
             }
         }
     }
-    // The block stage writes what it holds when it stops.
     if let Err(e) = flows.destroy(id) {
         fail(&alloc::format!("flowmgr refused to destroy the flow: {e}"));
     }
-    let end = first + sectors;
-    let tally = disk::check(blk, first, end, size as usize, seen);
+    (seen, cycles)
+}
+
+/// One run of the flow configuration.
+pub fn run(blk: &mut Blk, size: u32, plan: &Plan, first: u64, sectors: u64) -> Result {
+    let flows = Flows::new(config::caps::FLOWMGR);
+    let sink = StageSpec::Blocks {
+        first,
+        count: sectors,
+    };
+    let id = create(
+        &flows,
+        &request(StageSpec::Udp { port: PORT }, &[decrypt()], sink, size),
+    );
+    println!("ready config=flow size={size} port={PORT}");
+    let (seen, cycles) = watch(&flows, id, u64::from(plan.count));
+    let tally = disk::check(blk, first, first + sectors, size as usize, seen);
     Result {
         stored: seen,
         cycles,
-        tally,
+        tally: Some(tally),
     }
 }

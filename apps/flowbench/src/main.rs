@@ -11,8 +11,13 @@
 //!   passes through this task three times.
 //! - **flow** ([`flow`]): one `flowmgr` flow, NIC → crypto device → disk;
 //!   this task only creates it, watches its statistics and destroys it.
+//! - **each stage alone** ([`alone`]): `stage-udp` (NIC → null) on the same
+//!   offered loads, then `stage-crypto` (pattern → device decrypt → null)
+//!   and `stage-disk` (pattern → disk), which need no host and run once per
+//!   size: the flow's share of its slowest stage.
 //!
-//! The two alternate, run by run, on the same offered loads.
+//! Memory-centric, flow and stage-udp alternate, run by run, on the same
+//! offered loads.
 //! For each datagram size in [`SIZES`], [`plan::Plan::rounds`] times (the
 //! runner offers each round at another rate), it prints `ready` with the port,
 //! receives until [`plan::Plan::count`] datagrams came or the line has
@@ -27,6 +32,7 @@
 
 extern crate alloc;
 
+mod alone;
 mod disk;
 mod flow;
 mod memory;
@@ -46,7 +52,7 @@ pub const IV: [u8; 16] = *b"conflux-flow-iv!";
 /// The records' seed.
 pub const SEED: u64 = 0xf10e;
 /// Sectors each run stores into (32 MiB: 20,000 records of 1 KiB and room;
-/// the benchmark's 16 runs fill its 512 MiB disk).
+/// the benchmark's 18 disk runs fill 576 MiB of its 640 MiB disk).
 pub const RUN_SECTORS: u64 = 32 << 11;
 
 /// Stops the benchmark with a message (its figures would be wrong).
@@ -65,7 +71,11 @@ fn main() {
             first += RUN_SECTORS;
             flow::run(mem.blk(), size, &plan, first, RUN_SECTORS).print("flow", size);
             first += RUN_SECTORS;
+            alone::udp(size, &plan).print("stage-udp", size);
         }
+        alone::crypto(size, &plan).print("stage-crypto", size);
+        alone::disk(mem.blk(), size, &plan, first, RUN_SECTORS).print("stage-disk", size);
+        first += RUN_SECTORS;
     }
     println!("done");
 }

@@ -145,7 +145,7 @@ impl Memory {
         Result {
             stored,
             cycles: start.map_or(0, |s| last - s),
-            tally,
+            tally: Some(tally),
         }
     }
 }

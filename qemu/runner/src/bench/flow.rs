@@ -14,6 +14,15 @@
 //! that shares the CPU with its receivers collapses — receive livelock —
 //! and that collapse is printed in the table, not recorded as its speed).
 //! Whatever a path could not take is reported as lost.
+//!
+//! Each stage of the flow is also measured alone, so the table can give
+//! the flow's share of its slowest stage: `stage-udp` (the NIC's steering
+//! into a `null` sink) on the same datagrams and rates, and
+//! `stage-crypto` (pattern → device decrypt → `null`) and `stage-disk`
+//! (pattern → disk), which announce port 0: their records come from the
+//! guest's own pattern source, so the runner sends nothing. A `null` sink
+//! only counts, so those results carry no check and their rate counts
+//! what reached the sink.
 
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -40,17 +49,37 @@ const SEED: u64 = 0xf10e;
 /// The paper's flow/memory-centric speed-ups by datagram size.
 const PAPER: [(u32, f64); 2] = [(64, 1.13), (1024, 1.94)];
 
+/// The stage configurations measured alone.
+const STAGES: [&str; 3] = ["stage-udp", "stage-crypto", "stage-disk"];
+/// The issue's target: the flow at this share of its slowest stage alone.
+const STAGE_TARGET: f64 = 0.8;
+
+/// The check of what a run read back from the disk.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    pub good: u64,
+    pub missing: u64,
+    pub repeated: u64,
+    pub damaged: u64,
+}
+
 /// One `result` line.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Outcome {
     pub config: String,
     pub size: u32,
     pub stored: u64,
-    pub good: u64,
-    pub missing: u64,
-    pub repeated: u64,
-    pub damaged: u64,
+    /// `None` for a run into a `null` sink, which only counts.
+    pub check: Option<Check>,
     pub cycles: u64,
+}
+
+impl Outcome {
+    /// The records the run's rate counts: those read back whole, or for a
+    /// `null` sink those that reached it.
+    fn counted(&self) -> u64 {
+        self.check.as_ref().map_or(self.stored, |c| c.good)
+    }
 }
 
 /// `key=value` of a line, as a number.
@@ -66,6 +95,16 @@ fn text_field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
         .find_map(|w| w.strip_prefix(key)?.strip_prefix('='))
 }
 
+/// The check's fields of a `result` line, if it has them.
+fn check(line: &str) -> Option<Check> {
+    Some(Check {
+        good: field(line, "good")?,
+        missing: field(line, "missing")?,
+        repeated: field(line, "repeated")?,
+        damaged: field(line, "damaged")?,
+    })
+}
+
 /// The `result` lines in `console`.
 pub fn outcomes(console: &str) -> Vec<Outcome> {
     console
@@ -76,10 +115,7 @@ pub fn outcomes(console: &str) -> Vec<Outcome> {
                 config: text_field(l, "config")?.to_owned(),
                 size: u32::try_from(field(l, "size")?).ok()?,
                 stored: field(l, "stored")?,
-                good: field(l, "good")?,
-                missing: field(l, "missing")?,
-                repeated: field(l, "repeated")?,
-                damaged: field(l, "damaged")?,
+                check: check(l),
                 cycles: field(l, "cycles")?,
             })
         })
@@ -109,8 +145,10 @@ fn host_port(manifest: &Manifest, port: u16) -> Option<u16> {
         .map(|f| f.host)
 }
 
-/// Feeds every run the guest announces until it prints `done`.
-fn feed(console: &Console, manifest: &Manifest) -> Result<Vec<u32>, String> {
+/// Feeds every run the guest announces until it prints `done`; a run on
+/// port 0 makes its own records and is only waited for. Returns each
+/// run's offered rate (`None`: not fed).
+fn feed(console: &Console, manifest: &Manifest) -> Result<Vec<Option<u32>>, String> {
     let deadline = Instant::now() + Duration::from_secs(3600);
     let mut offered = Vec::new();
     for n in 0.. {
@@ -127,37 +165,48 @@ fn feed(console: &Console, manifest: &Manifest) -> Result<Vec<u32>, String> {
         let Some((config, size, port)) = next else {
             return Ok(offered);
         };
-        // Each configuration and size gets the rates in turn, so both
-        // configurations see the same loads.
+        // Each fed configuration and size gets the rates in turn, so they
+        // all see the same loads.
         let before = (0..n)
             .filter_map(|i| ready(&console.text(), i))
             .filter(|(c, s, _)| *c == config && *s == size)
             .count();
-        let rate = RATES[before % RATES.len()];
-        offered.push(rate);
-        let host = host_port(manifest, port)
-            .ok_or_else(|| format!("no UDP forward reaches the guest's port {port}"))?;
-        let blast = Blast {
-            port: host,
-            count: COUNT,
-            size: size as usize,
-            seed: SEED,
-            key: KEY,
-            iv: IV,
-            rate,
-        };
-        let sent = blast.send()?;
-        println!(
-            "bench flow: {config} {size} B at {rate}/s: sent {} datagrams in {:.1} s",
-            sent.datagrams,
-            sent.elapsed.as_secs_f64()
-        );
         let done = format!("flowbench: result config={config} size={size} ");
+        if port == 0 {
+            offered.push(None);
+            println!("bench flow: {config} {size} B: the guest's own records");
+        } else {
+            let rate = RATES[before % RATES.len()];
+            offered.push(Some(rate));
+            blast(manifest, port, size, rate, &config)?;
+        }
         if !console.wait_until(deadline, |out| out.contains(&done)) {
             return Err(format!("no result for {config} {size} B"));
         }
     }
     Ok(offered)
+}
+
+/// Sends one run's records to guest `port` at `rate`.
+fn blast(manifest: &Manifest, port: u16, size: u32, rate: u32, config: &str) -> Result<(), String> {
+    let host = host_port(manifest, port)
+        .ok_or_else(|| format!("no UDP forward reaches the guest's port {port}"))?;
+    let blast = Blast {
+        port: host,
+        count: COUNT,
+        size: size as usize,
+        seed: SEED,
+        key: KEY,
+        iv: IV,
+        rate,
+    };
+    let sent = blast.send()?;
+    println!(
+        "bench flow: {config} {size} B at {rate}/s: sent {} datagrams in {:.1} s",
+        sent.datagrams,
+        sent.elapsed.as_secs_f64()
+    );
+    Ok(())
 }
 
 /// Boots the flowbench system, feeds it, prints the table and appends the
@@ -208,17 +257,19 @@ pub fn run() -> Result<(), String> {
 }
 
 /// Records and the table: every run, then per configuration and size its
-/// best run's packets and bytes per second of records stored whole, and
-/// the flow/memory-centric ratio of the best runs beside the paper's.
-/// `offered[i]` is the rate run `i` was offered.
+/// best run's packets and bytes per second of records stored whole (or,
+/// into a `null` sink, counted), the flow/memory-centric ratio of the best
+/// runs beside the paper's, and the flow's share of its slowest stage
+/// alone. `offered[i]` is the rate run `i` was offered (`None`: the
+/// guest's own records).
 fn report(
     results: &[Outcome],
-    offered: &[u32],
+    offered: &[Option<u32>],
     tsc_hz: f64,
 ) -> (Vec<Record<'static>>, Vec<String>) {
     let mut records = Vec::new();
     let mut table = vec![
-        format!("bench flow (tcg; {COUNT} datagrams per run, offered at {RATES:?}/s; rates count records read back whole from the disk, over guest time; best run recorded)"),
+        format!("bench flow (tcg; {COUNT} datagrams per run, offered at {RATES:?}/s; rates count records read back whole from the disk (null sinks: records counted there), over guest time; best run recorded; stage-crypto and stage-disk make their own records)"),
         format!(
             "  {:<15} {:>6} {:>9} {:>8} {:>8} {:>12} {:>12}",
             "config", "size", "offered", "stored", "lost", "packets/s", "MiB/s"
@@ -227,7 +278,7 @@ fn report(
     let rate_of = |o: &Outcome| {
         let secs = o.cycles as f64 / tsc_hz;
         if secs > 0.0 {
-            o.good as f64 / secs
+            o.counted() as f64 / secs
         } else {
             0.0
         }
@@ -238,9 +289,13 @@ fn report(
             "  {:<15} {:>6} {:>9} {:>8} {:>8} {:>12.0} {:>12.2}",
             o.config,
             o.size,
-            offered.get(i).map_or("?".into(), |r| format!("{r}/s")),
+            match offered.get(i) {
+                Some(Some(r)) => format!("{r}/s"),
+                Some(None) => "own".into(),
+                None => "?".into(),
+            },
             o.stored,
-            u64::from(COUNT).saturating_sub(o.good),
+            u64::from(COUNT).saturating_sub(o.counted()),
             pps,
             pps * f64::from(o.size) / (1024.0 * 1024.0)
         ));
@@ -259,14 +314,18 @@ fn report(
     for o in &best {
         let pps = rate_of(o);
         let bps = pps * f64::from(o.size);
-        let lost = u64::from(COUNT).saturating_sub(o.good);
+        let lost = u64::from(COUNT).saturating_sub(o.counted());
         let config: &'static str = Box::leak(o.config.clone().into_boxed_str());
         let param: &'static str = Box::leak(o.size.to_string().into_boxed_str());
-        for (metric, value, unit) in [
+        let metrics = [
             ("packets_per_s", pps.round(), "packets/s"),
             ("bytes_per_s", bps.round(), "bytes/s"),
             ("lost", lost as f64, "datagrams"),
-        ] {
+        ];
+        // A stage alone is a rate to compare the flow with; what it lost
+        // is in the table.
+        let kept = if STAGES.contains(&config) { 2 } else { 3 };
+        for (metric, value, unit) in metrics.into_iter().take(kept) {
             records.push(Record {
                 bench: "flow",
                 config,
@@ -290,8 +349,41 @@ fn report(
                 "  flow / memory-centric at {size} B: not measured (both configurations needed; paper: {paper}x)"
             ));
         }
+        table.push(share_of_slowest(
+            size,
+            find("flow"),
+            &STAGES.map(find),
+            rate_of,
+        ));
     }
     (records, table)
+}
+
+/// The table's line for the flow's share of its slowest stage alone at
+/// `size`, given the best runs (`rate_of` packets per second).
+fn share_of_slowest(
+    size: u32,
+    flow: Option<&&Outcome>,
+    stages: &[Option<&&Outcome>],
+    rate_of: impl Fn(&Outcome) -> f64,
+) -> String {
+    let slowest = stages
+        .iter()
+        .map(|o| o.map(|o| (o.config.as_str(), rate_of(o))))
+        .collect::<Option<Vec<_>>>()
+        .and_then(|v| v.into_iter().min_by(|a, b| a.1.total_cmp(&b.1)));
+    let target = STAGE_TARGET * 100.0;
+    match (flow, slowest) {
+        (Some(f), Some((stage, alone))) => {
+            let share = rate_of(f) / alone.max(f64::MIN_POSITIVE) * 100.0;
+            format!(
+                "  flow at {size} B: {share:.0} % of its slowest stage alone ({stage}, {alone:.0} packets/s; target ≥ {target:.0} %)"
+            )
+        }
+        _ => format!(
+            "  flow at {size} B against its slowest stage alone: not measured (the flow and all of {STAGES:?} needed; target ≥ {target:.0} %)"
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -303,28 +395,58 @@ flowbench: ready config=memory-centric size=64 port=5710
 flowbench: result config=memory-centric size=64 stored=300 good=299 missing=1 repeated=0 damaged=0 cycles=3000000
 flowbench: ready config=flow size=64 port=5711
 flowbench: result config=flow size=64 stored=300 good=300 missing=0 repeated=0 damaged=0 cycles=1000000
+flowbench: ready config=stage-udp size=64 port=5711
+flowbench: result config=stage-udp size=64 stored=300 cycles=500000
+flowbench: ready config=stage-crypto size=64 port=0
+flowbench: result config=stage-crypto size=64 stored=300 cycles=800000
+flowbench: ready config=stage-disk size=64 port=0
+flowbench: result config=stage-disk size=64 stored=300 good=290 missing=10 repeated=0 damaged=0 cycles=600000
 flowbench: done
 ";
 
     #[test]
     fn ready_and_result_lines_are_read() {
         assert_eq!(ready(CONSOLE, 1), Some(("flow".into(), 64, 5711)));
-        assert_eq!(ready(CONSOLE, 2), None);
+        assert_eq!(ready(CONSOLE, 3), Some(("stage-crypto".into(), 64, 0)));
+        assert_eq!(ready(CONSOLE, 5), None);
         let o = outcomes(CONSOLE);
-        assert_eq!(o.len(), 2);
-        assert_eq!((o[0].good, o[0].missing, o[0].cycles), (299, 1, 3_000_000));
+        assert_eq!(o.len(), 5);
+        let c = o[0].check.as_ref().unwrap();
+        assert_eq!((c.good, c.missing, o[0].cycles), (299, 1, 3_000_000));
+        // A null sink's line has no check: its count is what reached it.
+        assert_eq!((o[2].check.as_ref(), o[2].counted()), (None, 300));
+        assert_eq!(o[4].counted(), 290);
     }
 
     #[test]
     fn the_report_compares_in_one_run_and_names_the_paper() {
-        let (records, table) = report(&outcomes(CONSOLE), &[100, 100], 1e9);
+        let offered = [Some(100), Some(100), Some(100), None, None];
+        let (records, table) = report(&outcomes(CONSOLE), &offered, 1e9);
         let pps: Vec<f64> = records
             .iter()
             .filter(|r| r.metric == "packets_per_s")
             .map(|r| r.value)
             .collect();
-        // 299 in 3 ms; 300 in 1 ms.
-        assert_eq!(pps, [99_667.0, 300_000.0]);
+        // 299 in 3 ms; 300 in 1 ms; 300 in 0.5 ms; 300 in 0.8 ms; 290 in 0.6 ms.
+        assert_eq!(pps, [99_667.0, 300_000.0, 600_000.0, 375_000.0, 483_333.0]);
+        // Stages alone record their rates, not a loss.
+        let lost: Vec<&str> = records
+            .iter()
+            .filter(|r| r.metric == "lost")
+            .map(|r| r.config)
+            .collect();
+        assert_eq!(lost, ["memory-centric", "flow"]);
+        // The slowest stage alone is the crypto stage: 300,000 of 375,000.
+        assert!(
+            table.iter().any(|l| l.contains(
+                "flow at 64 B: 80 % of its slowest stage alone (stage-crypto, 375000 packets/s"
+            )),
+            "{table:?}"
+        );
+        assert!(table.iter().any(|l| l.contains("own")), "{table:?}");
+        assert!(table
+            .iter()
+            .any(|l| l.contains("at 1024 B against its slowest stage alone: not measured")));
         assert!(
             table
                 .iter()
