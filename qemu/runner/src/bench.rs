@@ -65,6 +65,39 @@ impl Record<'_> {
     }
 }
 
+/// Boots `built` under tcg and runs `measure` beside it (the guest is
+/// stopped once `measure` returns); what `measure` found, and the console.
+/// `what` names the benchmark in errors, which carry the console.
+fn measure_beside<T: Send + 'static>(
+    what: &str,
+    built: &image::Built,
+    timeout: Duration,
+    measure: impl FnOnce(&qemu::Console) -> Result<T, String> + Send + 'static,
+) -> Result<(T, String), String> {
+    let (send, receive) = std::sync::mpsc::channel();
+    let work = move |console: &qemu::Console| {
+        let result = measure(console);
+        let problems = result.as_ref().err().cloned().into_iter().collect();
+        let _ = send.send(result);
+        qemu::BesideReport {
+            log: String::new(),
+            problems,
+        }
+    };
+    let beside = qemu::Beside {
+        work: Box::new(work),
+        stop: true,
+    };
+    let run =
+        qemu::run_captured_full(built, Accel::Tcg, timeout, "", &[], b"", None, Some(beside))?;
+    let found = receive
+        .recv()
+        .map_err(|_| "the measuring thread ended without a result".to_owned())
+        .and_then(|r| r)
+        .map_err(|e| format!("{what}: {e}\nconsole:\n{}", run.output))?;
+    Ok((found, run.output))
+}
+
 fn results_path() -> std::path::PathBuf {
     workspace::root().join("target/bench/results.jsonl")
 }

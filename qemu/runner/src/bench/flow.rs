@@ -24,15 +24,13 @@
 //! only counts, so those results carry no check and their rate counts
 //! what reached the sink.
 
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use conflux_manifest::{Manifest, Protocol};
 
 use super::{append, Record};
-use crate::accel::Accel;
 use crate::image;
-use crate::qemu::{self, Beside, BesideReport, Console};
+use crate::qemu::Console;
 use crate::udp_peer::Blast;
 
 /// Datagrams per run (the paper sent a million; the memory-centric path
@@ -216,38 +214,15 @@ pub fn run() -> Result<(), String> {
     crate::forwards::check_free(&built.manifest)?;
     let tsc_hz = super::host_tsc_hz().ok_or("bench flow needs the host's TSC rate")?;
     let manifest = built.manifest.clone();
-    let (send, receive) = mpsc::channel();
-    let work = move |console: &Console| {
-        let result = feed(console, &manifest);
-        let problems = result.as_ref().err().cloned().into_iter().collect();
-        let _ = send.send(result);
-        BesideReport {
-            log: String::new(),
-            problems,
-        }
-    };
-    let beside = Beside {
-        work: Box::new(work),
-        stop: true,
-    };
-    let run = qemu::run_captured_full(
+    let (offered, output) = super::measure_beside(
+        "bench flow",
         &built,
-        Accel::Tcg,
         Duration::from_secs(3600),
-        "",
-        &[],
-        b"",
-        None,
-        Some(beside),
+        move |console| feed(console, &manifest),
     )?;
-    let offered = receive
-        .recv()
-        .map_err(|_| "the feeding thread ended without a result".to_owned())
-        .and_then(|r| r)
-        .map_err(|e| format!("bench flow: {e}\nconsole:\n{}", run.output))?;
-    let results = outcomes(&run.output);
+    let results = outcomes(&output);
     if results.is_empty() {
-        return Err(format!("bench flow: no results; console:\n{}", run.output));
+        return Err(format!("bench flow: no results; console:\n{}", output));
     }
     let (records, table) = report(&results, &offered, tsc_hz);
     for line in table {

@@ -33,14 +33,13 @@ mod echo;
 mod figures;
 mod request;
 
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::accel::Accel;
 use crate::disks::{self, generate};
 use crate::http_peer::{self, Expected, FetchPlan, Target};
 use crate::image;
-use crate::qemu::{self, Beside, BesideReport, Console};
+use crate::qemu::Console;
 
 use echo::EchoPlan;
 use figures::{Figures, CONFIGS};
@@ -80,36 +79,13 @@ pub fn run() -> Result<(), String> {
     crate::forwards::check_free(&built.manifest)?;
     let small = generated(&built.manifest, SMALL)?;
     let large = generated(&built.manifest, LARGE)?;
-    let (send, receive) = mpsc::channel();
-    let work = move |console: &Console| {
-        let result = measure(console, small, large);
-        let problems = result.as_ref().err().cloned().into_iter().collect();
-        let _ = send.send(result);
-        BesideReport {
-            log: String::new(),
-            problems,
-        }
-    };
-    let beside = Beside {
-        work: Box::new(work),
-        stop: true,
-    };
-    let run = qemu::run_captured_full(
+    let (figures, output) = super::measure_beside(
+        "bench net",
         &built,
-        Accel::Tcg,
         Duration::from_secs(900),
-        "",
-        &[],
-        b"",
-        None,
-        Some(beside),
+        move |console| measure(console, small, large),
     )?;
-    let figures = receive
-        .recv()
-        .map_err(|_| "the measuring thread ended without a result".to_owned())
-        .and_then(|r| r)
-        .map_err(|e| format!("bench net: {e}\nconsole:\n{}", run.output))?;
-    let (records, table) = figures.report(&run.output);
+    let (records, table) = figures.report(&output);
     println!(
         "bench net (tcg, host wall clock through QEMU's user network; VAN: one IPC per socket op, COSY: one compound per step)"
     );
