@@ -9,10 +9,12 @@
 //! `STOP` every stage, then revoke everything derived from the slot's
 //! pool and edges, whether the stages obeyed or not.
 //!
-//! **Watching**: `flowmgr` is a server and runs only when called, so it
-//! checks a flow's stages when the flow is asked about (`STATS`, and after
-//! `PAUSE`/`RESUME`). A stage that does not answer, answers as a new
-//! instance, or reports a broken edge puts the flow on the ladder
+//! **Watching**: a flow's stages are checked when the flow is asked about
+//! (`STATS`, and after `PAUSE`/`RESUME`) and at each tick of `flowmgr`'s
+//! own timer ([`Manager::watch`], while [`Manager::watching`]), so a
+//! failure is handled even while the application only waits on its
+//! notification. A stage that does not answer, answers as a new instance,
+//! or reports a broken edge puts the flow on the ladder
 //! ([`crate::ladder`]). Recovery rewires the whole flow on freshly
 //! formatted edges (the stages' held buffers and counters start over), so
 //! a source starts again from its beginning.
@@ -112,6 +114,17 @@ impl Flow {
             .iter()
             .enumerate()
             .filter_map(|(i, s)| Some((i, s.as_ref()?)))
+    }
+
+    /// Whether its stages are wired and meant to move data: a tick checks
+    /// it (a paused flow waits for its `RESUME`, a finished one for
+    /// nothing).
+    fn watched(&self) -> bool {
+        self.wired
+            && matches!(
+                self.life.state(),
+                FlowState::Running | FlowState::Recovering
+            )
     }
 
     fn last(&self) -> usize {
@@ -441,15 +454,15 @@ impl Manager {
         sys.notify(slot);
     }
 
-    /// STATS: the flow's figures, after checking its stages.
-    pub fn stats(&mut self, sys: &mut impl Sys, id: u64, owner: u64) -> Result<FlowStats, Refusal> {
-        let (fid, _) = self.flow(id, owner)?;
-        let slot = fid.slot();
-        let reg = &mut self.reg;
-        let flow = self
-            .slots
-            .get(fid)
-            .ok_or(Refusal::new(FlowStatus::UnknownFlow))?;
+    /// Checks `flow`'s stages (climbing the ladder if one failed), reads
+    /// its edges and marks it `Done` once its source's records all went
+    /// through; the edges as read.
+    fn look(
+        reg: &mut Registry,
+        sys: &mut impl Sys,
+        slot: usize,
+        flow: &mut Flow,
+    ) -> [EdgeStats; MAX_EDGES] {
         Self::check(reg, sys, slot, flow);
         let mut raw = [EdgeStats::default(); MAX_EDGES];
         let edges = flow.layout.edges;
@@ -462,6 +475,39 @@ impl Manager {
         {
             sys.notify(slot);
         }
+        raw
+    }
+
+    /// Whether a flow's stages move data on their own (running or being
+    /// recovered), so a timer tick has something to [`watch`](Self::watch).
+    pub fn watching(&mut self) -> bool {
+        self.slots.iter_mut().any(|(_, f)| f.watched())
+    }
+
+    /// A timer tick: every running or recovering flow is looked at as
+    /// `STATS` would (a failed stage climbs the ladder, a finished flow
+    /// becomes `Done`, the application is notified of each), without any
+    /// application asking.
+    pub fn watch(&mut self, sys: &mut impl Sys) {
+        let reg = &mut self.reg;
+        for (id, flow) in self.slots.iter_mut() {
+            if flow.watched() {
+                Self::look(reg, sys, id.slot(), flow);
+            }
+        }
+    }
+
+    /// STATS: the flow's figures, after checking its stages.
+    pub fn stats(&mut self, sys: &mut impl Sys, id: u64, owner: u64) -> Result<FlowStats, Refusal> {
+        let (fid, _) = self.flow(id, owner)?;
+        let slot = fid.slot();
+        let reg = &mut self.reg;
+        let flow = self
+            .slots
+            .get(fid)
+            .ok_or(Refusal::new(FlowStatus::UnknownFlow))?;
+        let raw = Self::look(reg, sys, slot, flow);
+        let edges = flow.layout.edges;
         let mut figures = [EdgeFigures::default(); MAX_EDGES];
         for (f, r) in figures.iter_mut().zip(&raw).take(edges) {
             *f = EdgeFigures {

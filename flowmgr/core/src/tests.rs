@@ -471,6 +471,57 @@ fn a_broken_edge_is_mended_by_rewiring_and_a_flapping_stage_moves() {
 }
 
 #[test]
+fn a_tick_climbs_the_ladder_and_finishes_flows_without_stats() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    assert!(!m.watching(), "nothing to watch without flows");
+    let id = m.create(&mut sys, &round_trip(), APP).unwrap();
+    assert!(m.watching());
+    // The device stage dies for good; only ticks look.
+    sys.tasks[1].dead = true;
+    let n = sys.notified;
+    m.watch(&mut sys);
+    assert!(
+        sys.tasks[2].flows[&0].start.is_some(),
+        "redirected on a tick"
+    );
+    assert!(sys.notified > n, "the application was told");
+    // Both device tasks gone: the next tick falls back to software.
+    sys.tasks[2].dead = true;
+    m.watch(&mut sys);
+    assert_eq!(sys.tasks[0].flows.len(), 4, "all four stages in software");
+    // A tick that finds every stage well ends the recovery.
+    m.watch(&mut sys);
+    // Every record through every edge: a tick marks the flow done, and
+    // then there is nothing left to watch.
+    for e in 0..3 {
+        let s = sys.edges.get_mut(&(0, e)).unwrap();
+        s.upstream[0] = 100;
+        s.downstream[0] = 100;
+    }
+    let n = sys.notified;
+    m.watch(&mut sys);
+    assert!(sys.notified > n);
+    assert!(!m.watching());
+    let s = m.stats(&mut sys, id.word(), APP).unwrap();
+    assert_eq!(s.state, FlowState::Done);
+    assert_eq!((s.ladder[REDIRECT], s.ladder[FALLBACK]), (1, 1));
+}
+
+#[test]
+fn a_paused_flow_is_not_watched() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    let id = m.create(&mut sys, &round_trip(), APP).unwrap();
+    m.pause(&mut sys, id.word(), APP, true).unwrap();
+    assert!(!m.watching());
+    sys.tasks[1].dead = true;
+    let calls = sys.calls.len();
+    m.watch(&mut sys);
+    assert_eq!(sys.calls.len(), calls, "a tick leaves a paused flow alone");
+}
+
+#[test]
 fn a_paused_flow_stays_paused_across_recovery() {
     let mut sys = system();
     let mut m = manager(&mut sys);

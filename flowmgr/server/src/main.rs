@@ -10,6 +10,12 @@
 //! adds the system calls ([`system::Kernel`]) and the message loop
 //! ([`serve`]).
 //!
+//! **Watching on its own**: the manifest gives it a notification (`watch`),
+//! bound to its endpoint; while a flow runs or recovers, its timer fires
+//! every [`WATCH_TICKS`] and each expiry checks every such flow as `STATS`
+//! would, so a stage that died is restarted or moved, and the application
+//! notified, without the application asking.
+//!
 //! Capability slots past the manifest's: the reply slot, the receive slot
 //! for a capability a client sends, a spare slot for the copy a stage is
 //! handed, then one slot per flow slot for its application's notification.
@@ -21,7 +27,7 @@ mod serve;
 mod system;
 
 use conflux_flowmgr_core::Manager;
-use conflux_userlib::ipc::{Endpoint, Message};
+use conflux_userlib::ipc::{Endpoint, Message, Notification};
 use conflux_userlib::println;
 
 conflux_userlib::entry!(main);
@@ -34,6 +40,9 @@ const RECEIVED: usize = config::caps::FIRST_FREE + 1;
 const SPARE: usize = config::caps::FIRST_FREE + 2;
 /// Flow slot `n`'s application notification, if it gave one.
 const NOTIFY_BASE: usize = config::caps::FIRST_FREE + 3;
+/// Kernel ticks (10 ms each) between two looks at the running flows: a
+/// dead stage costs its flow at most this long before recovery starts.
+const WATCH_TICKS: u64 = 10;
 
 fn main() {
     let stages = config::flows::STAGES;
@@ -60,6 +69,13 @@ fn main() {
         config::flows::POOL_SIZE / 1024
     );
     let ep = Endpoint(config::caps::FLOWMGR);
+    let watch = Notification(config::caps::WATCH);
+    let bound = watch.bind(&ep);
+    if let Err(e) = bound {
+        println!("cannot bind the watch notification to the flowmgr endpoint ({e}): flows are checked only when asked; check the manifest gives flowmgr `watch` with rights rw");
+    }
+    // Whether a timer expiry is on its way.
+    let mut armed = false;
     let mut answer = Message::default();
     loop {
         let got = match ep.reply_recv(REPLY, RECEIVED, &answer) {
@@ -69,6 +85,22 @@ fn main() {
                 return;
             }
         };
-        answer = serve::handle(&mut manager, &mut sys, &got);
+        if got.notified().is_some() {
+            // The timer: nobody to answer.
+            armed = false;
+            manager.watch(&mut sys);
+            answer = Message::default();
+        } else {
+            answer = serve::handle(&mut manager, &mut sys, &got);
+        }
+        if bound.is_ok() && !armed && manager.watching() {
+            armed = match watch.timer(WATCH_TICKS) {
+                Ok(_) => true,
+                Err(e) => {
+                    println!("cannot arm flowmgr's watch timer ({e}): flows are checked only when asked until the next request");
+                    false
+                }
+            };
+        }
     }
 }

@@ -1,15 +1,21 @@
 //! Test task: a crc32c stage task whose first instance (every instance,
-//! in the system `flow-redirect`) faults on purpose after [`FAULT_AFTER`]
-//! buffers, so that init restarts it and flowmgr's exception ladder has
-//! to act. Which instance it is comes from a word in
+//! in the systems `flow-redirect` and `flow-fallback`) faults on purpose
+//! after [`FAULT_AFTER`] buffers, so that init restarts it and flowmgr's
+//! exception ladder has to act. Which instance it is comes from a word in
 //! its own region, which outlives the task. Otherwise it is a stage task
 //! like any other (`conflux-flow-stage` does the protocol).
+//!
+//! In the system `flow-fallback` it stands for a crypto device instead:
+//! it answers `INFO` as a device cipher (so an `Any` cipher is placed on
+//! it first) and runs the cipher with `conflux-flow-soft-core`, so what it
+//! passes on is right until it faults. With no other device task in that
+//! system, the ladder's only way out is the software fallback.
 #![no_std]
 #![no_main]
 #![forbid(unsafe_code)]
 
-use conflux_flow_protocol::stage::{StageSpec, StageStatus, Start};
-use conflux_flow_soft_core::crc;
+use conflux_flow_protocol::stage::{info, Cipher, Engine, StageSpec, StageStatus, Start};
+use conflux_flow_soft_core::{cipher, crc};
 use conflux_flow_stage::{edges_match, Arrived, Config, Failure, FlowIo, Stages, System, Work};
 use conflux_userlib::ipc::{Endpoint, Notification, Region};
 use conflux_userlib::println;
@@ -23,24 +29,44 @@ const WINDOW_BASE: u64 = 0x0000_6000_0000_0000;
 /// Buffers the first instance passes on before it faults.
 const FAULT_AFTER: u64 = 100;
 
-/// crc32c, counting buffers.
-struct Flaky;
+/// `StageSpec::kind` of a cipher stage (the protocol keeps its kind
+/// numbers private; flowsoft names them the same way).
+const CIPHER_KIND: u64 = 3;
+
+/// crc32c, or (standing for a device) a cipher; a flow's job is its
+/// cipher, `None` for crc32c.
+struct Flaky {
+    device: bool,
+}
 
 impl Work for Flaky {
-    type Flow = ();
+    type Flow = Option<Cipher>;
 
-    fn start(&mut self, _flow: u32, start: &Start, _io: &mut FlowIo) -> Result<(), StageStatus> {
-        match start.spec {
-            StageSpec::Crc32c if edges_match(start) => Ok(()),
-            StageSpec::Crc32c => Err(StageStatus::BadEdge),
-            _ => Err(StageStatus::Unsupported),
+    fn start(
+        &mut self,
+        _flow: u32,
+        start: &Start,
+        _io: &mut FlowIo,
+    ) -> Result<Option<Cipher>, StageStatus> {
+        let job = match start.spec {
+            StageSpec::Crc32c if !self.device => None,
+            StageSpec::Cipher(c) if self.device && c.engine != Engine::Software => Some(c),
+            _ => return Err(StageStatus::Unsupported),
+        };
+        if !edges_match(start) {
+            return Err(StageStatus::BadEdge);
         }
+        Ok(job)
     }
 
-    fn stop(&mut self, _flow: u32, _state: ()) {}
+    fn stop(&mut self, _flow: u32, _state: Option<Cipher>) {}
 
     fn info(&self) -> [u64; 2] {
-        [1 << StageSpec::Crc32c.kind(), 0]
+        if self.device {
+            [1 << CIPHER_KIND, info::DEVICE]
+        } else {
+            [1 << StageSpec::Crc32c.kind(), 0]
+        }
     }
 }
 
@@ -59,20 +85,29 @@ fn main() {
         window_base: WINDOW_BASE,
         flows: 2,
     });
-    let mut work = Flaky;
+    let device = config::SYSTEM_NAME == "flow-fallback";
+    let mut work = Flaky { device };
     let mut os = System;
     let mut passed = 0u64;
-    let faults = incarnation == 0 || config::SYSTEM_NAME == "flow-redirect";
-    println!("crc32c stage, instance {incarnation}");
+    let faults = incarnation == 0 || device || config::SYSTEM_NAME == "flow-redirect";
+    if device {
+        println!("cipher stage standing for a device, instance {incarnation}");
+    } else {
+        println!("crc32c stage, instance {incarnation}");
+    }
     loop {
-        let progress = stages.run(|_, io, ()| {
+        let progress = stages.run(|_, io, job| {
+            let job = *job;
             io.transform(&mut os, |src, dst| {
                 if faults && passed == FAULT_AFTER {
                     println!("faulting on purpose after {passed} buffers");
                     conflux_userlib::testing::fault_on_purpose();
                 }
                 passed += 1;
-                crc::append(src, dst).ok_or(Failure::Permanent)
+                match &job {
+                    Some(c) => cipher::apply(c, src, dst).map_err(|_| Failure::Permanent),
+                    None => crc::append(src, dst).ok_or(Failure::Permanent),
+                }
             })
         });
         let got = if progress || !stages.idle() {
