@@ -8,13 +8,17 @@
 //!                 (MODE cbc|ctr, KEY 32/48/64 hex digits, IV 32 hex digits,
 //!                  default zero; ENGINE any|device|software, default any)
 //!   sinks:        null   check:SEED   blocks:FIRST:COUNT
+//!                 file:PATH[:OFFSET[:LENGTH]]   tcp:A.B.C.D:PORT   udpto:A.B.C.D:PORT
+//!   (file is a source too: LENGTH bytes from OFFSET, default the whole file)
 //! ```
 //!
 //! For example `flow create pattern:1000:7 crc32c null` or
 //! `flow create pattern:1000:7 encrypt:cbc:00112233445566778899aabbccddeeff decrypt:cbc:00112233445566778899aabbccddeeff check:7`.
 
 use conflux_flow_protocol::api::{FlowRequest, FlowStats, RequestError, MAX_STAGES};
-use conflux_flow_protocol::stage::{Cipher, Direction, Engine, Key, Mode, StageSpec};
+use conflux_flow_protocol::stage::{
+    Cipher, Direction, Engine, FilePath, Key, Mode, Peer, StageSpec,
+};
 use core::fmt;
 
 /// The buffer size when none is given.
@@ -36,7 +40,7 @@ pub enum ParseError<'a> {
 impl fmt::Display for ParseError<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Word(w) => write!(f, "`{w}` is not a stage (pattern, udp, blocks, encrypt, decrypt, crc32c, null, check) or an option (buffer=, priority=, rate=)"),
+            Self::Word(w) => write!(f, "`{w}` is not a stage (pattern, udp, blocks, file, encrypt, decrypt, crc32c, null, check, tcp, udpto) or an option (buffer=, priority=, rate=)"),
             Self::Field(w, what) => write!(f, "`{w}`: {what}"),
             Self::TooMany => write!(f, "a flow has at most {MAX_STAGES} stages"),
             Self::Request(e) => write!(f, "{e}"),
@@ -110,6 +114,51 @@ fn cipher<'a>(
     }))
 }
 
+/// `A.B.C.D:PORT` (the two fields after the stage's kind).
+fn peer<'a>(word: &'a str, f: &mut core::str::Split<'a, char>) -> Result<Peer, ParseError<'a>> {
+    const WHAT: &str = "the peer is A.B.C.D:PORT, PORT 1..=65535";
+    let bad = ParseError::Field(word, WHAT);
+    let mut addr = [0u8; 4];
+    let mut octets = f.next().ok_or(bad.clone())?.split('.');
+    for a in &mut addr {
+        *a = octets
+            .next()
+            .and_then(|o| o.parse().ok())
+            .ok_or(bad.clone())?;
+    }
+    let port = f.next().and_then(|p| p.parse::<u16>().ok());
+    match (octets.next(), port, f.next()) {
+        (None, Some(port @ 1..), None) => Ok(Peer { addr, port }),
+        _ => Err(bad),
+    }
+}
+
+/// `file:PATH[:OFFSET[:LENGTH]]`.
+fn file<'a>(word: &'a str, mut f: core::str::Split<'a, char>) -> Result<StageSpec, ParseError<'a>> {
+    const WHAT: &str = "file:PATH[:OFFSET[:LENGTH]], PATH absolute, at most 32 bytes";
+    let path = f
+        .next()
+        .and_then(FilePath::new)
+        .ok_or(ParseError::Field(word, WHAT))?;
+    let mut field = || match f.next() {
+        None => Ok(None),
+        Some(n) => n
+            .parse()
+            .map(Some)
+            .map_err(|_| ParseError::Field(word, WHAT)),
+    };
+    let offset = field()?.unwrap_or(0);
+    let length = field()?.unwrap_or(u64::MAX);
+    if f.next().is_some() {
+        return Err(ParseError::Field(word, "too many fields"));
+    }
+    Ok(StageSpec::File {
+        path,
+        offset,
+        length,
+    })
+}
+
 /// One stage word.
 fn stage(word: &str) -> Result<StageSpec, ParseError<'_>> {
     let mut f = word.split(':');
@@ -129,6 +178,13 @@ fn stage(word: &str) -> Result<StageSpec, ParseError<'_>> {
         "blocks" => StageSpec::Blocks {
             first: number(word, f.next(), "blocks:FIRST:COUNT (512-byte sectors)")?,
             count: number(word, f.next(), "blocks:FIRST:COUNT (512-byte sectors)")?,
+        },
+        "file" => return file(word, f),
+        "tcp" => StageSpec::Tcp {
+            peer: peer(word, &mut f)?,
+        },
+        "udpto" => StageSpec::UdpTo {
+            peer: peer(word, &mut f)?,
         },
         "encrypt" => return cipher(word, Direction::Encrypt, f),
         "decrypt" => return cipher(word, Direction::Decrypt, f),
@@ -249,6 +305,50 @@ mod tests {
         assert_eq!(c.key.as_bytes().len(), 32);
         assert_eq!(c.iv[1], 0x11);
         assert_eq!((r.buffer, r.priority), (4096, 3));
+    }
+
+    #[test]
+    fn files_and_peers_parse() {
+        let r = request(&["file:/in/data:4096", "tcp:10.0.2.100:5800"]).unwrap();
+        let [StageSpec::File {
+            path,
+            offset: 4096,
+            length: u64::MAX,
+        }, StageSpec::Tcp { peer }] = r.stages()
+        else {
+            panic!("{:?}", r.stages())
+        };
+        assert_eq!(
+            (path.as_str(), peer.addr, peer.port),
+            ("/in/data", [10, 0, 2, 100], 5800)
+        );
+        let r = request(&["pattern:9:1", "udpto:1.2.3.4:9", "buffer=512"]).unwrap();
+        assert!(matches!(r.stages()[1], StageSpec::UdpTo { peer } if peer.port == 9));
+        let r = request(&["blocks:0:8", "file:/out:0:100"]).unwrap();
+        assert!(matches!(r.stages()[1], StageSpec::File { length: 100, .. }));
+        for bad in [
+            "tcp:1.2.3:80",
+            "tcp:1.2.3.4.5:80",
+            "tcp:1.2.3.4:0",
+            "tcp:1.2.3.400:80",
+            "udpto:1.2.3.4",
+            "udpto:1.2.3.4:1:2",
+        ] {
+            assert!(
+                matches!(request(&["pattern:1:1", bad]), Err(ParseError::Field(w, _)) if w == bad),
+                "{bad}"
+            );
+        }
+        for bad in ["file:relative", "file:/a:x", "file:/a:1:2:3", "file:/a/"] {
+            assert!(
+                matches!(request(&[bad, "null"]), Err(ParseError::Field(w, _)) if w == bad),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            request(&["tcp:1.2.3.4:80", "null"]).unwrap_err(),
+            ParseError::Request(RequestError::Misplaced { index: 0 })
+        );
     }
 
     #[test]

@@ -24,6 +24,9 @@ use crate::span::Span;
 use crate::words::{Reader, Short, Writer};
 use core::fmt;
 
+mod place;
+pub use place::{FilePath, Peer, MAX_PATH};
+
 /// Message labels of the stage protocol.
 pub mod label {
     pub const ATTACH: u32 = 0x5701;
@@ -170,6 +173,22 @@ pub enum StageSpec {
     /// Sink: checks that every buffer is the next record of `seed`
     /// ([`crate::record::Checker`]); its tally is the stage's statistics.
     Check { seed: u64 },
+    /// Source: `length` bytes of the file at `path` from byte `offset`
+    /// (`u64::MAX`: to the end of the file), in order, a buffer at a time,
+    /// read by the file server. Sink: the buffers' bytes written in order
+    /// into the file from `offset` (the file is made if it does not
+    /// exist), at most `length` bytes.
+    File {
+        path: FilePath,
+        offset: u64,
+        length: u64,
+    },
+    /// Sink: the buffers' bytes sent in order on one TCP connection the
+    /// network server opens to `peer`, closed when the flow is stopped.
+    Tcp { peer: Peer },
+    /// Sink: each buffer sent as one UDP datagram to `peer` by the network
+    /// server.
+    UdpTo { peer: Peer },
 }
 
 /// Which field of a spec or start message was refused.
@@ -192,6 +211,11 @@ pub enum SpecError {
     /// A span: zero buffers, zero size, or more buffers than a ring holds.
     BadSpan,
     BadFlow(u64),
+    /// A file path that is not `/`-led UTF-8 of at most [`MAX_PATH`]
+    /// bytes without NUL or empty components; the word is its length.
+    BadPath(u64),
+    /// A peer word with port 0 or stray high bits.
+    BadPeer(u64),
 }
 
 impl From<Short> for SpecError {
@@ -204,7 +228,7 @@ impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Self::Short { at } => write!(f, "the message ends at word {at}, before a field the stage spec needs"),
-            Self::UnknownKind(k) => write!(f, "stage kind {k} is not one of udp (1), blocks (2), cipher (3), crc32c (4), null (5), pattern (6), check (7)"),
+            Self::UnknownKind(k) => write!(f, "stage kind {k} is not one of udp (1), blocks (2), cipher (3), crc32c (4), null (5), pattern (6), check (7), file (8), tcp (9), udpto (10)"),
             Self::BadPort(p) => write!(f, "UDP port {p} is not 1..=65535"),
             Self::BadBlocks { first, count } => write!(f, "block range {first}+{count} is empty or wraps around"),
             Self::BadMode(m) => write!(f, "cipher mode {m} is not cbc (0) or ctr (1)"),
@@ -213,6 +237,8 @@ impl fmt::Display for SpecError {
             Self::BadKeyLength(n) => write!(f, "an AES key of {n} bytes: use 16, 24 or 32"),
             Self::BadSpan => f.write_str("a buffer span has no buffers, zero-sized buffers, or more buffers than an edge's ring holds"),
             Self::BadFlow(n) => write!(f, "flow number {n} is not below {MAX_FLOWS}"),
+            Self::BadPath(n) => write!(f, "a file path of {n} bytes: use an absolute UTF-8 path of at most {MAX_PATH} bytes, without NUL or empty components"),
+            Self::BadPeer(w) => write!(f, "peer word {w:#x} has port 0 or bits above the port"),
         }
     }
 }
@@ -229,6 +255,9 @@ mod kind {
     pub const NULL: u64 = 5;
     pub const PATTERN: u64 = 6;
     pub const CHECK: u64 = 7;
+    pub const FILE: u64 = 8;
+    pub const TCP: u64 = 9;
+    pub const UDP_TO: u64 = 10;
 }
 
 fn le_words(b: &[u8]) -> impl Iterator<Item = u64> + '_ {
@@ -286,6 +315,28 @@ impl StageSpec {
             Self::Check { seed } => {
                 w.put(kind::CHECK)?;
                 w.put(seed)?;
+            }
+            Self::File {
+                path,
+                offset,
+                length,
+            } => {
+                w.put(kind::FILE)?;
+                w.put(offset)?;
+                w.put(length)?;
+                let (len, bytes) = path.raw();
+                w.put(len)?;
+                for b in le_words(bytes) {
+                    w.put(b)?;
+                }
+            }
+            Self::Tcp { peer } => {
+                w.put(kind::TCP)?;
+                w.put(peer.word())?;
+            }
+            Self::UdpTo { peer } => {
+                w.put(kind::UDP_TO)?;
+                w.put(peer.word())?;
             }
         }
         w.pad_to(end)
@@ -350,6 +401,28 @@ impl StageSpec {
                 seed: r.next()?,
             },
             kind::CHECK => Self::Check { seed: r.next()? },
+            kind::FILE => {
+                let (offset, length, len) = (r.next()?, r.next()?, r.next()?);
+                let mut bytes = [0u8; MAX_PATH];
+                for c in bytes.chunks_mut(8) {
+                    c.copy_from_slice(&r.next()?.to_le_bytes());
+                }
+                let path = FilePath::from_raw(len, &bytes).ok_or(SpecError::BadPath(len))?;
+                Self::File {
+                    path,
+                    offset,
+                    length,
+                }
+            }
+            k @ (kind::TCP | kind::UDP_TO) => {
+                let w = r.next()?;
+                let peer = Peer::from_word(w).ok_or(SpecError::BadPeer(w))?;
+                if k == kind::TCP {
+                    Self::Tcp { peer }
+                } else {
+                    Self::UdpTo { peer }
+                }
+            }
             k => return Err(SpecError::UnknownKind(k)),
         };
         r.seek(end);
@@ -360,9 +433,9 @@ impl StageSpec {
     pub fn role(&self) -> Roles {
         match self {
             Self::Udp { .. } | Self::Pattern { .. } => Roles::SOURCE,
-            Self::Blocks { .. } => Roles::SOURCE | Roles::SINK,
+            Self::Blocks { .. } | Self::File { .. } => Roles::SOURCE | Roles::SINK,
             Self::Cipher(_) | Self::Crc32c => Roles::TRANSFORMER,
-            Self::Null | Self::Check { .. } => Roles::SINK,
+            Self::Null | Self::Check { .. } | Self::Tcp { .. } | Self::UdpTo { .. } => Roles::SINK,
         }
     }
 }
@@ -378,6 +451,9 @@ impl StageSpec {
             Self::Null => kind::NULL,
             Self::Pattern { .. } => kind::PATTERN,
             Self::Check { .. } => kind::CHECK,
+            Self::File { .. } => kind::FILE,
+            Self::Tcp { .. } => kind::TCP,
+            Self::UdpTo { .. } => kind::UDP_TO,
         }
     }
 }

@@ -408,7 +408,7 @@ fn spec_detail(e: &conflux_flow_protocol::stage::SpecError) -> u64 {
     match *e {
         Short { at } => at as u64,
         UnknownKind(v) | BadPort(v) | BadMode(v) | BadDirection(v) | BadEngine(v)
-        | BadKeyLength(v) | BadFlow(v) => v,
+        | BadKeyLength(v) | BadFlow(v) | BadPath(v) | BadPeer(v) => v,
         BadBlocks { first, .. } => first,
         BadSpan => 0,
     }

@@ -14,7 +14,7 @@ fn cipher() -> StageSpec {
     })
 }
 
-fn specs() -> [StageSpec; 7] {
+fn specs() -> [StageSpec; 10] {
     [
         StageSpec::Udp { port: 5700 },
         StageSpec::Blocks {
@@ -29,7 +29,67 @@ fn specs() -> [StageSpec; 7] {
             seed: 42,
         },
         StageSpec::Check { seed: 42 },
+        StageSpec::File {
+            path: FilePath::new("/flows/a-32-byte-long-filename.x").unwrap(),
+            offset: 4096,
+            length: u64::MAX,
+        },
+        StageSpec::Tcp {
+            peer: Peer {
+                addr: [10, 0, 2, 100],
+                port: 5800,
+            },
+        },
+        StageSpec::UdpTo {
+            peer: Peer {
+                addr: [10, 0, 2, 2],
+                port: 65535,
+            },
+        },
     ]
+}
+
+#[test]
+fn paths_are_checked() {
+    for bad in [
+        "",
+        "/",
+        "a",
+        "/a/",
+        "/a//b",
+        "/a\0b",
+        "/123456789012345678901234567890123",
+    ] {
+        assert_eq!(FilePath::new(bad), None, "{bad:?}");
+    }
+    assert_eq!(FilePath::new("/a/b").unwrap().as_str(), "/a/b");
+    // A path's length word beyond its bytes, or bytes that are not UTF-8.
+    let spec = |len: u64, b0: u64| [kind::FILE, 0, 9, len, b0, 0, 0, 0];
+    let decode = |w: [u64; 8]| StageSpec::decode(&mut Reader::new(&w));
+    assert_eq!(decode(spec(33, 0x612f)), Err(SpecError::BadPath(33)));
+    assert_eq!(decode(spec(2, 0xff2f)), Err(SpecError::BadPath(2)));
+    assert!(matches!(
+        decode(spec(2, 0x612f)),
+        Ok(StageSpec::File { length: 9, .. })
+    ));
+}
+
+#[test]
+fn peers_are_checked() {
+    let decode = |k: u64, w: u64| StageSpec::decode(&mut Reader::new(&[k, w, 0, 0, 0, 0, 0, 0]));
+    assert_eq!(
+        decode(kind::TCP, 0x0a00_0202),
+        Err(SpecError::BadPeer(0x0a00_0202))
+    );
+    assert_eq!(
+        decode(kind::UDP_TO, 1 << 48 | 1 << 32),
+        Err(SpecError::BadPeer(1 << 48 | 1 << 32))
+    );
+    let tcp = decode(kind::TCP, 80 << 32 | 0x7f00_0001).unwrap();
+    assert_eq!(
+        format!("{tcp:?}"),
+        "Tcp { peer: Peer { addr: [127, 0, 0, 1], port: 80 } }"
+    );
 }
 
 #[test]
