@@ -10,6 +10,8 @@
 //! - [`ladder`]: the exception ladder's decisions and counts.
 //! - [`manager`]: the API's operations over all of the above, wiring and
 //!   unwiring stages through [`Sys`].
+//! - [`reclaim`]: a restarted `flowmgr` taking back what its previous
+//!   instance handed out.
 //!
 //! `flowmgr` never touches a flow's data: it formats edges, hands out
 //! capabilities, and reads counters.
@@ -19,6 +21,7 @@
 pub mod ladder;
 pub mod layout;
 pub mod manager;
+pub mod reclaim;
 pub mod refusal;
 pub mod registry;
 pub mod slots;

@@ -324,6 +324,13 @@ impl Manager {
         &self.reg
     }
 
+    /// Before any flow is made: ids start at `generation` (see
+    /// [`Slots::start_at`]); a restarted `flowmgr` passes something that
+    /// differs from boot to boot.
+    pub fn start_generations_at(&mut self, generation: u32) {
+        self.slots.start_at(generation);
+    }
+
     /// Asks every stage task not yet known what it runs (at boot, and
     /// again for those that did not answer, at each create).
     pub fn learn(&mut self, sys: &mut impl Sys) {

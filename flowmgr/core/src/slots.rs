@@ -57,6 +57,15 @@ impl<T> Slots<T> {
         self.len
     }
 
+    /// Starts every free slot's generations at `generation` (0 counts as
+    /// 1), so that ids a previous `flowmgr` instance handed out, which a
+    /// client may still hold, most likely name nothing here.
+    pub fn start_at(&mut self, generation: u32) {
+        for e in self.entries.iter_mut().filter(|e| e.1.is_none()) {
+            e.0 = generation.max(1);
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -124,6 +133,20 @@ mod tests {
         assert_eq!(s.get(b), Some(&mut 'b'));
         assert_eq!(s.iter_mut().count(), 2);
         assert_ne!(a.word(), 0);
+    }
+
+    #[test]
+    fn generations_can_start_anywhere() {
+        let mut s = Slots::new(2);
+        let old = s.fill(0, 'a').unwrap();
+        let mut s = Slots::new(2);
+        s.start_at(0x8000_0000);
+        let new = s.fill(0, 'b').unwrap();
+        assert_eq!(new.generation(), 0x8000_0000);
+        assert_eq!(s.get(old), None);
+        assert_eq!(s.take(new), Some('b'));
+        s.start_at(0);
+        assert_eq!(s.fill(0, 'c').unwrap().generation(), 1);
     }
 
     #[test]

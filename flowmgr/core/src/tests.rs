@@ -631,3 +631,40 @@ mod hostile {
         }
     }
 }
+
+#[test]
+fn a_restarted_manager_stops_its_predecessor_s_flows_and_revokes_every_slot() {
+    let mut sys = system();
+    // Nothing to take back on a first boot.
+    let fresh = reclaim::reclaim(&mut sys, 3, 2);
+    assert_eq!(fresh, reclaim::Reclaimed::default());
+    assert_eq!(sys.revoked, [0, 1]);
+    let mut old = manager(&mut sys);
+    let id = old.create(&mut sys, &round_trip(), APP).unwrap();
+    let running: usize = sys.tasks.iter().map(|t| t.flows.len()).sum();
+    assert_eq!(running, 4);
+    // The old instance dies with its table; a task also died meanwhile.
+    let _ = old;
+    sys.tasks[2].dead = true;
+    sys.revoked.clear();
+    let found = reclaim::reclaim(&mut sys, 3, 2);
+    assert_eq!(
+        found,
+        reclaim::Reclaimed {
+            stopped: 4,
+            silent: 1
+        }
+    );
+    assert!(sys.tasks.iter().all(|t| t.flows.is_empty()));
+    assert_eq!(sys.revoked, [0, 1]);
+    // The new instance's ids do not take the old one's.
+    let mut new = Manager::new(3, 2, 2 << 20);
+    new.start_generations_at(0x1234_5678);
+    new.learn(&mut sys);
+    assert_eq!(
+        new.stats(&mut sys, id.word(), APP).unwrap_err(),
+        Refusal::new(FlowStatus::UnknownFlow)
+    );
+    let again = new.create(&mut sys, &round_trip(), APP).unwrap();
+    assert_ne!(again, id);
+}

@@ -16,6 +16,14 @@
 //! would, so a stage that died is restarted or moved, and the application
 //! notified, without the application asking.
 //!
+//! **After a restart** (init restarts it on a fault where the manifest
+//! says so) it first takes back what its predecessor handed out
+//! ([`conflux_flowmgr_core::reclaim`]): every stage task's flows are
+//! stopped and every slot revoked. The predecessor's flows are gone; their
+//! applications' next call fails once with `DeadPeer`, and their ids then
+//! answer `UnknownFlow` (the new instance's ids start at a generation
+//! taken from the clock).
+//!
 //! Capability slots past the manifest's: the reply slot, the receive slot
 //! for a capability a client sends, a spare slot for the copy a stage is
 //! handed, then one slot per flow slot for its application's notification.
@@ -23,10 +31,11 @@
 #![no_main]
 #![forbid(unsafe_code)]
 
+mod fault;
 mod serve;
 mod system;
 
-use conflux_flowmgr_core::Manager;
+use conflux_flowmgr_core::{reclaim, Manager};
 use conflux_userlib::ipc::{Endpoint, Message, Notification};
 use conflux_userlib::println;
 
@@ -50,6 +59,19 @@ fn main() {
     let mut sys = system::Kernel::new();
     let mut manager = Manager::new(stages.len(), slots.len(), config::flows::POOL_SIZE as u64);
     manager.learn(&mut sys);
+    let found = reclaim::reclaim(&mut sys, stages.len(), slots.len());
+    let restarted = found.stopped > 0;
+    if restarted {
+        println!(
+            "restarted: stopped {} stage flows a previous instance left running and revoked every flow slot; those flows are gone, and their ids answer UnknownFlow",
+            found.stopped
+        );
+        // Ids from here on differ from the predecessor's, so one a client
+        // kept most likely names nothing (32 bits: see `FlowId`). A first
+        // boot keeps generation 1, so ids are the same from run to run.
+        manager.start_generations_at(conflux_userlib::sys::rdtsc() as u32 >> 1 | 1);
+    }
+    let mut injection = fault::Injection::new(restarted);
     for (t, (name, _, _)) in stages.iter().enumerate() {
         match manager.registry().task(t).filter(|s| s.known) {
             Some(s) => println!(
@@ -91,6 +113,7 @@ fn main() {
             manager.watch(&mut sys);
             answer = Message::default();
         } else {
+            injection.before(got.msg.label);
             answer = serve::handle(&mut manager, &mut sys, &got);
         }
         if bound.is_ok() && !armed && manager.watching() {
