@@ -136,12 +136,33 @@ pub fn step(c: &mut Crypto, os: &mut impl Os, io: &mut FlowIo, f: &mut Flow) -> 
         .map_err(|e| failure(e, &mut needs_reset))?;
         Ok(src.len())
     });
+    if step == Step::Progress {
+        dies_on_purpose();
+    }
     let device = if needs_reset {
         Device::NeedsReset
     } else {
         Device::Fine
     };
     (step, device)
+}
+
+/// Test systems only: in the system named `flow-device-dies`, the driver
+/// faults on purpose once its flows have ciphered 300 buffers, and the
+/// manifest does not restart it, so the in-guest test sees the exception
+/// ladder lose the only crypto device for good and fall back to software.
+/// Every other system never takes this path.
+fn dies_on_purpose() {
+    use core::sync::atomic::{AtomicU64, Ordering};
+    static CIPHERED: AtomicU64 = AtomicU64::new(0);
+    if crate::config::SYSTEM_NAME == "flow-device-dies"
+        && CIPHERED.fetch_add(1, Ordering::Relaxed) + 1 == 300
+    {
+        conflux_userlib::println!(
+            "test system 'flow-device-dies': faulting on purpose after ciphering 300 flow buffers"
+        );
+        conflux_userlib::testing::fault_on_purpose();
+    }
 }
 
 /// Transient or permanent, and whether the device must be reset first.

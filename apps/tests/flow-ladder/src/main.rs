@@ -14,7 +14,9 @@
 //! encrypt (any engine) → decrypt (software) → check, the encryption
 //! placed on the flaky task standing for the only crypto device, which
 //! faults in every instance: the ladder falls back to flowsoft's cipher
-//! and the check sink must count every record whole.
+//! and the check sink must count every record whole. `flow-device-dies`
+//! is the same flow on a real virtio-crypto driver that faults once and
+//! is not restarted.
 #![no_std]
 #![no_main]
 #![forbid(unsafe_code)]
@@ -37,7 +39,7 @@ const PATIENCE: u32 = 64;
 const SEED: u64 = 3;
 
 fn fallback() -> bool {
-    config::SYSTEM_NAME == "flow-fallback"
+    matches!(config::SYSTEM_NAME, "flow-fallback" | "flow-device-dies")
 }
 
 fn cipher(direction: Direction, engine: Engine) -> StageSpec {
