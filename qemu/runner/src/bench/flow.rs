@@ -433,7 +433,10 @@ flowbench: done
             .collect();
         assert_eq!(lost, ["memory-centric", "flow"]);
         // Every run states how many datagrams it was offered.
-        assert_eq!(records.iter().filter(|r| r.metric == "datagrams").count(), 5);
+        assert_eq!(
+            records.iter().filter(|r| r.metric == "datagrams").count(),
+            5
+        );
         // The flow's utilisation of each stage: 300,000 of 600,000,
         // 375,000 and 483,333 packets/s.
         let util: Vec<(&str, f64)> = records
