@@ -7,6 +7,9 @@
 //! flows.destroy(id)?;
 //! ```
 //!
+//! Common flows are one request each ([`recipes`]): sending a file to a
+//! host encrypted is `flows.create(&recipes::file_to_host_encrypted(..)?)`.
+//!
 //! Every answer is checked like any message received: a refusal becomes
 //! [`Error::Refused`] with flowmgr's words decoded ([`Refusal`]), an answer
 //! that makes no sense [`Error::BadAnswer`], and a failed call
@@ -15,6 +18,7 @@
 #![forbid(unsafe_code)]
 
 mod error;
+pub mod recipes;
 pub mod text;
 
 pub use conflux_flow_protocol::api::{FlowRequest, FlowState, FlowStats};
