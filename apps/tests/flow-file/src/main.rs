@@ -83,6 +83,10 @@ fn run(flows: &Flows, what: &str, req: &FlowRequest) -> Option<FlowStats> {
     for _ in 0..PATIENCE {
         let s = flows.stats(id).ok()?;
         if matches!(s.state, FlowState::Done | FlowState::Terminated) {
+            // flowmgr asked the sink for its figures just before it read
+            // the edges that made the flow Done: the sink may have taken
+            // its last buffer in between. Asked again now, they are final.
+            let s = flows.stats(id).ok()?;
             println!("{what}: {}", Lines(&s));
             if flows.destroy(id).is_err() {
                 println!("FAIL: {what}: destroy");
