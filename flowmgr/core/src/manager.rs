@@ -494,6 +494,10 @@ impl Manager {
             && drained(source_total(&flow.req, flow.source), &raw[..edges])
             && flow.life.apply(Event::Finished) == Ok(true)
         {
+            // The stages were asked before the edges were read, so the
+            // sink may have taken its last buffers in between: ask again,
+            // so the figures of a flow that is `Done` are final.
+            let _ = flow.poll(sys);
             sys.notify(slot);
         }
         raw

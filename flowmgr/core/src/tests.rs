@@ -44,6 +44,10 @@ struct Fake {
     revoked: Vec<usize>,
     notified: usize,
     edges: HashMap<(usize, usize), EdgeStats>,
+    /// Set these figures on (task, flow number) when an edge is read: a
+    /// stage that moved on between flowmgr's STATS call and its look at
+    /// the edges.
+    on_observe: Option<(usize, u64, [u64; 2])>,
 }
 
 fn reply(status: StageStatus, words: &[u64]) -> Result<Reply, Dead> {
@@ -121,6 +125,11 @@ impl Sys for Fake {
         true
     }
     fn observe(&mut self, slot: usize, edge: usize) -> Option<EdgeStats> {
+        if let Some((t, n, figures)) = self.on_observe.take() {
+            if let Some(f) = self.tasks[t].flows.get_mut(&n) {
+                f.figures = Some(figures);
+            }
+        }
         self.edges.get(&(slot, edge)).copied()
     }
     fn revoke(&mut self, slot: usize) {
@@ -449,10 +458,15 @@ fn a_file_source_is_done_once_it_finished_and_its_buffers_drained() {
     source(&mut sys, [7, 1]);
     edge(&mut sys, 7, 6);
     assert_eq!(state(&mut m, &mut sys), FlowState::Running);
-    // Finished and drained: done, and the application is told.
+    // Finished and drained: done, and the application is told. The sink
+    // took its last buffer after flowmgr asked it and before it read the
+    // edges: the figures of the first STATS that says Done are final.
     edge(&mut sys, 7, 7);
+    let sink = sys.tasks[0].flows.keys().copied().max().unwrap();
+    sys.on_observe = Some((0, sink, [7, 0]));
     let before = sys.notified;
-    assert_eq!(state(&mut m, &mut sys), FlowState::Done);
+    let s = m.stats(&mut sys, id.word(), APP).unwrap();
+    assert_eq!((s.state, s.sink), (FlowState::Done, [7, 0]));
     assert_eq!(sys.notified, before + 1);
 }
 
