@@ -248,8 +248,8 @@ impl fmt::Display for Lines<'_> {
         let [retries, restarts, redirects, fallbacks] = s.ladder;
         write!(
             f,
-            "{}; ladder: {retries} retries, {restarts} restarts, {redirects} redirects, {fallbacks} fallbacks",
-            s.state
+            "{}; ladder: {retries} retries, {restarts} restarts, {redirects} redirects, {fallbacks} fallbacks; {} replications",
+            s.state, s.replications
         )?;
         for (e, x) in s.edges[..s.edge_count.min(s.edges.len())]
             .iter()
@@ -409,12 +409,14 @@ mod tests {
             state: FlowState::Recovering,
             ladder: [1, 2, 0, 0],
             sink: [0, 0],
+            replications: 1,
+            tsc_hz: 0,
             edges,
             edge_count: 2,
         };
         assert_eq!(
             Lines(&s).to_string(),
-            "recovering; ladder: 1 retries, 2 restarts, 0 redirects, 0 fallbacks\n  edge 0: 0 queued, 0 buffers, 0 bytes, 0 dropped\n  edge 1: 3 queued, 10 buffers, 10240 bytes, 1 dropped"
+            "recovering; ladder: 1 retries, 2 restarts, 0 redirects, 0 fallbacks; 1 replications\n  edge 0: 0 queued, 0 buffers, 0 bytes, 0 dropped\n  edge 1: 3 queued, 10 buffers, 10240 bytes, 1 dropped"
         );
     }
 }

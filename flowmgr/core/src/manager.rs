@@ -30,7 +30,9 @@ use conflux_flow_protocol::api::{
     EdgeFigures, FlowRequest, FlowState, FlowStats, FlowStatus, MAX_EDGES, MAX_STAGES,
 };
 use conflux_flow_protocol::edge::EdgeStats;
-use conflux_flow_protocol::stage::{label, Grant, StageSpec, StageStatus, Start, START_WORDS};
+use conflux_flow_protocol::stage::{
+    label, Grant, Sched, StageSpec, StageStatus, Start, START_WORDS,
+};
 
 /// Ladder steps one check may take before the flow is terminated (each
 /// step restarts a stage or moves it, so this bounds a flow whose stages
@@ -172,7 +174,7 @@ impl Flow {
         Ok(())
     }
 
-    fn start(&self, sys: &mut impl Sys, i: usize) -> Result<(), Fail> {
+    fn start(&self, sys: &mut impl Sys, i: usize, tsc_hz: u64) -> Result<(), Fail> {
         let Some(st) = self.stages[i] else {
             return Ok(());
         };
@@ -182,6 +184,13 @@ impl Flow {
             spec: st.spec,
             input: (i > 0).then(|| spans[i - 1]),
             output: (i < self.last()).then(|| spans[i]),
+            sched: Sched {
+                priority: self.req.priority,
+                // The source admits data; the stages after it only keep up.
+                rate: if i == 0 { self.req.rate } else { 0 },
+                tsc_hz,
+            },
+            position: 0,
         };
         let mut words = [0; START_WORDS];
         let n = start.encode(&mut words).unwrap_or(0);
@@ -200,7 +209,12 @@ impl Flow {
 
     /// Formats the edges, attaches every stage, starts them sink first.
     /// `Err(None)` if an edge could not be formatted.
-    fn wire(&mut self, sys: &mut impl Sys, slot: usize) -> Result<(), Option<StageFailed>> {
+    fn wire(
+        &mut self,
+        sys: &mut impl Sys,
+        slot: usize,
+        tsc_hz: u64,
+    ) -> Result<(), Option<StageFailed>> {
         for e in 0..self.layout.edges {
             if !sys.format(slot, e, self.layout.spans[e]) {
                 return Err(None);
@@ -212,7 +226,7 @@ impl Flow {
                 .map_err(|fail| Some(StageFailed { index: i, fail }))?;
         }
         for i in (0..=self.last()).rev() {
-            self.start(sys, i)
+            self.start(sys, i, tsc_hz)
                 .map_err(|fail| Some(StageFailed { index: i, fail }))?;
         }
         for s in self.stages.iter_mut().flatten() {
@@ -284,6 +298,9 @@ pub struct Manager {
     reg: Registry,
     slots: Slots<Flow>,
     pool_len: u64,
+    /// TSC cycles per second as the server measured them (0: unknown),
+    /// sent to every stage so a source can keep its rate.
+    tsc_hz: u64,
 }
 
 fn source_total(req: &FlowRequest) -> Option<u64> {
@@ -317,7 +334,13 @@ impl Manager {
             reg: Registry::new(tasks),
             slots: Slots::new(slots),
             pool_len,
+            tsc_hz: 0,
         }
+    }
+
+    /// The TSC's rate, cycles per second, for the flows wired from now on.
+    pub fn set_tsc_hz(&mut self, hz: u64) {
+        self.tsc_hz = hz;
     }
 
     pub fn registry(&self) -> &Registry {
@@ -358,6 +381,9 @@ impl Manager {
         owner: u64,
     ) -> Result<FlowId, Refusal> {
         let req = FlowRequest::decode(words)?;
+        if req.rate != 0 && self.tsc_hz == 0 {
+            return Err(Refusal::bad(bad::NO_CLOCK));
+        }
         self.learn(sys);
         let slot = self.slots.free().ok_or(Refusal::new(FlowStatus::NoSlot))?;
         let layout = layout::cut(self.pool_len, &req).map_err(|t| Refusal {
@@ -394,7 +420,7 @@ impl Manager {
                 retries: 0,
             });
         }
-        if let Err(e) = flow.wire(sys, slot) {
+        if let Err(e) = flow.wire(sys, slot, self.tsc_hz) {
             flow.wired = true;
             flow.unwire(sys, &mut self.reg, slot);
             return Err(e.map_or(Refusal::new(FlowStatus::NoSlot), StageFailed::refusal));
@@ -406,7 +432,7 @@ impl Manager {
 
     /// Checks `flow`'s stages and climbs the ladder for one that failed,
     /// rewiring the flow after each step, until it runs or is terminated.
-    fn check(reg: &mut Registry, sys: &mut impl Sys, slot: usize, flow: &mut Flow) {
+    fn check(reg: &mut Registry, sys: &mut impl Sys, hz: u64, slot: usize, flow: &mut Flow) {
         if !flow.wired {
             return;
         }
@@ -433,7 +459,7 @@ impl Manager {
             }
             flow.ladder[counter] += 1;
             sys.notify(slot);
-            failed = match flow.wire(sys, slot) {
+            failed = match flow.wire(sys, slot, hz) {
                 Ok(()) => None,
                 Err(None) => break,
                 Err(Some(f)) => Some((
@@ -460,10 +486,11 @@ impl Manager {
     fn look(
         reg: &mut Registry,
         sys: &mut impl Sys,
+        hz: u64,
         slot: usize,
         flow: &mut Flow,
     ) -> [EdgeStats; MAX_EDGES] {
-        Self::check(reg, sys, slot, flow);
+        Self::check(reg, sys, hz, slot, flow);
         let mut raw = [EdgeStats::default(); MAX_EDGES];
         let edges = flow.layout.edges;
         for (e, r) in raw.iter_mut().enumerate().take(edges) {
@@ -492,7 +519,13 @@ impl Manager {
         let reg = &mut self.reg;
         for (id, flow) in self.slots.iter_mut() {
             if flow.watched() {
-                Self::look(reg, sys, id.slot(), flow);
+                Self::look(reg, sys, self.tsc_hz, id.slot(), flow);
+            }
+            // A source waiting for credit sleeps until someone rings.
+            if flow.watched() && flow.req.rate != 0 && !flow.life.paused() {
+                if let Some(t) = flow.task(0) {
+                    sys.ring(t);
+                }
             }
         }
     }
@@ -506,7 +539,7 @@ impl Manager {
             .slots
             .get(fid)
             .ok_or(Refusal::new(FlowStatus::UnknownFlow))?;
-        let raw = Self::look(reg, sys, slot, flow);
+        let raw = Self::look(reg, sys, self.tsc_hz, slot, flow);
         let edges = flow.layout.edges;
         let mut figures = [EdgeFigures::default(); MAX_EDGES];
         for (f, r) in figures.iter_mut().zip(&raw).take(edges) {
@@ -523,6 +556,8 @@ impl Manager {
             state: flow.life.state(),
             ladder: flow.ladder,
             sink: flow.sink,
+            replications: 0,
+            tsc_hz: self.tsc_hz,
             edges: figures,
             edge_count: edges,
         })
@@ -560,7 +595,7 @@ impl Manager {
             .slots
             .get(fid)
             .ok_or(Refusal::new(FlowStatus::UnknownFlow))?;
-        Self::check(reg, sys, fid.slot(), flow);
+        Self::check(reg, sys, self.tsc_hz, fid.slot(), flow);
         Ok(())
     }
 

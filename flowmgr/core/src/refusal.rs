@@ -27,6 +27,8 @@ pub mod bad {
     /// A capability came with a request that takes none, or CREATE's is
     /// not a notification.
     pub const CAP: u64 = 9;
+    /// A rate limit, but `flowmgr` could not measure the TSC's rate.
+    pub const NO_CLOCK: u64 = 10;
 }
 
 /// Why an API request was refused.
@@ -115,6 +117,7 @@ fn bad_kind(kind: u64) -> &'static str {
         bad::FINISHED => "the flow is done or terminated: destroy it",
         bad::NO_ID => "the message carries no flow id",
         bad::CAP => "only CREATE takes a capability, and only a notification (the flow's)",
+        bad::NO_CLOCK => "flowmgr could not measure the TSC's rate, so it cannot keep a rate limit: ask for rate 0",
         _ => "an unknown reason",
     }
 }

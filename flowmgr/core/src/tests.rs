@@ -42,6 +42,7 @@ struct Fake {
     revoked: Vec<usize>,
     notified: usize,
     edges: HashMap<(usize, usize), EdgeStats>,
+    rung: Vec<usize>,
 }
 
 fn reply(status: StageStatus, words: &[u64]) -> Result<Reply, Dead> {
@@ -125,6 +126,9 @@ impl Sys for Fake {
     }
     fn notify(&mut self, _slot: usize) {
         self.notified += 1;
+    }
+    fn ring(&mut self, task: usize) {
+        self.rung.push(task);
     }
 }
 
@@ -630,4 +634,49 @@ mod hostile {
             }
         }
     }
+}
+
+/// pattern → null at `rate` bytes/s, priority 6.
+fn limited(rate: u64) -> Vec<u64> {
+    words(
+        &FlowRequest::new(
+            StageSpec::Pattern { count: 10, seed: 1 },
+            &[],
+            StageSpec::Null,
+            6,
+            rate,
+            1024,
+        )
+        .unwrap(),
+    )
+}
+
+#[test]
+fn the_source_gets_the_rate_every_stage_the_priority_and_ticks_ring_it() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    // Without a measured TSC rate a limit cannot be kept: refused.
+    let r = m.create(&mut sys, &limited(4096), APP).unwrap_err();
+    assert_eq!(
+        (r.status, r.detail),
+        (FlowStatus::BadRequest, bad::NO_CLOCK)
+    );
+    m.set_tsc_hz(3_000_000_000);
+    let id = m.create(&mut sys, &limited(4096), APP).unwrap();
+    let src = sys.tasks[0].flows[&0].start.unwrap();
+    let sink = sys.tasks[0].flows[&1].start.unwrap();
+    assert_eq!(
+        (src.sched.priority, src.sched.rate, src.sched.tsc_hz),
+        (6, 4096, 3_000_000_000)
+    );
+    assert_eq!((sink.sched.priority, sink.sched.rate), (6, 0));
+    m.watch(&mut sys);
+    assert_eq!(sys.rung, [0], "the source's task is woken");
+    // Paused: nothing to wake. An unlimited flow is never rung.
+    m.pause(&mut sys, id.word(), APP, true).unwrap();
+    m.watch(&mut sys);
+    assert_eq!(sys.rung, [0]);
+    m.create(&mut sys, &limited(0), APP).unwrap();
+    m.watch(&mut sys);
+    assert_eq!(sys.rung, [0]);
 }

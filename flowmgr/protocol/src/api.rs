@@ -313,12 +313,17 @@ pub struct FlowStats {
     /// stage STATS answer (words 3 and 4): a `check` sink's tally, a
     /// `null` sink's buffers and bytes. Zero until the sink answered.
     pub sink: [u64; 2],
+    /// Times the scheduler replicated a bottleneck stage of the flow.
+    pub replications: u64,
+    /// TSC cycles per second as `flowmgr` measured them (0: unknown): the
+    /// unit of the edges' `first` and `last`, and of the rate limit.
+    pub tsc_hz: u64,
     pub edges: [EdgeFigures; MAX_EDGES],
     pub edge_count: usize,
 }
 
 /// Words of a stats answer.
-pub const STATS_WORDS: usize = 2 + 4 + 2 + MAX_EDGES * 6;
+pub const STATS_WORDS: usize = 2 + 4 + 2 + 2 + MAX_EDGES * 6;
 
 impl FlowStats {
     pub fn encode(&self, words: &mut [u64]) -> Result<usize, Full> {
@@ -328,6 +333,8 @@ impl FlowStats {
         for l in self.ladder.into_iter().chain(self.sink) {
             w.put(l)?;
         }
+        w.put(self.replications)?;
+        w.put(self.tsc_hz)?;
         for e in &self.edges[..self.edge_count.min(MAX_EDGES)] {
             for v in [e.queued, e.buffers, e.bytes, e.drops, e.first, e.last] {
                 w.put(v)?;
@@ -349,6 +356,7 @@ impl FlowStats {
             *l = r.next().ok()?;
         }
         let sink = [r.next().ok()?, r.next().ok()?];
+        let (replications, tsc_hz) = (r.next().ok()?, r.next().ok()?);
         let mut edges = [EdgeFigures::default(); MAX_EDGES];
         for e in &mut edges[..edge_count] {
             *e = EdgeFigures {
@@ -364,6 +372,8 @@ impl FlowStats {
             state,
             ladder,
             sink,
+            replications,
+            tsc_hz,
             edges,
             edge_count,
         })

@@ -216,6 +216,11 @@ pub enum SpecError {
     BadPath(u64),
     /// A peer word with port 0 or stray high bits.
     BadPeer(u64),
+    /// A priority word that is not 0..=7.
+    BadPriority(u64),
+    /// A rate limit (bytes/s) sent without the TSC's rate, so the stage
+    /// could not tell how many bytes a moment allows.
+    NoClock(u64),
 }
 
 impl From<Short> for SpecError {
@@ -239,6 +244,8 @@ impl fmt::Display for SpecError {
             Self::BadFlow(n) => write!(f, "flow number {n} is not below {MAX_FLOWS}"),
             Self::BadPath(n) => write!(f, "a file path of {n} bytes: use an absolute UTF-8 path of at most {MAX_PATH} bytes, without NUL or empty components"),
             Self::BadPeer(w) => write!(f, "peer word {w:#x} has port 0 or bits above the port"),
+            Self::BadPriority(p) => write!(f, "priority {p} is not 0..=7"),
+            Self::NoClock(r) => write!(f, "a rate limit of {r} bytes/s came without the TSC's rate (flowmgr has not measured it): start the flow without a rate"),
         }
     }
 }
@@ -489,6 +496,38 @@ pub struct Start {
     pub input: Option<Span>,
     /// The output edge's buffers (`None` for a sink).
     pub output: Option<Span>,
+    /// How the flow shares the task and how fast its source may go.
+    pub sched: Sched,
+    /// Where the stage picks up (0: the beginning): a pull source's next
+    /// buffer (a pattern's record number, a block source's buffer index),
+    /// so a rewired flow goes on where it stopped; a `check` sink's next
+    /// expected record; the sequence number a source gives its first
+    /// buffer in either case. Other stages ignore it.
+    pub position: u64,
+}
+
+/// A flow's share of its stages: its priority among the flows of one
+/// stage task, and its source's rate limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sched {
+    /// 0 (least urgent) to 7, as the application asked.
+    pub priority: u8,
+    /// Bytes per second the source admits; 0 is no limit.
+    pub rate: u64,
+    /// TSC cycles per second (as `flowmgr` measured them), so the source
+    /// can turn its clock into bytes allowed; 0 when unknown, which only
+    /// an unlimited flow accepts.
+    pub tsc_hz: u64,
+}
+
+impl Sched {
+    /// Bytes a rate-limited source may send at once after waiting: an
+    /// eighth of a second's worth (at least 1). `flowmgr` wakes a waiting
+    /// source every 100 ms, so this much saved credit lets it keep up
+    /// with its rate between two wakes.
+    pub fn burst(&self) -> u64 {
+        (self.rate / 8).max(1)
+    }
 }
 
 fn put_span(w: &mut Writer, s: Option<Span>) -> Result<(), crate::words::Full> {
@@ -516,8 +555,9 @@ fn get_span(r: &mut Reader) -> Result<Option<Span>, SpecError> {
     }
 }
 
-/// Words of a start message.
-pub const START_WORDS: usize = 1 + SPEC_WORDS + 4;
+/// Words of a start message: flow, spec, two spans, priority, rate, TSC
+/// rate, position.
+pub const START_WORDS: usize = 1 + SPEC_WORDS + 4 + 4;
 
 impl Start {
     pub fn encode(&self, words: &mut [u64]) -> Result<usize, crate::words::Full> {
@@ -526,6 +566,10 @@ impl Start {
         self.spec.encode(&mut w)?;
         put_span(&mut w, self.input)?;
         put_span(&mut w, self.output)?;
+        w.put(u64::from(self.sched.priority))?;
+        w.put(self.sched.rate)?;
+        w.put(self.sched.tsc_hz)?;
+        w.put(self.position)?;
         Ok(w.len())
     }
 
@@ -540,11 +584,25 @@ impl Start {
         let spec = StageSpec::decode(&mut r)?;
         let input = get_span(&mut r)?;
         let output = get_span(&mut r)?;
+        let priority = r.next()?;
+        if priority > 7 {
+            return Err(SpecError::BadPriority(priority));
+        }
+        let (rate, tsc_hz) = (r.next()?, r.next()?);
+        if rate != 0 && tsc_hz == 0 {
+            return Err(SpecError::NoClock(rate));
+        }
         Ok(Self {
             flow: flow as u32,
             spec,
             input,
             output,
+            sched: Sched {
+                priority: priority as u8,
+                rate,
+                tsc_hz,
+            },
+            position: r.next()?,
         })
     }
 }

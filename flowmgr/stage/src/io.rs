@@ -9,10 +9,16 @@
 //! drops the input (counted as a drop on the output edge, where the
 //! downstream stage and `flowmgr` see it) and carries on. Sequence numbers
 //! pass from input to output unchanged; a source numbers its buffers from
-//! 0.
+//! its start position (0 unless the flow was rewired mid-way).
+//!
+//! A source with a rate limit holds a [`Bucket`]: out of credit, a pull
+//! source's step waits ([`Step::WaitOther`]; `flowmgr` rings every
+//! rate-limited source's doorbell at each of its 100 ms looks, so the
+//! task wakes) and a push source drops what it is offered, and counts it.
 
 use crate::mem::Mapping;
 use crate::os::Os;
+use crate::rate::Bucket;
 use conflux_flow_protocol::edge::{EdgeError, Input, Output};
 use conflux_flow_protocol::Buf;
 use core::ops::Range;
@@ -56,6 +62,10 @@ pub struct FlowIo {
     next_seq: u32,
     pub(crate) paused: bool,
     pub(crate) last: Step,
+    /// The source's rate limit, if it has one.
+    bucket: Option<Bucket>,
+    /// The flow's priority, 0..=7 (see [`crate::Stages::run`]).
+    pub(crate) priority: u8,
     /// Transient failures retried so far.
     pub retries: u64,
     /// Buffers given up after a permanent failure.
@@ -98,9 +108,21 @@ impl FlowIo {
             next_seq: 0,
             paused: false,
             last: Step::Progress,
+            bucket: None,
+            priority: 0,
             retries: 0,
             failures: 0,
             broken: None,
+        }
+    }
+
+    /// Applies START's scheduling words at time `now`: the priority, the
+    /// source's rate limit and the sequence number of its first buffer.
+    pub(crate) fn schedule(&mut self, start: &conflux_flow_protocol::stage::Start, now: u64) {
+        self.priority = start.sched.priority;
+        self.bucket = Bucket::new(&start.sched, now);
+        if start.input.is_none() {
+            self.next_seq = start.position as u32;
         }
     }
 
@@ -238,6 +260,11 @@ impl FlowIo {
         f: impl FnOnce(&mut [u8]) -> Result<Option<usize>, Failure>,
     ) -> Step {
         self.step(|io| {
+            if let Some(b) = io.bucket.as_mut() {
+                if !b.admits(os.now()) {
+                    return Ok(Step::WaitOther);
+                }
+            }
             let Some(out) = io.empty()? else {
                 return Ok(Step::WaitOutput);
             };
@@ -250,6 +277,9 @@ impl FlowIo {
                     io.next_seq = seq.wrapping_add(1);
                     let n = u32::try_from(n).unwrap_or(u32::MAX).min(out.len);
                     io.send(os, out, n, seq)?;
+                    if let Some(b) = io.bucket.as_mut() {
+                        b.spend(u64::from(n));
+                    }
                     Ok(Step::Progress)
                 }
                 Ok(None) => Ok(Step::WaitOther),
@@ -263,7 +293,7 @@ impl FlowIo {
     }
 
     /// A source that has data but no buffer for it (a datagram arriving
-    /// while the flow is backed up): counts the drop. Returns whether a
+    /// while the flow is backed up, or over its rate): counts the drop. Returns whether a
     /// buffer was free after all, in which case `fill` wrote into it.
     pub fn offer(&mut self, os: &mut impl Os, fill: impl FnOnce(&mut [u8]) -> usize) -> bool {
         if self.paused {

@@ -144,7 +144,7 @@ impl<W: Work> Stages<W> {
             }
             (false, _) => answer(StageStatus::UnknownFlow, &[flow]),
             (true, label::ATTACH) => self.attach(os, flow as u32, words, cap),
-            (true, label::START) => self.start(work, words),
+            (true, label::START) => self.start(work, os, words),
             (true, label::STOP) => self.stop(work, os, flow as u32),
             (true, label::STATS) => self.stats(work, flow as u32),
             (true, l) => self.pause(flow as u32, l == label::PAUSE),
@@ -217,7 +217,7 @@ impl<W: Work> Stages<W> {
         }
     }
 
-    fn start(&mut self, work: &mut W, words: &[u64]) -> Answer {
+    fn start(&mut self, work: &mut W, os: &mut impl Os, words: &[u64]) -> Answer {
         let start = match Start::decode(words) {
             Ok(s) => s,
             Err(e) => return answer(StageStatus::BadSpec, &[spec_detail(&e)]),
@@ -271,6 +271,7 @@ impl<W: Work> Stages<W> {
             g.down.then_some(down),
             g.up.then_some(up),
         );
+        io.schedule(&start, os.now());
         match work.start(flow, &start, &mut io) {
             Ok(state) => {
                 self.flows[flow as usize] = Some(Phase::Running(io, state, g));
@@ -340,16 +341,29 @@ impl<W: Work> Stages<W> {
         }
     }
 
-    /// Runs `step` once for every running flow; returns whether any made
-    /// progress (the task loops while they do).
+    /// One turn: runs `step` for every running flow, most urgent first,
+    /// each flow up to [`turn_steps`] times its priority allows while it
+    /// makes progress; returns whether any did (the task loops while they
+    /// do).
     pub fn run(
         &mut self,
         mut step: impl FnMut(u32, &mut FlowIo, &mut W::Flow) -> crate::Step,
     ) -> bool {
         let mut progress = false;
-        for (f, phase) in self.flows.iter_mut().enumerate() {
-            if let Some(Phase::Running(io, state, _)) = phase {
-                progress |= step(f as u32, io, state) == crate::Step::Progress;
+        for priority in (0..=7u8).rev() {
+            for (f, phase) in self.flows.iter_mut().enumerate() {
+                let Some(Phase::Running(io, state, _)) = phase else {
+                    continue;
+                };
+                if io.priority.min(7) != priority {
+                    continue;
+                }
+                for _ in 0..turn_steps(priority) {
+                    if step(f as u32, io, state) != crate::Step::Progress {
+                        break;
+                    }
+                    progress = true;
+                }
             }
         }
         progress
@@ -375,6 +389,17 @@ impl<W: Work> Stages<W> {
         }
         idle
     }
+}
+
+/// Steps a flow of `priority` (0..=7) may take in one turn of its task:
+/// `priority + 1`. Weighted turns rather than strict order: every running
+/// flow gets at least one step a turn, so none starves, and a low-priority
+/// flow waits at most one turn (8 steps of each other flow) for its next
+/// step; when flows contend for the task (and its device), each moves
+/// buffers in proportion to `priority + 1`, so a 7 gets 8 times the share
+/// of a 0. Linear, not exponential, weights keep one turn short.
+pub fn turn_steps(priority: u8) -> u32 {
+    u32::from(priority.min(7)) + 1
 }
 
 /// Whether `start` brings the edges its spec's role needs: a source an
@@ -408,7 +433,7 @@ fn spec_detail(e: &conflux_flow_protocol::stage::SpecError) -> u64 {
     match *e {
         Short { at } => at as u64,
         UnknownKind(v) | BadPort(v) | BadMode(v) | BadDirection(v) | BadEngine(v)
-        | BadKeyLength(v) | BadFlow(v) | BadPath(v) | BadPeer(v) => v,
+        | BadKeyLength(v) | BadFlow(v) | BadPath(v) | BadPeer(v) | BadPriority(v) | NoClock(v) => v,
         BadBlocks { first, .. } => first,
         BadSpan => 0,
     }

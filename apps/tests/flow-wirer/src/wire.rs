@@ -195,6 +195,8 @@ pub fn wire(
             spec: s.spec,
             input: s.input.map(|e| spans[e]),
             output: s.output.map(|e| spans[e]),
+            sched: Default::default(),
+            position: 0,
         };
         match start(s.task, &msg) {
             Some(StageStatus::Ok) => {}

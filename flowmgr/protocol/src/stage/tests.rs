@@ -121,6 +121,12 @@ fn start_round_trips() {
             count: 32,
             size: 2048,
         }),
+        sched: Sched {
+            priority: 5,
+            rate: 1 << 20,
+            tsc_hz: 2_000_000_000,
+        },
+        position: 77,
     };
     let mut words = [0; START_WORDS];
     assert_eq!(s.encode(&mut words), Ok(START_WORDS));
@@ -142,6 +148,8 @@ fn bad_fields_are_named() {
         spec: cipher(),
         input: None,
         output: None,
+        sched: Sched::default(),
+        position: 0,
     }
     .encode(&mut words)
     .unwrap();
@@ -174,6 +182,14 @@ fn bad_fields_are_named() {
     // A span with buffers but no size, or more buffers than a ring holds.
     assert_eq!(with(10, 5), Err(SpecError::BadSpan));
     assert_eq!(with(10, 65 | 16 << 32), Err(SpecError::BadSpan));
+    // Priority past 7; a rate without the TSC's rate; a short position.
+    assert_eq!(with(13, 8), Err(SpecError::BadPriority(8)));
+    assert_eq!(with(14, 1000), Err(SpecError::NoClock(1000)));
+    assert!(with(15, 1000).is_ok(), "a TSC rate without a limit is fine");
+    assert_eq!(
+        Start::decode(&words[..16]),
+        Err(SpecError::Short { at: 16 })
+    );
     let mut w = [0u64; SPEC_WORDS];
     w[0] = 1;
     w[1] = 65536;
