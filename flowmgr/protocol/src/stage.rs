@@ -61,6 +61,13 @@ pub enum Grant {
     WakeDownstream = 3,
     /// Rung after recycling on the input edge when the producer asked.
     WakeUpstream = 4,
+    /// A split or merged flow's second lane (see [`Start::input2`]): the
+    /// second input edge, the second output edge, and the doorbells of
+    /// the neighbours on them.
+    Input2 = 5,
+    Output2 = 6,
+    WakeDownstream2 = 7,
+    WakeUpstream2 = 8,
 }
 
 impl Grant {
@@ -71,6 +78,10 @@ impl Grant {
             2 => Self::Output,
             3 => Self::WakeDownstream,
             4 => Self::WakeUpstream,
+            5 => Self::Input2,
+            6 => Self::Output2,
+            7 => Self::WakeDownstream2,
+            8 => Self::WakeUpstream2,
             _ => return None,
         })
     }
@@ -221,6 +232,10 @@ pub enum SpecError {
     /// A rate limit (bytes/s) sent without the TSC's rate, so the stage
     /// could not tell how many bytes a moment allows.
     NoClock(u64),
+    /// A flags word with bits no stage knows.
+    BadFlags(u64),
+    /// A second lane without a first (`input2` without `input`, ...).
+    LoneLane,
 }
 
 impl From<Short> for SpecError {
@@ -245,6 +260,8 @@ impl fmt::Display for SpecError {
             Self::BadPath(n) => write!(f, "a file path of {n} bytes: use an absolute UTF-8 path of at most {MAX_PATH} bytes, without NUL or empty components"),
             Self::BadPeer(w) => write!(f, "peer word {w:#x} has port 0 or bits above the port"),
             Self::BadPriority(p) => write!(f, "priority {p} is not 0..=7"),
+            Self::BadFlags(w) => write!(f, "start flags {w:#x} have bits other than replica (1)"),
+            Self::LoneLane => f.write_str("a second input or output edge came without a first one"),
             Self::NoClock(r) => write!(f, "a rate limit of {r} bytes/s came without the TSC's rate (flowmgr has not measured it): start the flow without a rate"),
         }
     }
@@ -504,6 +521,25 @@ pub struct Start {
     /// expected record; the sequence number a source gives its first
     /// buffer in either case. Other stages ignore it.
     pub position: u64,
+    /// A second input edge: the stage *merges* its two inputs, taking
+    /// buffers from them in turn (the first from `input`), which is the
+    /// order its upstream split them in.
+    pub input2: Option<Span>,
+    /// A second output edge: the stage *splits* its output, sending
+    /// buffers to its two outputs in turn (the first to `output`), each to
+    /// one replica of the next stage.
+    pub output2: Option<Span>,
+    /// The stage is one of two replicas between a split and a merge: a
+    /// buffer it gives up on still goes on, empty (length 0, its sequence
+    /// number kept), so the merge taking buffers in turn never waits for
+    /// one that will not come.
+    pub replica: bool,
+}
+
+/// [`Start`]'s flags word.
+pub mod flags {
+    /// [`super::Start::replica`].
+    pub const REPLICA: u64 = 1;
 }
 
 /// A flow's share of its stages: its priority among the flows of one
@@ -556,8 +592,8 @@ fn get_span(r: &mut Reader) -> Result<Option<Span>, SpecError> {
 }
 
 /// Words of a start message: flow, spec, two spans, priority, rate, TSC
-/// rate, position.
-pub const START_WORDS: usize = 1 + SPEC_WORDS + 4 + 4;
+/// rate, position, the second lanes' spans, flags.
+pub const START_WORDS: usize = 1 + SPEC_WORDS + 4 + 4 + 4 + 1;
 
 impl Start {
     pub fn encode(&self, words: &mut [u64]) -> Result<usize, crate::words::Full> {
@@ -570,6 +606,9 @@ impl Start {
         w.put(self.sched.rate)?;
         w.put(self.sched.tsc_hz)?;
         w.put(self.position)?;
+        put_span(&mut w, self.input2)?;
+        put_span(&mut w, self.output2)?;
+        w.put(if self.replica { flags::REPLICA } else { 0 })?;
         Ok(w.len())
     }
 
@@ -603,6 +642,22 @@ impl Start {
                 tsc_hz,
             },
             position: r.next()?,
+            input2: get_span(&mut r)?,
+            output2: get_span(&mut r)?,
+            replica: match r.next()? {
+                0 => false,
+                flags::REPLICA => true,
+                w => return Err(SpecError::BadFlags(w)),
+            },
+        })
+        .and_then(|s: Self| {
+            let lone = (s.input2.is_some() && s.input.is_none())
+                || (s.output2.is_some() && s.output.is_none());
+            if lone {
+                Err(SpecError::LoneLane)
+            } else {
+                Ok(s)
+            }
         })
     }
 }

@@ -357,6 +357,9 @@ fn hostile(c: &mut Checks, soft: Task) {
         output: Some(output),
         sched: Default::default(),
         position: 0,
+        input2: None,
+        output2: None,
+        replica: false,
     };
     c.eq(
         "START with a span past the pool's end",
@@ -482,6 +485,9 @@ fn udp_ports(c: &mut Checks, soft: Task, nic: Task) {
         output: Some(span(0)),
         sched: Default::default(),
         position: 0,
+        input2: None,
+        output2: None,
+        replica: false,
     };
     c.eq(
         "a second UDP flow on port 5700",

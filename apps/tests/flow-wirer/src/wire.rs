@@ -197,6 +197,9 @@ pub fn wire(
             output: s.output.map(|e| spans[e]),
             sched: Default::default(),
             position: 0,
+            input2: None,
+            output2: None,
+            replica: false,
         };
         match start(s.task, &msg) {
             Some(StageStatus::Ok) => {}

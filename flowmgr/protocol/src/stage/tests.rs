@@ -127,12 +127,20 @@ fn start_round_trips() {
             tsc_hz: 2_000_000_000,
         },
         position: 77,
+        input2: Some(Span {
+            lo: 131072,
+            count: 4,
+            size: 2048,
+        }),
+        output2: None,
+        replica: true,
     };
     let mut words = [0; START_WORDS];
     assert_eq!(s.encode(&mut words), Ok(START_WORDS));
     assert_eq!(Start::decode(&words), Ok(s));
     let source = Start {
         input: None,
+        input2: None,
         spec: StageSpec::Udp { port: 1 },
         ..s
     };
@@ -150,6 +158,9 @@ fn bad_fields_are_named() {
         output: None,
         sched: Sched::default(),
         position: 0,
+        input2: None,
+        output2: None,
+        replica: false,
     }
     .encode(&mut words)
     .unwrap();
@@ -190,6 +201,10 @@ fn bad_fields_are_named() {
         Start::decode(&words[..16]),
         Err(SpecError::Short { at: 16 })
     );
+    // A second lane without a first; unknown flags.
+    assert_eq!(with(18, 1 | 64 << 32), Err(SpecError::LoneLane));
+    assert_eq!(with(20, 1 | 64 << 32), Err(SpecError::LoneLane));
+    assert_eq!(with(21, 2), Err(SpecError::BadFlags(2)));
     let mut w = [0u64; SPEC_WORDS];
     w[0] = 1;
     w[1] = 65536;
