@@ -94,15 +94,18 @@ struct Flow {
 }
 
 /// Whether a rewired flow can go on where it stopped: its source starts
-/// at a given record and its sink's figures are counters that add up (a
+/// at a given record or buffer (a `blocks` source at the sector after the
+/// buffers delivered) and its sink's figures are counters that add up (a
 /// check sink is told the record it expects next).
 fn resumable(req: &FlowRequest) -> bool {
     let stages = req.stages();
-    matches!(stages.first(), Some(StageSpec::Pattern { .. }))
-        && matches!(
-            stages.last(),
-            Some(StageSpec::Check { .. } | StageSpec::Null)
-        )
+    matches!(
+        stages.first(),
+        Some(StageSpec::Pattern { .. } | StageSpec::Blocks { .. })
+    ) && matches!(
+        stages.last(),
+        Some(StageSpec::Check { .. } | StageSpec::Null)
+    )
 }
 
 /// How a stage call went wrong.
@@ -683,6 +686,7 @@ impl Manager {
         (hz, pool_len): (u64, u64),
         slot: usize,
         flow: &mut Flow,
+        tick: bool,
     ) -> [EdgeStats; MAX_EDGES] {
         Self::check(reg, sys, hz, slot, flow);
         let mut raw = [EdgeStats::default(); MAX_EDGES];
@@ -690,8 +694,10 @@ impl Manager {
         for (e, r) in raw.iter_mut().enumerate().take(edges) {
             *r = sys.observe(slot, e).unwrap_or_default();
         }
-        // A flow just rewired has new edges: its end is for a later look.
-        let rewired = Self::scale(reg, sys, (hz, pool_len), slot, flow, &raw[..edges]);
+        // Only the timer's looks, 100 ms apart, measure a bottleneck (an
+        // application may ask STATS at any pace). A flow just rewired has
+        // new edges: its end is for a later look.
+        let rewired = tick && Self::scale(reg, sys, (hz, pool_len), slot, flow, &raw[..edges]);
         if flow.wired
             && !rewired
             && drained(
@@ -712,8 +718,9 @@ impl Manager {
         raw
     }
 
-    /// The scheduler's look at a running flow: when its replicable stage
-    /// has been the bottleneck for [`HOT_LOOKS`] looks in a row and
+    /// The scheduler's look at a running flow (at a timer tick): when its
+    /// replicable stage has been the bottleneck for [`HOT_LOOKS`] looks in
+    /// a row and
     /// another task of its class can take it, the flow is split between
     /// two replicas: the sink is paused and its place noted
     /// ([`Flow::settle`]), every stage stopped, and the flow wired again
@@ -772,7 +779,14 @@ impl Manager {
         let reg = &mut self.reg;
         for (id, flow) in self.slots.iter_mut() {
             if flow.watched() {
-                Self::look(reg, sys, (self.tsc_hz, self.pool_len), id.slot(), flow);
+                Self::look(
+                    reg,
+                    sys,
+                    (self.tsc_hz, self.pool_len),
+                    id.slot(),
+                    flow,
+                    true,
+                );
             }
             // A source waiting for credit sleeps until someone rings.
             if flow.watched() && flow.req.rate != 0 && !flow.life.paused() {
@@ -792,7 +806,7 @@ impl Manager {
             .slots
             .get(fid)
             .ok_or(Refusal::new(FlowStatus::UnknownFlow))?;
-        let raw = Self::look(reg, sys, (self.tsc_hz, self.pool_len), slot, flow);
+        let raw = Self::look(reg, sys, (self.tsc_hz, self.pool_len), slot, flow, false);
         let edges = flow.layout.edges;
         let mut figures = [EdgeFigures::default(); MAX_EDGES];
         for (f, r) in figures.iter_mut().zip(&raw).take(edges) {
