@@ -920,3 +920,34 @@ fn recovery_resumes_where_the_sink_stopped() {
     let src = sys.tasks[0].flows[&0].start.unwrap();
     assert_eq!(src.position, 0);
 }
+
+#[test]
+fn a_dead_replica_climbs_the_ladder_and_the_flow_resumes_with_both_lanes() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    let id = m
+        .create(&mut sys, &replicated(Engine::Device), APP)
+        .unwrap();
+    set_edge(&mut sys, 2, 0, 30, 30);
+    // The second device's task dies for good: its replica moves to the
+    // only device left (a second flow number there), both lanes rewired,
+    // the source going on at record 30.
+    sys.tasks[2].dead = true;
+    let s = m.stats(&mut sys, id.word(), APP).unwrap();
+    assert_eq!(
+        (s.ladder[REDIRECT], s.replications, s.edge_count),
+        (1, 1, 5)
+    );
+    let lanes: Vec<bool> = sys.tasks[1]
+        .flows
+        .values()
+        .map(|f| f.start.unwrap().replica)
+        .collect();
+    assert_eq!(lanes, [true, true]);
+    assert_eq!(sys.tasks[0].flows[&0].start.unwrap().position, 30);
+    assert_eq!(s.state, FlowState::Recovering);
+    assert_eq!(
+        m.stats(&mut sys, id.word(), APP).unwrap().state,
+        FlowState::Running
+    );
+}

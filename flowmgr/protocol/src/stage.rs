@@ -8,8 +8,12 @@
 //!    downstream and upstream neighbours (a notification capability each).
 //!    A source has no input, a sink no output.
 //! 2. [`label::START`], words `[flow, StageSpec..., input Span, output
-//!    Span]` ([`Start::encode`]): the stage maps what it was given, checks
-//!    the spans against the pool, and starts moving buffers.
+//!    Span, priority, rate, TSC rate, position, second input Span, second
+//!    output Span, flags]` ([`Start::encode`]): the stage maps what it
+//!    was given, checks the spans against the pool, and starts moving
+//!    buffers. The second spans (and `Grant::Input2` and the other lane
+//!    grants) are for a stage that splits its output between two
+//!    replicas of the next stage or merges theirs.
 //! 3. [`label::STATS`] `[flow]` at any time (also how `flowmgr` finds a
 //!    stage that died: the call fails), [`label::PAUSE`]/[`label::RESUME`],
 //!    and [`label::STOP`] `[flow]`: the stage stops touching the flow,
