@@ -753,11 +753,20 @@ impl Manager {
             return false;
         }
         flow.hot = 0;
-        if replicate(reg, pool_len, flow).is_err() {
+        // Only when a replica can be placed and laid out; settled (on the
+        // flow's present edges) before the replica changes the wiring.
+        let placeable = flow.stages[r].is_some_and(|twin| {
+            reg.choose(&twin.spec, twin.class, 1 << twin.at.task)
+                .is_some()
+        }) && layout::cut_replicated(pool_len, &flow.req, r).is_ok();
+        if !placeable {
             return false;
         }
         flow.settle(sys, slot);
         flow.stop(sys, slot);
+        // Placeable was checked just now, and nothing took a number since;
+        // should it fail all the same, the flow is rewired as it was.
+        let _ = replicate(reg, pool_len, flow);
         sys.notify(slot);
         if flow.wire(sys, slot, hz).is_err() {
             Self::terminate(reg, sys, slot, flow);

@@ -951,3 +951,34 @@ fn a_dead_replica_climbs_the_ladder_and_the_flow_resumes_with_both_lanes() {
         FlowState::Running
     );
 }
+
+#[test]
+fn a_sink_that_merges_is_settled_on_its_edge_before_the_replica_s() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    let req = FlowRequest::new(
+        StageSpec::Pattern {
+            count: 100,
+            seed: 7,
+        },
+        &[cipher(Direction::Encrypt, Engine::Device)],
+        StageSpec::Null,
+        0,
+        0,
+        1024,
+    )
+    .unwrap();
+    m.create(&mut sys, &words(&req), APP).unwrap();
+    // What an earlier flow left in the page lane B's output will use.
+    let mut stale = EdgeStats::default();
+    stale.downstream[0] = 1000;
+    sys.edges.insert((0, 3), stale);
+    set_edge(&mut sys, 0, 60, 70, 10);
+    set_edge(&mut sys, 1, 0, 10, 10);
+    for _ in 0..3 {
+        m.watch(&mut sys);
+    }
+    let src = sys.tasks[0].flows[&0].start.unwrap();
+    assert!(src.output2.is_some(), "replicated");
+    assert_eq!(src.position, 10, "the sink's own edge, not the stale one");
+}
