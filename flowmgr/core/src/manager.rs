@@ -769,7 +769,25 @@ impl Manager {
         let _ = replicate(reg, pool_len, flow);
         sys.notify(slot);
         if flow.wire(sys, slot, hz).is_err() {
-            Self::terminate(reg, sys, slot, flow);
+            // The splitting or merging stage's task may have no room for a
+            // second lane (it refuses the grant): the flow goes on
+            // unreplicated, from the same place (a wiring that failed
+            // never started its source, which starts last).
+            flow.stop(sys, slot);
+            if let Some(st) = flow.stages[REPLICA].take() {
+                reg.release(st.at);
+                flow.replications = flow.replications.saturating_sub(1);
+            }
+            match layout::cut(pool_len, &flow.req) {
+                Ok(l) => flow.layout = l,
+                Err(_) => {
+                    Self::terminate(reg, sys, slot, flow);
+                    return true;
+                }
+            }
+            if flow.wire(sys, slot, hz).is_err() {
+                Self::terminate(reg, sys, slot, flow);
+            }
         }
         true
     }

@@ -29,6 +29,8 @@ struct Task {
     /// task), and the instance after it knows no flows.
     restarted: bool,
     refuse_start: bool,
+    /// Refuses second-lane grants (no capability slots for them).
+    no_lanes: bool,
     broken: bool,
     retries: u64,
     flows: HashMap<u64, Model>,
@@ -78,6 +80,9 @@ impl Sys for Fake {
             label::INFO => reply(StageStatus::Ok, &[t.kinds, u64::from(t.device)]),
             label::ATTACH => {
                 let g = Grant::from_word(words[1]).unwrap();
+                if t.no_lanes && g as u64 >= Grant::Input2 as u64 {
+                    return reply(StageStatus::Unsupported, &[g as u64]);
+                }
                 t.flows.entry(n).or_default().grants.push((g, cap.unwrap()));
                 reply(StageStatus::Ok, &[])
             }
@@ -981,4 +986,35 @@ fn a_sink_that_merges_is_settled_on_its_edge_before_the_replica_s() {
     let src = sys.tasks[0].flows[&0].start.unwrap();
     assert!(src.output2.is_some(), "replicated");
     assert_eq!(src.position, 10, "the sink's own edge, not the stale one");
+}
+
+#[test]
+fn a_split_the_stages_cannot_take_leaves_the_flow_running_unreplicated() {
+    let mut sys = system();
+    sys.tasks[0].no_lanes = true;
+    let mut m = manager(&mut sys);
+    let id = m.create(&mut sys, &device_round_trip(), APP).unwrap();
+    set_edge(&mut sys, 0, 60, 70, 10);
+    set_edge(&mut sys, 2, 0, 10, 10);
+    for _ in 0..3 {
+        m.watch(&mut sys);
+    }
+    // Tried, refused, rewired as it was, going on at record 10.
+    assert!(sys.tasks[2].flows.is_empty());
+    assert_eq!(m.registry().in_use(2), 0, "the replica's number given back");
+    let src = sys.tasks[0].flows[&0].start.unwrap();
+    assert_eq!((src.output2, src.position), (None, 10));
+    let s = m.stats(&mut sys, id.word(), APP).unwrap();
+    assert_eq!(
+        (s.state, s.replications, s.edge_count),
+        (FlowState::Running, 0, 3)
+    );
+    // Asked for at creation, the refusal is the stage's.
+    let r = m
+        .create(&mut sys, &replicated(Engine::Device), APP)
+        .unwrap_err();
+    assert_eq!(
+        (r.status, r.detail),
+        (FlowStatus::StageRefused, StageStatus::Unsupported as u64)
+    );
 }
