@@ -91,6 +91,9 @@ struct Flow {
     sink_base: [u64; 2],
     /// Consecutive looks that found the replicable stage the bottleneck.
     hot: u8,
+    /// A split was refused by its stages (no room for a second lane):
+    /// not tried again for this flow.
+    unsplittable: bool,
 }
 
 /// Whether a rewired flow can go on where it stopped: its source starts
@@ -586,6 +589,7 @@ impl Manager {
             position: 0,
             sink_base: [0; 2],
             hot: 0,
+            unsplittable: false,
         };
         for (i, spec) in req.stages().iter().enumerate() {
             let class = Class::of(spec);
@@ -739,6 +743,7 @@ impl Manager {
         let candidate = flow.wired
             && flow.life.state() == FlowState::Running
             && flow.replicated().is_none()
+            && !flow.unsplittable
             && resumable(&flow.req);
         let Some(r) = flow.req.replicable().filter(|_| candidate) else {
             flow.hot = 0;
@@ -774,6 +779,7 @@ impl Manager {
             // unreplicated, from the same place (a wiring that failed
             // never started its source, which starts last).
             flow.stop(sys, slot);
+            flow.unsplittable = true;
             if let Some(st) = flow.stages[REPLICA].take() {
                 reg.release(st.at);
                 flow.replications = flow.replications.saturating_sub(1);
