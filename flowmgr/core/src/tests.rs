@@ -1009,6 +1009,14 @@ fn a_split_the_stages_cannot_take_leaves_the_flow_running_unreplicated() {
         (s.state, s.replications, s.edge_count),
         (FlowState::Running, 0, 3)
     );
+    // And not tried again: no more rewiring however hot it stays.
+    let stops = |sys: &Fake| sys.calls.iter().filter(|c| c.1 == label::STOP).count();
+    let before = stops(&sys);
+    set_edge(&mut sys, 0, 60, 70, 10);
+    for _ in 0..6 {
+        m.watch(&mut sys);
+    }
+    assert_eq!(stops(&sys), before);
     // Asked for at creation, the refusal is the stage's.
     let r = m
         .create(&mut sys, &replicated(Engine::Device), APP)
