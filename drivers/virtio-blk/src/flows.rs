@@ -108,8 +108,16 @@ impl Work for Blocks {
         if !register_shared(window) {
             return Err(StageStatus::DeviceRefused);
         }
+        // A rewired source goes on at buffer `position`: each of its
+        // buffers is whole sectors of the output's size.
+        let per = start
+            .output
+            .map_or(0, |o| u64::from(o.size) / SECTOR as u64);
+        let next = first
+            .saturating_add(per.saturating_mul(start.position))
+            .min(end);
         Ok(Flow {
-            at: Cursor { next: first, end },
+            at: Cursor { next, end },
             window,
             sink,
             bytes: 0,

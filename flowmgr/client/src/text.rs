@@ -2,7 +2,7 @@
 //! words, and statistics as lines.
 //!
 //! ```text
-//! flow create SOURCE [TRANSFORMER ...] SINK [buffer=BYTES] [priority=0..7] [rate=BYTES_PER_S]
+//! flow create SOURCE [TRANSFORMER ...] SINK [buffer=BYTES] [priority=0..7] [rate=BYTES_PER_S] [replicas=1|2]
 //!   sources:      pattern:COUNT:SEED   udp:PORT   blocks:FIRST:COUNT
 //!   transformers: encrypt:MODE:KEY[:IV[:ENGINE]]   decrypt:...   crc32c
 //!                 (MODE cbc|ctr, KEY 32/48/64 hex digits, IV 32 hex digits,
@@ -40,7 +40,7 @@ pub enum ParseError<'a> {
 impl fmt::Display for ParseError<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Word(w) => write!(f, "`{w}` is not a stage (pattern, udp, blocks, file, encrypt, decrypt, crc32c, null, check, tcp, udpto) or an option (buffer=, priority=, rate=)"),
+            Self::Word(w) => write!(f, "`{w}` is not a stage (pattern, udp, blocks, file, encrypt, decrypt, crc32c, null, check, tcp, udpto) or an option (buffer=, priority=, rate=, replicas=)"),
             Self::Field(w, what) => write!(f, "`{w}`: {what}"),
             Self::TooMany => write!(f, "a flow has at most {MAX_STAGES} stages"),
             Self::Request(e) => write!(f, "{e}"),
@@ -205,7 +205,7 @@ fn stage(word: &str) -> Result<StageSpec, ParseError<'_>> {
 pub fn request<'a, S: AsRef<str>>(words: &'a [S]) -> Result<FlowRequest, ParseError<'a>> {
     let mut stages = [StageSpec::Null; MAX_STAGES];
     let mut n = 0;
-    let (mut buffer, mut priority, mut rate) = (DEFAULT_BUFFER, 0u8, 0u64);
+    let (mut buffer, mut priority, mut rate, mut replicas) = (DEFAULT_BUFFER, 0u8, 0u64, 1u8);
     for w in words {
         let w = w.as_ref();
         if let Some(v) = w.strip_prefix("buffer=") {
@@ -220,6 +220,10 @@ pub fn request<'a, S: AsRef<str>>(words: &'a [S]) -> Result<FlowRequest, ParseEr
             rate = v
                 .parse()
                 .map_err(|_| ParseError::Field(w, "rate=BYTES_PER_S"))?;
+        } else if let Some(v) = w.strip_prefix("replicas=") {
+            replicas = v
+                .parse()
+                .map_err(|_| ParseError::Field(w, "replicas=1|2"))?;
         } else {
             *stages.get_mut(n).ok_or(ParseError::TooMany)? = stage(w)?;
             n += 1;
@@ -236,6 +240,7 @@ pub fn request<'a, S: AsRef<str>>(words: &'a [S]) -> Result<FlowRequest, ParseEr
         rate,
         buffer,
     )
+    .and_then(|r| r.with_replicas(replicas))
     .map_err(ParseError::Request)
 }
 
@@ -248,8 +253,8 @@ impl fmt::Display for Lines<'_> {
         let [retries, restarts, redirects, fallbacks] = s.ladder;
         write!(
             f,
-            "{}; ladder: {retries} retries, {restarts} restarts, {redirects} redirects, {fallbacks} fallbacks",
-            s.state
+            "{}; ladder: {retries} retries, {restarts} restarts, {redirects} redirects, {fallbacks} fallbacks; {} replications",
+            s.state, s.replications
         )?;
         for (e, x) in s.edges[..s.edge_count.min(s.edges.len())]
             .iter()
@@ -293,6 +298,7 @@ mod tests {
             "null".into(),
             "buffer=4096".into(),
             "priority=3".into(),
+            "replicas=2".into(),
         ])
         .unwrap();
         let StageSpec::Cipher(c) = r.stages()[2] else {
@@ -304,7 +310,12 @@ mod tests {
         );
         assert_eq!(c.key.as_bytes().len(), 32);
         assert_eq!(c.iv[1], 0x11);
-        assert_eq!((r.buffer, r.priority), (4096, 3));
+        assert_eq!((r.buffer, r.priority, r.replicas), (4096, 3, 2));
+        assert_eq!(
+            request(&["pattern:1:1", "null", "replicas=2"]),
+            Err(ParseError::Request(RequestError::Replicas(2))),
+            "nothing to replicate"
+        );
     }
 
     #[test]
@@ -409,12 +420,14 @@ mod tests {
             state: FlowState::Recovering,
             ladder: [1, 2, 0, 0],
             sink: [0, 0],
+            replications: 1,
+            tsc_hz: 0,
             edges,
             edge_count: 2,
         };
         assert_eq!(
             Lines(&s).to_string(),
-            "recovering; ladder: 1 retries, 2 restarts, 0 redirects, 0 fallbacks\n  edge 0: 0 queued, 0 buffers, 0 bytes, 0 dropped\n  edge 1: 3 queued, 10 buffers, 10240 bytes, 1 dropped"
+            "recovering; ladder: 1 retries, 2 restarts, 0 redirects, 0 fallbacks; 1 replications\n  edge 0: 0 queued, 0 buffers, 0 bytes, 0 dropped\n  edge 1: 3 queued, 10 buffers, 10240 bytes, 1 dropped"
         );
     }
 }

@@ -6,6 +6,11 @@
 //! up to 64 bytes so no two buffers share a cache line. Each edge gets an
 //! equal share of the pool and as many buffers as fit in it, at most
 //! [`MAX_BUFFERS`] (the rings' size).
+//!
+//! A flow whose stage `r` is replicated ([`cut_replicated`]) has two more
+//! edges after its own: the second lane into the replica (buffers like
+//! edge `r - 1`'s) and out of it (like edge `r`'s); the pool is shared
+//! among all of them.
 
 use conflux_flow_protocol::api::{FlowRequest, MAX_EDGES};
 use conflux_flow_protocol::edge::MAX_BUFFERS;
@@ -36,24 +41,57 @@ fn round_up(n: u64) -> u64 {
 
 /// The spans for `req` over a pool of `pool_len` bytes.
 pub fn cut(pool_len: u64, req: &FlowRequest) -> Result<Layout, TooSmall> {
+    cut_lanes(pool_len, req, None)
+}
+
+/// The spans for `req` with stage `replicated` run by two replicas: the
+/// flow's edges, then the replica's input and output edges. `TooSmall`
+/// also when the slot has no room for the two edges.
+pub fn cut_replicated(
+    pool_len: u64,
+    req: &FlowRequest,
+    replicated: usize,
+) -> Result<Layout, TooSmall> {
+    cut_lanes(pool_len, req, Some(replicated))
+}
+
+fn cut_lanes(
+    pool_len: u64,
+    req: &FlowRequest,
+    replicated: Option<usize>,
+) -> Result<Layout, TooSmall> {
     let stages = req.stages();
-    let edges = stages.len().saturating_sub(1).min(MAX_EDGES);
+    let own = stages.len().saturating_sub(1).min(MAX_EDGES);
     let empty = Span {
         lo: 0,
         count: 0,
         size: 0,
     };
     let mut spans = [empty; MAX_EDGES];
-    if edges == 0 {
-        return Ok(Layout { spans, edges });
+    if own == 0 {
+        return Ok(Layout { spans, edges: 0 });
     }
-    let share = pool_len / edges as u64 / ALIGN * ALIGN;
+    // What each of the flow's edges holds, then the replica's lanes.
+    let mut sizes = [0u64; MAX_EDGES];
     let mut grown = 0u64;
-    for (e, span) in spans.iter_mut().enumerate().take(edges) {
+    for (e, size) in sizes.iter_mut().enumerate().take(own) {
         if stages[e] == StageSpec::Crc32c {
             grown += u64::from(CRC_BYTES);
         }
-        let size = round_up(u64::from(req.buffer) + grown);
+        *size = round_up(u64::from(req.buffer) + grown);
+    }
+    let edges = match replicated {
+        None => own,
+        Some(r) => {
+            let lanes = (r > 0 && r < own && own + 2 <= MAX_EDGES)
+                .then(|| [sizes[r - 1], sizes[r]])
+                .ok_or(TooSmall { edge: own })?;
+            sizes[own..own + 2].copy_from_slice(&lanes);
+            own + 2
+        }
+    };
+    let share = pool_len / edges as u64 / ALIGN * ALIGN;
+    for (e, (span, &size)) in spans.iter_mut().zip(&sizes).enumerate().take(edges) {
         let count = (share / size).min(u64::from(MAX_BUFFERS));
         if count == 0 || size > u64::from(u32::MAX) {
             return Err(TooSmall { edge: e });
@@ -104,6 +142,31 @@ mod tests {
             Err(TooSmall { edge: 1 })
         );
         assert_eq!(cut(0, &req(&[], 64)), Err(TooSmall { edge: 0 }));
+    }
+
+    #[test]
+    fn a_replica_s_lanes_are_cut_like_the_edges_around_it() {
+        let cipher = StageSpec::Cipher(conflux_flow_protocol::stage::Cipher {
+            mode: conflux_flow_protocol::stage::Mode::Ctr,
+            direction: conflux_flow_protocol::stage::Direction::Encrypt,
+            engine: conflux_flow_protocol::stage::Engine::Any,
+            key: conflux_flow_protocol::stage::Key::new(&[0; 16]).unwrap(),
+            iv: [0; 16],
+        });
+        // pattern → crc32c → cipher → null: the cipher (2) replicated.
+        let r = req(&[StageSpec::Crc32c, cipher], 1024);
+        let l = cut_replicated(5 * 64 * 1088, &r, 2).unwrap();
+        assert_eq!(l.edges, 5);
+        let sizes: Vec<u32> = l.spans[..5].iter().map(|s| s.size).collect();
+        assert_eq!(sizes, [1024, 1088, 1088, 1088, 1088]);
+        assert!(l.spans[..5]
+            .windows(2)
+            .all(|w| w[0].bytes().end <= w[1].bytes().start));
+        // The source or sink cannot be replicated; five stages leave no room.
+        assert!(cut_replicated(1 << 20, &r, 0).is_err());
+        assert!(cut_replicated(1 << 20, &r, 3).is_err());
+        let five = req(&[StageSpec::Crc32c, cipher, cipher], 1024);
+        assert!(cut_replicated(1 << 20, &five, 2).is_err());
     }
 
     proptest! {

@@ -30,12 +30,34 @@ use conflux_flow_protocol::api::{
     EdgeFigures, FlowRequest, FlowState, FlowStats, FlowStatus, MAX_EDGES, MAX_STAGES,
 };
 use conflux_flow_protocol::edge::EdgeStats;
-use conflux_flow_protocol::stage::{label, Grant, StageSpec, StageStatus, Start, START_WORDS};
+use conflux_flow_protocol::stage::{
+    label, Grant, Sched, StageSpec, StageStatus, Start, START_WORDS,
+};
 
 /// Ladder steps one check may take before the flow is terminated (each
 /// step restarts a stage or moves it, so this bounds a flow whose stages
 /// fail as fast as they are wired).
 const MAX_STEPS: usize = 16;
+
+/// Where a flow keeps the second instance of its replicated stage: a
+/// replicable flow has at most `MAX_REPLICATED_STAGES` stages, so this
+/// place is never one of its own.
+const REPLICA: usize = MAX_STAGES - 1;
+
+/// What one stage instance is wired to: edges (indices into the layout)
+/// and the tasks whose doorbells it rings, per lane.
+#[derive(Clone, Copy, Debug, Default)]
+struct Wiring {
+    input: Option<usize>,
+    output: Option<usize>,
+    input2: Option<usize>,
+    output2: Option<usize>,
+    up: Option<usize>,
+    down: Option<usize>,
+    up2: Option<usize>,
+    down2: Option<usize>,
+    replica: bool,
+}
 
 /// One stage of a flow, where it runs.
 #[derive(Clone, Copy, Debug)]
@@ -63,6 +85,33 @@ struct Flow {
     source: [u64; 2],
     /// Whether stages hold numbers and capabilities for it.
     wired: bool,
+    /// Times a stage of it was replicated.
+    replications: u64,
+    /// Where the current wiring's source started (a pattern's record
+    /// number), and the sink's figures from the wirings before it: a
+    /// rewired flow goes on where its sink stopped, and its tally adds up.
+    position: u64,
+    sink_base: [u64; 2],
+    /// Consecutive looks that found the replicable stage the bottleneck.
+    hot: u8,
+    /// A split was refused by its stages (no room for a second lane):
+    /// not tried again for this flow.
+    unsplittable: bool,
+}
+
+/// Whether a rewired flow can go on where it stopped: its source starts
+/// at a given record or buffer (a `blocks` source at the sector after the
+/// buffers delivered) and its sink's figures are counters that add up (a
+/// check sink is told the record it expects next).
+fn resumable(req: &FlowRequest) -> bool {
+    let stages = req.stages();
+    matches!(
+        stages.first(),
+        Some(StageSpec::Pattern { .. } | StageSpec::Blocks { .. })
+    ) && matches!(
+        stages.last(),
+        Some(StageSpec::Check { .. } | StageSpec::Null)
+    )
 }
 
 /// How a stage call went wrong.
@@ -138,33 +187,69 @@ impl Flow {
         Some(self.stages.get(i)?.as_ref()?.at.task)
     }
 
+    /// The replicated stage's index, if a replica runs.
+    fn replicated(&self) -> Option<usize> {
+        self.stages[REPLICA]?;
+        self.req.replicable()
+    }
+
+    /// What stage `i` (or [`REPLICA`]) is wired to. The replicated stage
+    /// `r` and its replica are lanes A and B between a split at `r - 1`
+    /// and a merge at `r + 1`; lane B's edges come after the flow's own.
+    fn wiring(&self, i: usize) -> Wiring {
+        let last = self.last();
+        let rep = self.replicated();
+        if i == REPLICA {
+            let Some(r) = rep else {
+                return Wiring::default();
+            };
+            return Wiring {
+                input: Some(last),
+                output: Some(last + 1),
+                up: self.task(r - 1),
+                down: self.task(r + 1),
+                replica: true,
+                ..Wiring::default()
+            };
+        }
+        let mut w = Wiring {
+            input: i.checked_sub(1),
+            output: (i < last).then_some(i),
+            up: i.checked_sub(1).and_then(|u| self.task(u)),
+            down: self.task(i + 1).filter(|_| i < last),
+            ..Wiring::default()
+        };
+        if let Some(r) = rep {
+            if i + 1 == r {
+                w.output2 = Some(last);
+                w.down2 = self.task(REPLICA);
+            }
+            w.replica = i == r;
+            if i == r + 1 {
+                w.input2 = Some(last + 1);
+                w.up2 = self.task(REPLICA);
+            }
+        }
+        w
+    }
+
     fn attach(&self, sys: &mut impl Sys, slot: usize, i: usize) -> Result<(), Fail> {
         let Some(st) = self.stages[i] else {
             return Ok(());
         };
-        let last = self.last();
+        let w = self.wiring(i);
+        let edge = |e: Option<usize>| e.map(|edge| Cap::Edge { slot, edge });
+        let bell = |t: Option<usize>| t.map(|task| Cap::Bell { task });
         let grants = [
             (Grant::Pool, Some(Cap::Pool { slot })),
-            (
-                Grant::Input,
-                (i > 0).then(|| Cap::Edge { slot, edge: i - 1 }),
-            ),
-            (
-                Grant::Output,
-                (i < last).then_some(Cap::Edge { slot, edge: i }),
-            ),
-            (
-                Grant::WakeDownstream,
-                self.task(i + 1)
-                    .filter(|_| i < last)
-                    .map(|task| Cap::Bell { task }),
-            ),
-            (
-                Grant::WakeUpstream,
-                i.checked_sub(1)
-                    .and_then(|u| self.task(u))
-                    .map(|task| Cap::Bell { task }),
-            ),
+            (Grant::Input, edge(w.input)),
+            (Grant::Output, edge(w.output)),
+            (Grant::WakeDownstream, bell(w.down)),
+            (Grant::WakeUpstream, bell(w.up)),
+            (Grant::Input2, edge(w.input2)),
+            (Grant::Output2, edge(w.output2)),
+            (Grant::WakeDownstream2, bell(w.down2)),
+            (Grant::WakeUpstream2, bell(w.up2)),
         ];
         for (grant, cap) in grants {
             if let Some(cap) = cap {
@@ -175,16 +260,34 @@ impl Flow {
         Ok(())
     }
 
-    fn start(&self, sys: &mut impl Sys, i: usize) -> Result<(), Fail> {
+    fn start(&self, sys: &mut impl Sys, i: usize, tsc_hz: u64) -> Result<(), Fail> {
         let Some(st) = self.stages[i] else {
             return Ok(());
         };
         let spans = &self.layout.spans;
+        let w = self.wiring(i);
+        let span = |e: Option<usize>| e.map(|e| spans[e]);
         let start = Start {
             flow: st.at.number,
             spec: st.spec,
-            input: (i > 0).then(|| spans[i - 1]),
-            output: (i < self.last()).then(|| spans[i]),
+            input: span(w.input),
+            output: span(w.output),
+            input2: span(w.input2),
+            output2: span(w.output2),
+            replica: w.replica,
+            sched: Sched {
+                priority: self.req.priority,
+                // The source admits data; the stages after it only keep up.
+                rate: if i == 0 { self.req.rate } else { 0 },
+                tsc_hz,
+            },
+            // The source starts, and a check sink expects, where the
+            // flow's sink stopped.
+            position: if i == 0 || i == self.last() {
+                self.position
+            } else {
+                0
+            },
         };
         let mut words = [0; START_WORDS];
         let n = start.encode(&mut words).unwrap_or(0);
@@ -203,20 +306,30 @@ impl Flow {
 
     /// Formats the edges, attaches every stage, starts them sink first.
     /// `Err(None)` if an edge could not be formatted.
-    fn wire(&mut self, sys: &mut impl Sys, slot: usize) -> Result<(), Option<StageFailed>> {
+    fn wire(
+        &mut self,
+        sys: &mut impl Sys,
+        slot: usize,
+        tsc_hz: u64,
+    ) -> Result<(), Option<StageFailed>> {
         for e in 0..self.layout.edges {
             if !sys.format(slot, e, self.layout.spans[e]) {
                 return Err(None);
             }
         }
         self.wired = true;
-        for i in 0..=self.last() {
+        for i in (0..=self.last()).chain([REPLICA]) {
             self.attach(sys, slot, i)
                 .map_err(|fail| Some(StageFailed { index: i, fail }))?;
         }
+        // Sink first; a replica right after its twin, so both lanes run
+        // before the split feeds them.
+        let rep = self.replicated();
         for i in (0..=self.last()).rev() {
-            self.start(sys, i)
-                .map_err(|fail| Some(StageFailed { index: i, fail }))?;
+            for j in core::iter::once(i).chain((rep == Some(i)).then_some(REPLICA)) {
+                self.start(sys, j, tsc_hz)
+                    .map_err(|fail| Some(StageFailed { index: j, fail }))?;
+            }
         }
         for s in self.stages.iter_mut().flatten() {
             s.retries = 0;
@@ -224,6 +337,48 @@ impl Flow {
         // A new instance counts from nothing.
         self.source = [0; 2];
         Ok(())
+    }
+
+    /// Before a rewire: notes where the flow goes on. A resumable flow's
+    /// sink is paused, its figures kept and the buffers it finished
+    /// counted (its input edges' downstream counters, final once it is
+    /// paused), so the source restarts at the first record the sink did
+    /// not get: nothing lost, nothing twice (what was in flight is made
+    /// again). Otherwise (or if the sink does not answer) the flow starts
+    /// over from its beginning.
+    fn settle(&mut self, sys: &mut impl Sys, slot: usize) {
+        let last = self.last();
+        let figures = match self.stages[last] {
+            Some(st) if resumable(&self.req) => {
+                let words = [u64::from(st.at.number)];
+                ask(sys, st.at.task, label::PAUSE, &words, None)
+                    .and_then(|_| ask(sys, st.at.task, label::STATS, &words, None))
+                    .ok()
+                    .map(|r| [r.word(3), r.word(4)])
+            }
+            _ => None,
+        };
+        match figures {
+            Some(f) => {
+                let w = self.wiring(last);
+                let delivered: u64 = [w.input, w.input2]
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|e| sys.observe(slot, e))
+                    .map(|e| e.downstream[0])
+                    .sum();
+                self.position = self.position.saturating_add(delivered);
+                self.sink_base = [
+                    self.sink_base[0].wrapping_add(f[0]),
+                    self.sink_base[1].wrapping_add(f[1]),
+                ];
+            }
+            None => {
+                self.position = 0;
+                self.sink_base = [0; 2];
+            }
+        }
+        self.sink = [0; 2];
     }
 
     /// Stops every stage and revokes what they were given; numbers stay
@@ -257,7 +412,7 @@ impl Flow {
     /// the first that failed, and how. A stage's STATS state word is 1
     /// running or 2 paused, plus 2 once one of its edges broke.
     fn poll(&mut self, sys: &mut impl Sys) -> Option<(usize, Failure)> {
-        for i in 0..=self.last() {
+        for i in (0..=self.last()).chain([REPLICA]) {
             let Some(st) = self.stages[i].as_mut() else {
                 continue;
             };
@@ -287,11 +442,55 @@ impl Flow {
     }
 }
 
+/// Places a second instance of `flow`'s replicable stage on another task
+/// of its class and lays the slot (pools of `pool_len` bytes) out for the
+/// two lanes; the caller wires the flow afterwards.
+fn replicate(reg: &mut Registry, pool_len: u64, flow: &mut Flow) -> Result<(), Refusal> {
+    let r = flow.req.replicable().ok_or(Refusal::bad(bad::REPLICAS))?;
+    let twin = flow.stages[r].ok_or(Refusal::no_stage(r))?;
+    let layout = layout::cut_replicated(pool_len, &flow.req, r).map_err(|t| Refusal {
+        stage: t.edge as u64,
+        ..Refusal::bad(bad::POOL_TOO_SMALL)
+    })?;
+    let at = reg
+        .choose(&twin.spec, twin.class, 1 << twin.at.task)
+        .and_then(|t| reg.take(t))
+        .ok_or(Refusal::no_stage(r))?;
+    flow.stages[REPLICA] = Some(Stage {
+        at,
+        history: History::default(),
+        retries: 0,
+        ..twin
+    });
+    flow.layout = layout;
+    flow.replications += 1;
+    Ok(())
+}
+
+/// Looks in a row that must find a stage the bottleneck before it is
+/// replicated (300 ms at `flowmgr`'s pace: a burst is not a bottleneck).
+pub const HOT_LOOKS: u8 = 3;
+
+/// Whether stage `r` is the flow's bottleneck at this look: its input
+/// edge's full ring at least 3/4 occupied (its upstream makes buffers
+/// faster than it takes them) while its output edge is not (its
+/// downstream keeps up with it).
+fn bottleneck(layout: &Layout, edges: &[EdgeStats], r: usize) -> bool {
+    let backed_up = |e: usize| match (edges.get(e), layout.spans.get(e)) {
+        (Some(x), Some(s)) => u64::from(x.queued) * 4 >= u64::from(s.count) * 3,
+        _ => false,
+    };
+    r > 0 && backed_up(r - 1) && !backed_up(r)
+}
+
 /// `flowmgr`'s state: the stage tasks and the flow slots.
 pub struct Manager {
     reg: Registry,
     slots: Slots<Flow>,
     pool_len: u64,
+    /// TSC cycles per second as the server measured them (0: unknown),
+    /// sent to every stage so a source can keep its rate.
+    tsc_hz: u64,
 }
 
 /// How many buffers the flow's source makes in all, once that is known:
@@ -313,13 +512,17 @@ fn source_total(req: &FlowRequest, source: [u64; 2]) -> Option<u64> {
 /// Whether every buffer the source will make has been made and taken
 /// all the way to the sink (edges read source first: a stage sends
 /// downstream before it recycles upstream, so a drained edge read first
-/// means its downstream stage had already sent on everything).
-fn drained(total: Option<u64>, edges: &[EdgeStats]) -> bool {
+/// means its downstream stage had already sent on everything). The
+/// source sends on `out` (two edges when it splits).
+fn drained(total: Option<u64>, edges: &[EdgeStats], out: [Option<usize>; 2]) -> bool {
     let Some(total) = total else { return false };
-    let made = edges
-        .first()
-        .is_some_and(|e| e.upstream[0].saturating_add(e.upstream[2]) >= total);
-    made && edges.iter().all(|e| e.downstream[0] >= e.upstream[0])
+    let made: u64 = out
+        .iter()
+        .flatten()
+        .filter_map(|&e| edges.get(e))
+        .map(|e| e.upstream[0].saturating_add(e.upstream[2]))
+        .sum();
+    made >= total && edges.iter().all(|e| e.downstream[0] >= e.upstream[0])
 }
 
 impl Manager {
@@ -330,7 +533,13 @@ impl Manager {
             reg: Registry::new(tasks),
             slots: Slots::new(slots),
             pool_len,
+            tsc_hz: 0,
         }
+    }
+
+    /// The TSC's rate, cycles per second, for the flows wired from now on.
+    pub fn set_tsc_hz(&mut self, hz: u64) {
+        self.tsc_hz = hz;
     }
 
     pub fn registry(&self) -> &Registry {
@@ -378,6 +587,9 @@ impl Manager {
         owner: u64,
     ) -> Result<FlowId, Refusal> {
         let req = FlowRequest::decode(words)?;
+        if req.rate != 0 && self.tsc_hz == 0 {
+            return Err(Refusal::bad(bad::NO_CLOCK));
+        }
         self.learn(sys);
         let slot = self.slots.free().ok_or(Refusal::new(FlowStatus::NoSlot))?;
         let layout = layout::cut(self.pool_len, &req).map_err(|t| Refusal {
@@ -394,6 +606,11 @@ impl Manager {
             sink: [0; 2],
             source: [0; 2],
             wired: false,
+            replications: 0,
+            position: 0,
+            sink_base: [0; 2],
+            hot: 0,
+            unsplittable: false,
         };
         for (i, spec) in req.stages().iter().enumerate() {
             let class = Class::of(spec);
@@ -415,7 +632,15 @@ impl Manager {
                 retries: 0,
             });
         }
-        if let Err(e) = flow.wire(sys, slot) {
+        if req.replicas == 2 {
+            if let Err(r) = replicate(&mut self.reg, self.pool_len, &mut flow) {
+                for (_, st) in flow.stages() {
+                    self.reg.release(st.at);
+                }
+                return Err(r);
+            }
+        }
+        if let Err(e) = flow.wire(sys, slot, self.tsc_hz) {
             flow.wired = true;
             flow.unwire(sys, &mut self.reg, slot);
             return Err(e.map_or(Refusal::new(FlowStatus::NoSlot), StageFailed::refusal));
@@ -427,7 +652,7 @@ impl Manager {
 
     /// Checks `flow`'s stages and climbs the ladder for one that failed,
     /// rewiring the flow after each step, until it runs or is terminated.
-    fn check(reg: &mut Registry, sys: &mut impl Sys, slot: usize, flow: &mut Flow) {
+    fn check(reg: &mut Registry, sys: &mut impl Sys, hz: u64, slot: usize, flow: &mut Flow) {
         if !flow.wired {
             return;
         }
@@ -446,7 +671,9 @@ impl Manager {
             flow.stages[i] = Some(st);
             let Some(counter) = step.counter() else { break };
             // Stopped where they ran (the failed stage's old task too,
-            // in case it still runs), then moved.
+            // in case it still runs), then moved; the source goes on
+            // where the sink stopped.
+            flow.settle(sys, slot);
             flow.stop(sys, slot);
             if let Step::Redirect(p) | Step::Fallback(p) = step {
                 st.at = p;
@@ -454,7 +681,7 @@ impl Manager {
             }
             flow.ladder[counter] += 1;
             sys.notify(slot);
-            failed = match flow.wire(sys, slot) {
+            failed = match flow.wire(sys, slot, hz) {
                 Ok(()) => None,
                 Err(None) => break,
                 Err(Some(f)) => Some((
@@ -481,17 +708,31 @@ impl Manager {
     fn look(
         reg: &mut Registry,
         sys: &mut impl Sys,
+        (hz, pool_len): (u64, u64),
         slot: usize,
         flow: &mut Flow,
+        tick: bool,
     ) -> [EdgeStats; MAX_EDGES] {
-        Self::check(reg, sys, slot, flow);
+        Self::check(reg, sys, hz, slot, flow);
         let mut raw = [EdgeStats::default(); MAX_EDGES];
         let edges = flow.layout.edges;
         for (e, r) in raw.iter_mut().enumerate().take(edges) {
             *r = sys.observe(slot, e).unwrap_or_default();
         }
+        // Only the timer's looks, 100 ms apart, measure a bottleneck (an
+        // application may ask STATS at any pace). A flow just rewired has
+        // new edges: its end is for a later look.
+        let rewired = tick && Self::scale(reg, sys, (hz, pool_len), slot, flow, &raw[..edges]);
         if flow.wired
-            && drained(source_total(&flow.req, flow.source), &raw[..edges])
+            && !rewired
+            && drained(
+                source_total(&flow.req, flow.source).map(|t| t.saturating_sub(flow.position)),
+                &raw[..edges],
+                {
+                    let w = flow.wiring(0);
+                    [w.output, w.output2]
+                },
+            )
             && flow.life.apply(Event::Finished) == Ok(true)
         {
             // The stages were asked before the edges were read, so the
@@ -501,6 +742,82 @@ impl Manager {
             sys.notify(slot);
         }
         raw
+    }
+
+    /// The scheduler's look at a running flow (at a timer tick): when its
+    /// replicable stage has been the bottleneck for [`HOT_LOOKS`] looks in
+    /// a row and
+    /// another task of its class can take it, the flow is split between
+    /// two replicas: the sink is paused and its place noted
+    /// ([`Flow::settle`]), every stage stopped, and the flow wired again
+    /// with the replica, the source going on where the sink stopped. Only
+    /// a resumable flow is rewired mid-way (a push source cannot make its
+    /// data again); a replica that cannot be placed leaves the flow as it
+    /// is.
+    fn scale(
+        reg: &mut Registry,
+        sys: &mut impl Sys,
+        (hz, pool_len): (u64, u64),
+        slot: usize,
+        flow: &mut Flow,
+        edges: &[EdgeStats],
+    ) -> bool {
+        let candidate = flow.wired
+            && flow.life.state() == FlowState::Running
+            && flow.replicated().is_none()
+            && !flow.unsplittable
+            && resumable(&flow.req);
+        let Some(r) = flow.req.replicable().filter(|_| candidate) else {
+            flow.hot = 0;
+            return false;
+        };
+        flow.hot = if bottleneck(&flow.layout, edges, r) {
+            flow.hot.saturating_add(1)
+        } else {
+            0
+        };
+        if flow.hot < HOT_LOOKS {
+            return false;
+        }
+        flow.hot = 0;
+        // Only when a replica can be placed and laid out; settled (on the
+        // flow's present edges) before the replica changes the wiring.
+        let placeable = flow.stages[r].is_some_and(|twin| {
+            reg.choose(&twin.spec, twin.class, 1 << twin.at.task)
+                .is_some()
+        }) && layout::cut_replicated(pool_len, &flow.req, r).is_ok();
+        if !placeable {
+            return false;
+        }
+        flow.settle(sys, slot);
+        flow.stop(sys, slot);
+        // Placeable was checked just now, and nothing took a number since;
+        // should it fail all the same, the flow is rewired as it was.
+        let _ = replicate(reg, pool_len, flow);
+        sys.notify(slot);
+        if flow.wire(sys, slot, hz).is_err() {
+            // The splitting or merging stage's task may have no room for a
+            // second lane (it refuses the grant): the flow goes on
+            // unreplicated, from the same place (a wiring that failed
+            // never started its source, which starts last).
+            flow.stop(sys, slot);
+            flow.unsplittable = true;
+            if let Some(st) = flow.stages[REPLICA].take() {
+                reg.release(st.at);
+                flow.replications = flow.replications.saturating_sub(1);
+            }
+            match layout::cut(pool_len, &flow.req) {
+                Ok(l) => flow.layout = l,
+                Err(_) => {
+                    Self::terminate(reg, sys, slot, flow);
+                    return true;
+                }
+            }
+            if flow.wire(sys, slot, hz).is_err() {
+                Self::terminate(reg, sys, slot, flow);
+            }
+        }
+        true
     }
 
     /// Whether a flow's stages move data on their own (running or being
@@ -517,7 +834,20 @@ impl Manager {
         let reg = &mut self.reg;
         for (id, flow) in self.slots.iter_mut() {
             if flow.watched() {
-                Self::look(reg, sys, id.slot(), flow);
+                Self::look(
+                    reg,
+                    sys,
+                    (self.tsc_hz, self.pool_len),
+                    id.slot(),
+                    flow,
+                    true,
+                );
+            }
+            // A source waiting for credit sleeps until someone rings.
+            if flow.watched() && flow.req.rate != 0 && !flow.life.paused() {
+                if let Some(t) = flow.task(0) {
+                    sys.ring(t);
+                }
             }
         }
     }
@@ -531,7 +861,7 @@ impl Manager {
             .slots
             .get(fid)
             .ok_or(Refusal::new(FlowStatus::UnknownFlow))?;
-        let raw = Self::look(reg, sys, slot, flow);
+        let raw = Self::look(reg, sys, (self.tsc_hz, self.pool_len), slot, flow, false);
         let edges = flow.layout.edges;
         let mut figures = [EdgeFigures::default(); MAX_EDGES];
         for (f, r) in figures.iter_mut().zip(&raw).take(edges) {
@@ -547,7 +877,12 @@ impl Manager {
         Ok(FlowStats {
             state: flow.life.state(),
             ladder: flow.ladder,
-            sink: flow.sink,
+            sink: [
+                flow.sink_base[0].wrapping_add(flow.sink[0]),
+                flow.sink_base[1].wrapping_add(flow.sink[1]),
+            ],
+            replications: flow.replications,
+            tsc_hz: self.tsc_hz,
             edges: figures,
             edge_count: edges,
         })
@@ -585,7 +920,7 @@ impl Manager {
             .slots
             .get(fid)
             .ok_or(Refusal::new(FlowStatus::UnknownFlow))?;
-        Self::check(reg, sys, fid.slot(), flow);
+        Self::check(reg, sys, self.tsc_hz, fid.slot(), flow);
         Ok(())
     }
 

@@ -27,6 +27,11 @@ pub mod bad {
     /// A capability came with a request that takes none, or CREATE's is
     /// not a notification.
     pub const CAP: u64 = 9;
+    /// A rate limit, but `flowmgr` could not measure the TSC's rate.
+    pub const NO_CLOCK: u64 = 10;
+    /// More than 2 replicas, or replicas of a flow that has no cipher
+    /// stage or too many stages.
+    pub const REPLICAS: u64 = 11;
 }
 
 /// Why an API request was refused.
@@ -96,6 +101,7 @@ impl From<RequestError> for Refusal {
             RequestError::StageCount(_) => (NO_STAGE, bad::STAGE_COUNT),
             RequestError::Priority(_) => (NO_STAGE, bad::PRIORITY),
             RequestError::Buffer(_) => (NO_STAGE, bad::BUFFER),
+            RequestError::Replicas(_) => (NO_STAGE, bad::REPLICAS),
         };
         Self {
             stage,
@@ -115,6 +121,8 @@ fn bad_kind(kind: u64) -> &'static str {
         bad::FINISHED => "the flow is done or terminated: destroy it",
         bad::NO_ID => "the message carries no flow id",
         bad::CAP => "only CREATE takes a capability, and only a notification (the flow's)",
+        bad::REPLICAS => "replicas=2 needs a cipher stage in a flow of at most 4 stages",
+        bad::NO_CLOCK => "flowmgr could not measure the TSC's rate, so it cannot keep a rate limit: ask for rate 0",
         _ => "an unknown reason",
     }
 }

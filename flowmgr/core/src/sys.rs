@@ -66,4 +66,7 @@ pub trait Sys {
     /// Signals the application's notification for slot `slot`, if it gave
     /// one: its flow changed state or took a ladder step.
     fn notify(&mut self, slot: usize);
+    /// Rings stage task `task`'s doorbell: a rate-limited source waiting
+    /// for credit has no neighbour to wake it, so each look wakes it.
+    fn ring(&mut self, task: usize);
 }

@@ -31,6 +31,8 @@ struct Task {
     /// task), and the instance after it knows no flows.
     restarted: bool,
     refuse_start: bool,
+    /// Refuses second-lane grants (no capability slots for them).
+    no_lanes: bool,
     broken: bool,
     retries: u64,
     flows: HashMap<u64, Model>,
@@ -48,6 +50,7 @@ struct Fake {
     /// stage that moved on between flowmgr's STATS call and its look at
     /// the edges.
     on_observe: Option<(usize, u64, [u64; 2])>,
+    rung: Vec<usize>,
 }
 
 fn reply(status: StageStatus, words: &[u64]) -> Result<Reply, Dead> {
@@ -83,6 +86,9 @@ impl Sys for Fake {
             label::INFO => reply(StageStatus::Ok, &[t.kinds, u64::from(t.device)]),
             label::ATTACH => {
                 let g = Grant::from_word(words[1]).unwrap();
+                if t.no_lanes && g as u64 >= Grant::Input2 as u64 {
+                    return reply(StageStatus::Unsupported, &[g as u64]);
+                }
                 t.flows.entry(n).or_default().grants.push((g, cap.unwrap()));
                 reply(StageStatus::Ok, &[])
             }
@@ -137,6 +143,9 @@ impl Sys for Fake {
     }
     fn notify(&mut self, _slot: usize) {
         self.notified += 1;
+    }
+    fn ring(&mut self, task: usize) {
+        self.rung.push(task);
     }
 }
 
@@ -762,4 +771,390 @@ fn a_restarted_manager_stops_its_predecessor_s_flows_and_revokes_every_slot() {
     );
     let again = new.create(&mut sys, &round_trip(), APP).unwrap();
     assert_ne!(again, id);
+}
+
+/// pattern → null at `rate` bytes/s, priority 6.
+fn limited(rate: u64) -> Vec<u64> {
+    words(
+        &FlowRequest::new(
+            StageSpec::Pattern { count: 10, seed: 1 },
+            &[],
+            StageSpec::Null,
+            6,
+            rate,
+            1024,
+        )
+        .unwrap(),
+    )
+}
+
+#[test]
+fn the_source_gets_the_rate_every_stage_the_priority_and_ticks_ring_it() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    // Without a measured TSC rate a limit cannot be kept: refused.
+    let r = m.create(&mut sys, &limited(4096), APP).unwrap_err();
+    assert_eq!(
+        (r.status, r.detail),
+        (FlowStatus::BadRequest, bad::NO_CLOCK)
+    );
+    m.set_tsc_hz(3_000_000_000);
+    let id = m.create(&mut sys, &limited(4096), APP).unwrap();
+    let src = sys.tasks[0].flows[&0].start.unwrap();
+    let sink = sys.tasks[0].flows[&1].start.unwrap();
+    assert_eq!(
+        (src.sched.priority, src.sched.rate, src.sched.tsc_hz),
+        (6, 4096, 3_000_000_000)
+    );
+    assert_eq!((sink.sched.priority, sink.sched.rate), (6, 0));
+    m.watch(&mut sys);
+    assert_eq!(sys.rung, [0], "the source's task is woken");
+    // Paused: nothing to wake. An unlimited flow is never rung.
+    m.pause(&mut sys, id.word(), APP, true).unwrap();
+    m.watch(&mut sys);
+    assert_eq!(sys.rung, [0]);
+    m.create(&mut sys, &limited(0), APP).unwrap();
+    m.watch(&mut sys);
+    assert_eq!(sys.rung, [0]);
+}
+
+fn replicated(engine: Engine) -> Vec<u64> {
+    let r = FlowRequest::new(
+        StageSpec::Pattern {
+            count: 100,
+            seed: 7,
+        },
+        &[
+            cipher(Direction::Encrypt, engine),
+            cipher(Direction::Decrypt, Engine::Software),
+        ],
+        StageSpec::Check { seed: 7 },
+        0,
+        0,
+        1024,
+    )
+    .unwrap()
+    .with_replicas(2)
+    .unwrap();
+    words(&r)
+}
+
+#[test]
+fn replicas_at_creation_split_at_the_source_and_merge_at_the_next_stage() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    sys.calls.clear();
+    let id = m
+        .create(&mut sys, &replicated(Engine::Device), APP)
+        .unwrap();
+    // Three edges of the flow and the replica's two lanes.
+    assert_eq!(sys.formatted.len(), 5);
+    let (lane_in, lane_out) = (
+        Cap::Edge { slot: 0, edge: 3 },
+        Cap::Edge { slot: 0, edge: 4 },
+    );
+    // The source splits: edge 0 to device 1, edge 3 to device 2.
+    let src = &sys.tasks[0].flows[&0];
+    assert!(src.grants.contains(&(Grant::Output2, lane_in)));
+    assert!(src
+        .grants
+        .contains(&(Grant::WakeDownstream2, Cap::Bell { task: 2 })));
+    assert_eq!(src.start.unwrap().output2, Some(sys.formatted[3].2));
+    // Both replicas are marked; the twin runs lane B's edges.
+    assert!(sys.tasks[1].flows[&0].start.unwrap().replica);
+    let twin = &sys.tasks[2].flows[&0];
+    assert_eq!(
+        twin.grants,
+        [
+            (Grant::Pool, Cap::Pool { slot: 0 }),
+            (Grant::Input, lane_in),
+            (Grant::Output, lane_out),
+            (Grant::WakeDownstream, Cap::Bell { task: 0 }),
+            (Grant::WakeUpstream, Cap::Bell { task: 0 }),
+        ]
+    );
+    assert!(twin.start.unwrap().replica);
+    // Decrypt (software, task 0's flow 1) merges both lanes.
+    let merge = &sys.tasks[0].flows[&1];
+    assert!(merge.grants.contains(&(Grant::Input2, lane_out)));
+    assert!(merge
+        .grants
+        .contains(&(Grant::WakeUpstream2, Cap::Bell { task: 2 })));
+    assert_eq!(merge.start.unwrap().input2, Some(sys.formatted[4].2));
+    assert!(!merge.start.unwrap().replica);
+    // Started sink first, the twin right after its replica, the source last.
+    let starts: Vec<usize> = sys
+        .calls
+        .iter()
+        .filter(|c| c.1 == label::START)
+        .map(|c| c.0)
+        .collect();
+    assert_eq!(starts, [0, 0, 1, 2, 0]);
+    let s = m.stats(&mut sys, id.word(), APP).unwrap();
+    assert_eq!((s.replications, s.edge_count), (1, 5));
+    // Done only once both lanes carried everything the source made.
+    for e in [0, 1, 2, 3, 4] {
+        let x = sys.edges.get_mut(&(0, e)).unwrap();
+        let n = if e == 2 { 100 } else { 50 };
+        x.upstream[0] = n;
+        x.downstream[0] = n;
+    }
+    assert_eq!(
+        m.stats(&mut sys, id.word(), APP).unwrap().state,
+        FlowState::Done
+    );
+    // The twin's task is given back with the flow.
+    m.destroy(&mut sys, id.word(), APP).unwrap();
+    assert_eq!((m.registry().in_use(1), m.registry().in_use(2)), (0, 0));
+}
+
+#[test]
+fn replicas_need_a_second_task_of_the_class() {
+    let mut sys = system();
+    sys.tasks.truncate(2);
+    let mut m = manager(&mut sys);
+    let r = m
+        .create(&mut sys, &replicated(Engine::Device), APP)
+        .unwrap_err();
+    assert_eq!((r.status, r.stage), (FlowStatus::NoStage, 1));
+    assert_eq!(
+        m.registry().in_use(0) + m.registry().in_use(1),
+        0,
+        "nothing kept"
+    );
+    // An `Any` cipher's twin may run in software.
+    m.create(&mut sys, &replicated(Engine::Any), APP).unwrap();
+    assert_eq!(sys.tasks[0].flows.len(), 4);
+}
+
+/// pattern → encrypt (device) → decrypt (software) → check, as asked.
+fn device_round_trip() -> Vec<u64> {
+    words(
+        &FlowRequest::new(
+            StageSpec::Pattern {
+                count: 100,
+                seed: 7,
+            },
+            &[
+                cipher(Direction::Encrypt, Engine::Device),
+                cipher(Direction::Decrypt, Engine::Software),
+            ],
+            StageSpec::Check { seed: 7 },
+            0,
+            0,
+            1024,
+        )
+        .unwrap(),
+    )
+}
+
+fn set_edge(sys: &mut Fake, e: usize, queued: u32, up: u64, down: u64) {
+    let x = sys.edges.get_mut(&(0, e)).unwrap();
+    x.queued = queued;
+    x.upstream[0] = up;
+    x.downstream[0] = down;
+}
+
+#[test]
+fn a_bottleneck_stage_seen_three_looks_running_is_replicated_and_the_flow_resumes() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    let id = m.create(&mut sys, &device_round_trip(), APP).unwrap();
+    let count = sys.formatted[0].2.count;
+    assert_eq!(count, 64);
+    // The cipher's input is 3/4 full, its output is not: hot.
+    set_edge(&mut sys, 0, 48, 60, 12);
+    set_edge(&mut sys, 1, 47, 12, 0);
+    m.watch(&mut sys);
+    m.watch(&mut sys);
+    // A look where it keeps up resets the count.
+    set_edge(&mut sys, 0, 47, 60, 13);
+    m.watch(&mut sys);
+    set_edge(&mut sys, 0, 48, 60, 12);
+    m.watch(&mut sys);
+    m.watch(&mut sys);
+    assert!(sys.tasks[2].flows.is_empty(), "two looks are not enough");
+    // The sink finished 40 records so far.
+    set_edge(&mut sys, 2, 0, 40, 40);
+    sys.calls.clear();
+    m.watch(&mut sys);
+    // Replicated: the second device runs lane B, five edges formatted
+    // again, the sink was paused (its place noted) before every STOP.
+    let twin = sys.tasks[2].flows[&0].start.expect("the replica started");
+    assert!(twin.replica);
+    assert_eq!(sys.formatted.len(), 3 + 5);
+    let first_pause = sys.calls.iter().position(|c| c.1 == label::PAUSE).unwrap();
+    let first_stop = sys.calls.iter().position(|c| c.1 == label::STOP).unwrap();
+    assert!(first_pause < first_stop);
+    // Source and check sink go on at record 40.
+    let src = sys.tasks[0].flows[&0].start.unwrap();
+    let sink = sys.tasks[0].flows[&2].start.unwrap();
+    assert_eq!((src.position, sink.position), (40, 40));
+    assert_eq!(src.output2, Some(sys.formatted[3 + 3].2));
+    let s = m.stats(&mut sys, id.word(), APP).unwrap();
+    assert_eq!(
+        (s.replications, s.edge_count, s.state),
+        (1, 5, FlowState::Running)
+    );
+    // The sink's figures add up across the rewire: the old sink's (the
+    // fake reports 40 + its number, 1) and the new one's.
+    assert_eq!(s.sink, [42 + 42, 2]);
+    // Done once the 60 records left went through both lanes.
+    for (e, n) in [(0, 30), (3, 30), (1, 30), (4, 30), (2, 60)] {
+        set_edge(&mut sys, e, 0, n, n);
+    }
+    assert_eq!(
+        m.stats(&mut sys, id.word(), APP).unwrap().state,
+        FlowState::Done
+    );
+}
+
+#[test]
+fn a_replicated_flow_is_not_replicated_again_and_a_paused_one_not_at_all() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    let id = m.create(&mut sys, &device_round_trip(), APP).unwrap();
+    set_edge(&mut sys, 0, 64, 64, 0);
+    // STATS, however often, is not the scheduler's measure.
+    for _ in 0..5 {
+        m.stats(&mut sys, id.word(), APP).unwrap();
+    }
+    assert!(sys.tasks[2].flows.is_empty(), "only ticks measure");
+    m.pause(&mut sys, id.word(), APP, true).unwrap();
+    for _ in 0..5 {
+        m.watch(&mut sys);
+    }
+    assert!(sys.tasks[2].flows.is_empty(), "paused: nothing to measure");
+    m.pause(&mut sys, id.word(), APP, false).unwrap();
+    for _ in 0..3 {
+        m.watch(&mut sys);
+    }
+    assert_eq!(m.stats(&mut sys, id.word(), APP).unwrap().replications, 1);
+    set_edge(&mut sys, 0, 64, 64, 0);
+    for _ in 0..6 {
+        m.watch(&mut sys);
+    }
+    assert_eq!(m.stats(&mut sys, id.word(), APP).unwrap().replications, 1);
+}
+
+#[test]
+fn recovery_resumes_where_the_sink_stopped() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    let id = m.create(&mut sys, &round_trip(), APP).unwrap();
+    set_edge(&mut sys, 2, 0, 25, 25);
+    // The device stage dies for good: redirected, the source going on at
+    // record 25 and the check sink expecting it.
+    sys.tasks[1].dead = true;
+    let s = m.stats(&mut sys, id.word(), APP).unwrap();
+    assert_eq!(s.ladder[REDIRECT], 1);
+    let src = sys.tasks[0].flows[&0].start.unwrap();
+    let sink = sys.tasks[0].flows[&2].start.unwrap();
+    assert_eq!((src.position, sink.position), (25, 25));
+    // The sink itself dying means its tally is gone: start over.
+    sys.tasks[0].restarted = true;
+    m.stats(&mut sys, id.word(), APP).unwrap();
+    let src = sys.tasks[0].flows[&0].start.unwrap();
+    assert_eq!(src.position, 0);
+}
+
+#[test]
+fn a_dead_replica_climbs_the_ladder_and_the_flow_resumes_with_both_lanes() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    let id = m
+        .create(&mut sys, &replicated(Engine::Device), APP)
+        .unwrap();
+    set_edge(&mut sys, 2, 0, 30, 30);
+    // The second device's task dies for good: its replica moves to the
+    // only device left (a second flow number there), both lanes rewired,
+    // the source going on at record 30.
+    sys.tasks[2].dead = true;
+    let s = m.stats(&mut sys, id.word(), APP).unwrap();
+    assert_eq!(
+        (s.ladder[REDIRECT], s.replications, s.edge_count),
+        (1, 1, 5)
+    );
+    let lanes: Vec<bool> = sys.tasks[1]
+        .flows
+        .values()
+        .map(|f| f.start.unwrap().replica)
+        .collect();
+    assert_eq!(lanes, [true, true]);
+    assert_eq!(sys.tasks[0].flows[&0].start.unwrap().position, 30);
+    assert_eq!(s.state, FlowState::Recovering);
+    assert_eq!(
+        m.stats(&mut sys, id.word(), APP).unwrap().state,
+        FlowState::Running
+    );
+}
+
+#[test]
+fn a_sink_that_merges_is_settled_on_its_edge_before_the_replica_s() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    let req = FlowRequest::new(
+        StageSpec::Pattern {
+            count: 100,
+            seed: 7,
+        },
+        &[cipher(Direction::Encrypt, Engine::Device)],
+        StageSpec::Null,
+        0,
+        0,
+        1024,
+    )
+    .unwrap();
+    m.create(&mut sys, &words(&req), APP).unwrap();
+    // What an earlier flow left in the page lane B's output will use.
+    let mut stale = EdgeStats::default();
+    stale.downstream[0] = 1000;
+    sys.edges.insert((0, 3), stale);
+    set_edge(&mut sys, 0, 60, 70, 10);
+    set_edge(&mut sys, 1, 0, 10, 10);
+    for _ in 0..3 {
+        m.watch(&mut sys);
+    }
+    let src = sys.tasks[0].flows[&0].start.unwrap();
+    assert!(src.output2.is_some(), "replicated");
+    assert_eq!(src.position, 10, "the sink's own edge, not the stale one");
+}
+
+#[test]
+fn a_split_the_stages_cannot_take_leaves_the_flow_running_unreplicated() {
+    let mut sys = system();
+    sys.tasks[0].no_lanes = true;
+    let mut m = manager(&mut sys);
+    let id = m.create(&mut sys, &device_round_trip(), APP).unwrap();
+    set_edge(&mut sys, 0, 60, 70, 10);
+    set_edge(&mut sys, 2, 0, 10, 10);
+    for _ in 0..3 {
+        m.watch(&mut sys);
+    }
+    // Tried, refused, rewired as it was, going on at record 10.
+    assert!(sys.tasks[2].flows.is_empty());
+    assert_eq!(m.registry().in_use(2), 0, "the replica's number given back");
+    let src = sys.tasks[0].flows[&0].start.unwrap();
+    assert_eq!((src.output2, src.position), (None, 10));
+    let s = m.stats(&mut sys, id.word(), APP).unwrap();
+    assert_eq!(
+        (s.state, s.replications, s.edge_count),
+        (FlowState::Running, 0, 3)
+    );
+    // And not tried again: no more rewiring however hot it stays.
+    let stops = |sys: &Fake| sys.calls.iter().filter(|c| c.1 == label::STOP).count();
+    let before = stops(&sys);
+    set_edge(&mut sys, 0, 60, 70, 10);
+    for _ in 0..6 {
+        m.watch(&mut sys);
+    }
+    assert_eq!(stops(&sys), before);
+    // Asked for at creation, the refusal is the stage's.
+    let r = m
+        .create(&mut sys, &replicated(Engine::Device), APP)
+        .unwrap_err();
+    assert_eq!(
+        (r.status, r.detail),
+        (FlowStatus::StageRefused, StageStatus::Unsupported as u64)
+    );
 }

@@ -33,6 +33,9 @@ pub mod label {
 pub const MAX_TRANSFORMERS: usize = 4;
 /// Stages one flow may have.
 pub const MAX_STAGES: usize = MAX_TRANSFORMERS + 2;
+/// Stages a flow may have and still be replicated: a slot has
+/// [`MAX_EDGES`] edges, and replication takes two more than the flow's.
+pub const MAX_REPLICATED_STAGES: usize = MAX_EDGES - 1;
 /// Smallest and largest buffer a flow may ask for.
 pub const MIN_BUFFER: u32 = 64;
 pub const MAX_BUFFER: u32 = 64 * 1024;
@@ -50,6 +53,10 @@ pub struct FlowRequest {
     /// Bytes per buffer (a UDP source's largest datagram; a block
     /// source's read size).
     pub buffer: u32,
+    /// 2: replicate the flow's first cipher stage from the start (two
+    /// tasks run it, the flow split between them and merged in order); 0
+    /// or 1: only if the scheduler finds it the bottleneck.
+    pub replicas: u8,
 }
 
 /// Why a request or a spec in it was refused, and where.
@@ -68,6 +75,8 @@ pub enum RequestError {
     StageCount(u64),
     Priority(u64),
     Buffer(u64),
+    /// More than 2 replicas, or replicas of a flow without a cipher stage.
+    Replicas(u64),
 }
 
 impl fmt::Display for RequestError {
@@ -81,6 +90,7 @@ impl fmt::Display for RequestError {
             Self::StageCount(n) => write!(f, "a flow of {n} stages: give a source, at most {MAX_TRANSFORMERS} transformers and a sink"),
             Self::Priority(p) => write!(f, "priority {p} is not 0..=7"),
             Self::Buffer(b) => write!(f, "buffers of {b} bytes: use {MIN_BUFFER}..={MAX_BUFFER}, a multiple of 16"),
+            Self::Replicas(n) => write!(f, "{n} replicas: use 1 or 2, and 2 only for a flow of at most 4 stages with a cipher stage"),
         }
     }
 }
@@ -108,9 +118,31 @@ impl FlowRequest {
             priority,
             rate,
             buffer,
+            replicas: 1,
         };
         r.check()?;
         Ok(r)
+    }
+
+    /// The same flow with `n` replicas (see [`Self::replicas`]), checked.
+    pub fn with_replicas(self, n: u8) -> Result<Self, RequestError> {
+        let r = Self {
+            replicas: n,
+            ..self
+        };
+        r.check()?;
+        Ok(r)
+    }
+
+    /// The stage that replicas run: the first cipher, if the flow has one
+    /// and room for the two more edges replication takes.
+    pub fn replicable(&self) -> Option<usize> {
+        if self.len > MAX_REPLICATED_STAGES {
+            return None;
+        }
+        self.stages()
+            .iter()
+            .position(|s| matches!(s, StageSpec::Cipher(_)))
     }
 
     fn check(&self) -> Result<(), RequestError> {
@@ -119,6 +151,9 @@ impl FlowRequest {
         }
         if !(MIN_BUFFER..=MAX_BUFFER).contains(&self.buffer) || !self.buffer.is_multiple_of(16) {
             return Err(RequestError::Buffer(self.buffer.into()));
+        }
+        if self.replicas > 2 || (self.replicas == 2 && self.replicable().is_none()) {
+            return Err(RequestError::Replicas(self.replicas.into()));
         }
         for (index, s) in self.stages().iter().enumerate() {
             let want = match index {
@@ -140,7 +175,7 @@ impl FlowRequest {
 
     pub fn encode(&self, words: &mut [u64]) -> Result<usize, Full> {
         let mut w = Writer::new(words);
-        w.put(self.len as u64 | u64::from(self.priority) << 8)?;
+        w.put(self.len as u64 | u64::from(self.priority) << 8 | u64::from(self.replicas) << 16)?;
         w.put(self.rate)?;
         w.put(u64::from(self.buffer))?;
         for s in self.stages() {
@@ -163,7 +198,11 @@ impl FlowRequest {
         if !(2..=MAX_STAGES as u64).contains(&len) {
             return Err(RequestError::StageCount(len));
         }
-        let priority = head >> 8;
+        let priority = head >> 8 & 0xff;
+        let replicas = head >> 16;
+        if replicas > 2 {
+            return Err(RequestError::Replicas(replicas));
+        }
         if priority > 7 {
             return Err(RequestError::Priority(priority));
         }
@@ -178,6 +217,7 @@ impl FlowRequest {
             priority: priority as u8,
             rate,
             buffer,
+            replicas: replicas as u8,
         };
         req.check()?;
         Ok(req)
@@ -313,12 +353,17 @@ pub struct FlowStats {
     /// stage STATS answer (words 3 and 4): a `check` sink's tally, a
     /// `null` sink's buffers and bytes. Zero until the sink answered.
     pub sink: [u64; 2],
+    /// Times the scheduler replicated a bottleneck stage of the flow.
+    pub replications: u64,
+    /// TSC cycles per second as `flowmgr` measured them (0: unknown): the
+    /// unit of the edges' `first` and `last`, and of the rate limit.
+    pub tsc_hz: u64,
     pub edges: [EdgeFigures; MAX_EDGES],
     pub edge_count: usize,
 }
 
 /// Words of a stats answer.
-pub const STATS_WORDS: usize = 2 + 4 + 2 + MAX_EDGES * 6;
+pub const STATS_WORDS: usize = 2 + 4 + 2 + 2 + MAX_EDGES * 6;
 
 impl FlowStats {
     pub fn encode(&self, words: &mut [u64]) -> Result<usize, Full> {
@@ -328,6 +373,8 @@ impl FlowStats {
         for l in self.ladder.into_iter().chain(self.sink) {
             w.put(l)?;
         }
+        w.put(self.replications)?;
+        w.put(self.tsc_hz)?;
         for e in &self.edges[..self.edge_count.min(MAX_EDGES)] {
             for v in [e.queued, e.buffers, e.bytes, e.drops, e.first, e.last] {
                 w.put(v)?;
@@ -349,6 +396,7 @@ impl FlowStats {
             *l = r.next().ok()?;
         }
         let sink = [r.next().ok()?, r.next().ok()?];
+        let (replications, tsc_hz) = (r.next().ok()?, r.next().ok()?);
         let mut edges = [EdgeFigures::default(); MAX_EDGES];
         for e in &mut edges[..edge_count] {
             *e = EdgeFigures {
@@ -364,6 +412,8 @@ impl FlowStats {
             state,
             ladder,
             sink,
+            replications,
+            tsc_hz,
             edges,
             edge_count,
         })

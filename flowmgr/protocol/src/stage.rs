@@ -8,8 +8,12 @@
 //!    downstream and upstream neighbours (a notification capability each).
 //!    A source has no input, a sink no output.
 //! 2. [`label::START`], words `[flow, StageSpec..., input Span, output
-//!    Span]` ([`Start::encode`]): the stage maps what it was given, checks
-//!    the spans against the pool, and starts moving buffers.
+//!    Span, priority, rate, TSC rate, position, second input Span, second
+//!    output Span, flags]` ([`Start::encode`]): the stage maps what it
+//!    was given, checks the spans against the pool, and starts moving
+//!    buffers. The second spans (and `Grant::Input2` and the other lane
+//!    grants) are for a stage that splits its output between two
+//!    replicas of the next stage or merges theirs.
 //! 3. [`label::STATS`] `[flow]` at any time (also how `flowmgr` finds a
 //!    stage that died: the call fails), [`label::PAUSE`]/[`label::RESUME`],
 //!    and [`label::STOP`] `[flow]`: the stage stops touching the flow,
@@ -61,6 +65,13 @@ pub enum Grant {
     WakeDownstream = 3,
     /// Rung after recycling on the input edge when the producer asked.
     WakeUpstream = 4,
+    /// A split or merged flow's second lane (see [`Start::input2`]): the
+    /// second input edge, the second output edge, and the doorbells of
+    /// the neighbours on them.
+    Input2 = 5,
+    Output2 = 6,
+    WakeDownstream2 = 7,
+    WakeUpstream2 = 8,
 }
 
 impl Grant {
@@ -71,6 +82,10 @@ impl Grant {
             2 => Self::Output,
             3 => Self::WakeDownstream,
             4 => Self::WakeUpstream,
+            5 => Self::Input2,
+            6 => Self::Output2,
+            7 => Self::WakeDownstream2,
+            8 => Self::WakeUpstream2,
             _ => return None,
         })
     }
@@ -216,6 +231,15 @@ pub enum SpecError {
     BadPath(u64),
     /// A peer word with port 0 or stray high bits.
     BadPeer(u64),
+    /// A priority word that is not 0..=7.
+    BadPriority(u64),
+    /// A rate limit (bytes/s) sent without the TSC's rate, so the stage
+    /// could not tell how many bytes a moment allows.
+    NoClock(u64),
+    /// A flags word with bits no stage knows.
+    BadFlags(u64),
+    /// A second lane without a first (`input2` without `input`, ...).
+    LoneLane,
 }
 
 impl From<Short> for SpecError {
@@ -239,6 +263,10 @@ impl fmt::Display for SpecError {
             Self::BadFlow(n) => write!(f, "flow number {n} is not below {MAX_FLOWS}"),
             Self::BadPath(n) => write!(f, "a file path of {n} bytes: use an absolute UTF-8 path of at most {MAX_PATH} bytes, without NUL or empty components"),
             Self::BadPeer(w) => write!(f, "peer word {w:#x} has port 0 or bits above the port"),
+            Self::BadPriority(p) => write!(f, "priority {p} is not 0..=7"),
+            Self::BadFlags(w) => write!(f, "start flags {w:#x} have bits other than replica (1)"),
+            Self::LoneLane => f.write_str("a second input or output edge came without a first one"),
+            Self::NoClock(r) => write!(f, "a rate limit of {r} bytes/s came without the TSC's rate (flowmgr has not measured it): start the flow without a rate"),
         }
     }
 }
@@ -489,6 +517,57 @@ pub struct Start {
     pub input: Option<Span>,
     /// The output edge's buffers (`None` for a sink).
     pub output: Option<Span>,
+    /// How the flow shares the task and how fast its source may go.
+    pub sched: Sched,
+    /// Where the stage picks up (0: the beginning): a pull source's next
+    /// buffer (a pattern's record number, a block source's buffer index),
+    /// so a rewired flow goes on where it stopped; a `check` sink's next
+    /// expected record; the sequence number a source gives its first
+    /// buffer in either case. Other stages ignore it.
+    pub position: u64,
+    /// A second input edge: the stage *merges* its two inputs, taking
+    /// buffers from them in turn (the first from `input`), which is the
+    /// order its upstream split them in.
+    pub input2: Option<Span>,
+    /// A second output edge: the stage *splits* its output, sending
+    /// buffers to its two outputs in turn (the first to `output`), each to
+    /// one replica of the next stage.
+    pub output2: Option<Span>,
+    /// The stage is one of two replicas between a split and a merge: a
+    /// buffer it gives up on still goes on, empty (length 0, its sequence
+    /// number kept), so the merge taking buffers in turn never waits for
+    /// one that will not come.
+    pub replica: bool,
+}
+
+/// [`Start`]'s flags word.
+pub mod flags {
+    /// [`super::Start::replica`].
+    pub const REPLICA: u64 = 1;
+}
+
+/// A flow's share of its stages: its priority among the flows of one
+/// stage task, and its source's rate limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sched {
+    /// 0 (least urgent) to 7, as the application asked.
+    pub priority: u8,
+    /// Bytes per second the source admits; 0 is no limit.
+    pub rate: u64,
+    /// TSC cycles per second (as `flowmgr` measured them), so the source
+    /// can turn its clock into bytes allowed; 0 when unknown, which only
+    /// an unlimited flow accepts.
+    pub tsc_hz: u64,
+}
+
+impl Sched {
+    /// Bytes a rate-limited source may send at once after waiting: an
+    /// eighth of a second's worth (at least 1). `flowmgr` wakes a waiting
+    /// source every 100 ms, so this much saved credit lets it keep up
+    /// with its rate between two wakes.
+    pub fn burst(&self) -> u64 {
+        (self.rate / 8).max(1)
+    }
 }
 
 fn put_span(w: &mut Writer, s: Option<Span>) -> Result<(), crate::words::Full> {
@@ -516,8 +595,9 @@ fn get_span(r: &mut Reader) -> Result<Option<Span>, SpecError> {
     }
 }
 
-/// Words of a start message.
-pub const START_WORDS: usize = 1 + SPEC_WORDS + 4;
+/// Words of a start message: flow, spec, two spans, priority, rate, TSC
+/// rate, position, the second lanes' spans, flags.
+pub const START_WORDS: usize = 1 + SPEC_WORDS + 4 + 4 + 4 + 1;
 
 impl Start {
     pub fn encode(&self, words: &mut [u64]) -> Result<usize, crate::words::Full> {
@@ -526,6 +606,13 @@ impl Start {
         self.spec.encode(&mut w)?;
         put_span(&mut w, self.input)?;
         put_span(&mut w, self.output)?;
+        w.put(u64::from(self.sched.priority))?;
+        w.put(self.sched.rate)?;
+        w.put(self.sched.tsc_hz)?;
+        w.put(self.position)?;
+        put_span(&mut w, self.input2)?;
+        put_span(&mut w, self.output2)?;
+        w.put(if self.replica { flags::REPLICA } else { 0 })?;
         Ok(w.len())
     }
 
@@ -540,11 +627,41 @@ impl Start {
         let spec = StageSpec::decode(&mut r)?;
         let input = get_span(&mut r)?;
         let output = get_span(&mut r)?;
+        let priority = r.next()?;
+        if priority > 7 {
+            return Err(SpecError::BadPriority(priority));
+        }
+        let (rate, tsc_hz) = (r.next()?, r.next()?);
+        if rate != 0 && tsc_hz == 0 {
+            return Err(SpecError::NoClock(rate));
+        }
         Ok(Self {
             flow: flow as u32,
             spec,
             input,
             output,
+            sched: Sched {
+                priority: priority as u8,
+                rate,
+                tsc_hz,
+            },
+            position: r.next()?,
+            input2: get_span(&mut r)?,
+            output2: get_span(&mut r)?,
+            replica: match r.next()? {
+                0 => false,
+                flags::REPLICA => true,
+                w => return Err(SpecError::BadFlags(w)),
+            },
+        })
+        .and_then(|s: Self| {
+            let lone = (s.input2.is_some() && s.input.is_none())
+                || (s.output2.is_some() && s.output.is_none());
+            if lone {
+                Err(SpecError::LoneLane)
+            } else {
+                Ok(s)
+            }
         })
     }
 }

@@ -31,6 +31,7 @@
 #![no_main]
 #![forbid(unsafe_code)]
 
+mod clock;
 mod fault;
 mod serve;
 mod system;
@@ -92,6 +93,11 @@ fn main() {
     );
     let ep = Endpoint(config::caps::FLOWMGR);
     let watch = Notification(config::caps::WATCH);
+    let clock = clock::Clock::start(&watch);
+    match &clock {
+        Some(c) => manager.set_tsc_hz(c.first_rate(&watch)),
+        None => println!("cannot read the kernel's ticks through the watch notification: flows with a rate limit are refused; check the manifest gives flowmgr `watch` with rights rw"),
+    }
     let bound = watch.bind(&ep);
     if let Err(e) = bound {
         println!("cannot bind the watch notification to the flowmgr endpoint ({e}): flows are checked only when asked; check the manifest gives flowmgr `watch` with rights rw");
@@ -118,7 +124,16 @@ fn main() {
         }
         if bound.is_ok() && !armed && manager.watching() {
             armed = match watch.timer(WATCH_TICKS) {
-                Ok(_) => true,
+                Ok(now) => {
+                    // A longer baseline: a finer figure for later flows.
+                    if let Some(c) = &clock {
+                        let hz = c.rate(now, conflux_userlib::sys::rdtsc());
+                        if hz != 0 {
+                            manager.set_tsc_hz(hz);
+                        }
+                    }
+                    true
+                }
                 Err(e) => {
                     println!("cannot arm flowmgr's watch timer ({e}): flows are checked only when asked until the next request");
                     false

@@ -49,13 +49,14 @@ impl Work for Soft {
                 if start.output.is_some_and(|s| (s.size as usize) < HEADER) {
                     return Err(StageStatus::BadEdge);
                 }
+                // A rewired flow goes on from where its sink stopped.
                 Job::Pattern {
                     seed,
                     count,
-                    made: 0,
+                    made: start.position.min(count),
                 }
             }
-            StageSpec::Check { seed } => Job::Check(Checker::new(seed)),
+            StageSpec::Check { seed } => Job::Check(Checker::from(seed, start.position as u32)),
             _ => return Err(StageStatus::Unsupported),
         };
         Ok(job)

@@ -9,10 +9,16 @@
 //! drops the input (counted as a drop on the output edge, where the
 //! downstream stage and `flowmgr` see it) and carries on. Sequence numbers
 //! pass from input to output unchanged; a source numbers its buffers from
-//! 0.
+//! its start position (0 unless the flow was rewired mid-way).
+//!
+//! A source with a rate limit holds a [`Bucket`]: out of credit, a pull
+//! source's step waits ([`Step::WaitOther`]; `flowmgr` rings every
+//! rate-limited source's doorbell at each of its 100 ms looks, so the
+//! task wakes) and a push source drops what it is offered, and counts it.
 
 use crate::mem::Mapping;
 use crate::os::Os;
+use crate::rate::Bucket;
 use conflux_flow_protocol::edge::{EdgeError, Input, Output};
 use conflux_flow_protocol::Buf;
 use core::ops::Range;
@@ -47,15 +53,30 @@ pub enum Failure {
 /// A running flow of one stage.
 pub struct FlowIo {
     pub(crate) pool: Mapping,
-    pub(crate) input: Option<Input>,
-    pub(crate) output: Option<Output>,
-    pub(crate) down: Option<usize>,
-    pub(crate) up: Option<usize>,
-    held_in: Option<Buf>,
-    held_out: Option<Buf>,
+    /// Input lanes: one, or two merged in turn.
+    pub(crate) inputs: [Option<Input>; 2],
+    /// Output lanes: one, or two split in turn.
+    pub(crate) outputs: [Option<Output>; 2],
+    /// The doorbells of the neighbours on each lane.
+    downs: [Option<usize>; 2],
+    ups: [Option<usize>; 2],
+    /// The buffers held, each with the lane it came from.
+    held_in: Option<(Buf, usize)>,
+    held_out: Option<(Buf, usize)>,
+    /// Buffers taken from the inputs and sent on the outputs so far: the
+    /// next lane of each is this count modulo the lanes.
+    taken: u64,
+    sent: u64,
+    /// A replica between a split and a merge passes what it gives up on as
+    /// an empty buffer (see `Start::replica`).
+    replica: bool,
     next_seq: u32,
     pub(crate) paused: bool,
     pub(crate) last: Step,
+    /// The source's rate limit, if it has one.
+    bucket: Option<Bucket>,
+    /// The flow's priority, 0..=7 (see [`crate::Stages::run`]).
+    pub(crate) priority: u8,
     /// Transient failures retried so far.
     pub retries: u64,
     /// Buffers given up after a permanent failure.
@@ -82,25 +103,41 @@ fn two(pool: &mut [u8], src: Range<usize>, dst: Range<usize>) -> Option<(&[u8], 
 impl FlowIo {
     pub(crate) fn new(
         pool: Mapping,
-        input: Option<Input>,
-        output: Option<Output>,
-        down: Option<usize>,
-        up: Option<usize>,
+        inputs: [Option<Input>; 2],
+        outputs: [Option<Output>; 2],
+        downs: [Option<usize>; 2],
+        ups: [Option<usize>; 2],
     ) -> Self {
         Self {
             pool,
-            input,
-            output,
-            down,
-            up,
+            inputs,
+            outputs,
+            downs,
+            ups,
             held_in: None,
             held_out: None,
+            taken: 0,
+            sent: 0,
+            replica: false,
             next_seq: 0,
             paused: false,
             last: Step::Progress,
+            bucket: None,
+            priority: 0,
             retries: 0,
             failures: 0,
             broken: None,
+        }
+    }
+
+    /// Applies START's scheduling words at time `now`: the priority, the
+    /// source's rate limit and the sequence number of its first buffer.
+    pub(crate) fn schedule(&mut self, start: &conflux_flow_protocol::stage::Start, now: u64) {
+        self.priority = start.sched.priority;
+        self.replica = start.replica;
+        self.bucket = Bucket::new(&start.sched, now);
+        if start.input.is_none() {
+            self.next_seq = start.position as u32;
         }
     }
 
@@ -115,44 +152,69 @@ impl FlowIo {
         Step::Finished
     }
 
-    /// Holds an empty output buffer, if one can be had.
+    /// The lane the next buffer is taken from (`count` taken so far) when
+    /// `lanes` has one or two ends.
+    fn lane<T>(lanes: &[Option<T>; 2], count: u64) -> usize {
+        if lanes[1].is_some() {
+            (count % 2) as usize
+        } else {
+            0
+        }
+    }
+
+    fn in_lane(&self) -> usize {
+        Self::lane(&self.inputs, self.taken)
+    }
+
+    fn out_lane(&self) -> usize {
+        Self::lane(&self.outputs, self.sent)
+    }
+
+    /// Holds an empty output buffer of the next output lane, if one can
+    /// be had.
     fn empty(&mut self) -> Result<Option<Buf>, EdgeError> {
         if self.held_out.is_none() {
-            let Some(out) = self.output.as_mut() else {
+            let lane = self.out_lane();
+            let Some(out) = self.outputs[lane].as_mut() else {
                 return Ok(None);
             };
             // Refused descriptors are counted by the edge; skip them.
             while let Some(t) = out.take_empty()? {
                 if let Ok(b) = t {
-                    self.held_out = Some(b);
+                    self.held_out = Some((b, lane));
                     break;
                 }
             }
         }
-        Ok(self.held_out)
+        Ok(self.held_out.map(|(b, _)| b))
     }
 
-    /// Holds a full input buffer, if one can be had.
+    /// Holds a full buffer of the next input lane, if one can be had.
     fn full(&mut self) -> Result<Option<Buf>, EdgeError> {
         if self.held_in.is_none() {
-            let Some(inp) = self.input.as_mut() else {
+            let lane = self.in_lane();
+            let Some(inp) = self.inputs[lane].as_mut() else {
                 return Ok(None);
             };
             while let Some(t) = inp.take_full()? {
                 if let Ok(b) = t {
-                    self.held_in = Some(b);
+                    self.held_in = Some((b, lane));
                     break;
                 }
             }
         }
-        Ok(self.held_in)
+        Ok(self.held_in.map(|(b, _)| b))
     }
 
-    fn send(&mut self, os: &mut impl Os, b: Buf, len: u32, seq: u32) -> Result<(), EdgeError> {
-        self.held_out = None;
-        if let Some(out) = self.output.as_mut() {
+    /// Sends the held output buffer with `len` bytes and number `seq`.
+    fn send(&mut self, os: &mut impl Os, len: u32, seq: u32) -> Result<(), EdgeError> {
+        let Some((b, lane)) = self.held_out.take() else {
+            return Ok(());
+        };
+        self.sent += 1;
+        if let Some(out) = self.outputs[lane].as_mut() {
             if out.send(&b, len, seq, os.now())? {
-                if let Some(d) = self.down {
+                if let Some(d) = self.downs[lane] {
                     os.ring(d);
                 }
             }
@@ -160,11 +222,15 @@ impl FlowIo {
         Ok(())
     }
 
-    fn recycle(&mut self, os: &mut impl Os, b: Buf) -> Result<(), EdgeError> {
-        self.held_in = None;
-        if let Some(inp) = self.input.as_mut() {
+    /// Gives the held input buffer back.
+    fn recycle(&mut self, os: &mut impl Os) -> Result<(), EdgeError> {
+        let Some((b, lane)) = self.held_in.take() else {
+            return Ok(());
+        };
+        self.taken += 1;
+        if let Some(inp) = self.inputs[lane].as_mut() {
             if inp.recycle(&b, b.len, os.now())? {
-                if let Some(u) = self.up {
+                if let Some(u) = self.ups[lane] {
                     os.ring(u);
                 }
             }
@@ -172,12 +238,23 @@ impl FlowIo {
         Ok(())
     }
 
+    /// A merging stage's input buffer that a replica gave up on (empty):
+    /// consumed without the work seeing it, and counted as a drop here.
+    fn skip_marker(&mut self, os: &mut impl Os, inp: &Buf) -> Result<bool, EdgeError> {
+        if self.inputs[1].is_none() || inp.len != 0 {
+            return Ok(false);
+        }
+        self.count_drop();
+        self.recycle(os)?;
+        Ok(true)
+    }
+
     /// Counts one piece of data dropped at this stage, on the output edge
     /// if there is one (else the input's).
     pub fn count_drop(&self) {
-        if let Some(o) = &self.output {
+        if let Some(o) = &self.outputs[0] {
             o.counters().drop_one();
-        } else if let Some(i) = &self.input {
+        } else if let Some(i) = &self.inputs[0] {
             i.counters().drop_one();
         }
     }
@@ -191,9 +268,14 @@ impl FlowIo {
             Failure::Permanent => {
                 self.failures += 1;
                 self.count_drop();
-                if let Some(b) = self.held_in {
-                    self.recycle(os, b)?;
+                // A replica passes the sequence number on, empty, so the
+                // merge after it does not wait for it.
+                if let (true, Some((inp, _))) = (self.replica, self.held_in) {
+                    if self.held_out.is_some() {
+                        self.send(os, 0, inp.seq)?;
+                    }
                 }
+                self.recycle(os)?;
                 Ok(Step::Progress)
             }
         }
@@ -213,6 +295,9 @@ impl FlowIo {
             let Some(inp) = io.full()? else {
                 return Ok(Step::WaitInput);
             };
+            if io.skip_marker(os, &inp)? {
+                return Ok(Step::Progress);
+            }
             let dst_range = out.offset as usize..(out.offset + u64::from(out.len)) as usize;
             let Some((src, dst)) = two(io.pool.bytes(), inp.range(), dst_range) else {
                 return io.fail(os, Failure::Permanent);
@@ -220,8 +305,8 @@ impl FlowIo {
             match f(src, dst) {
                 Ok(n) => {
                     let n = u32::try_from(n).unwrap_or(u32::MAX).min(out.len);
-                    io.send(os, out, n, inp.seq)?;
-                    io.recycle(os, inp)?;
+                    io.send(os, n, inp.seq)?;
+                    io.recycle(os)?;
                     Ok(Step::Progress)
                 }
                 Err(e) => io.fail(os, e),
@@ -238,6 +323,11 @@ impl FlowIo {
         f: impl FnOnce(&mut [u8]) -> Result<Option<usize>, Failure>,
     ) -> Step {
         self.step(|io| {
+            if let Some(b) = io.bucket.as_mut() {
+                if !b.admits(os.now()) {
+                    return Ok(Step::WaitOther);
+                }
+            }
             let Some(out) = io.empty()? else {
                 return Ok(Step::WaitOutput);
             };
@@ -249,7 +339,10 @@ impl FlowIo {
                     let seq = io.next_seq;
                     io.next_seq = seq.wrapping_add(1);
                     let n = u32::try_from(n).unwrap_or(u32::MAX).min(out.len);
-                    io.send(os, out, n, seq)?;
+                    io.send(os, n, seq)?;
+                    if let Some(b) = io.bucket.as_mut() {
+                        b.spend(u64::from(n));
+                    }
                     Ok(Step::Progress)
                 }
                 Ok(None) => Ok(Step::WaitOther),
@@ -263,7 +356,7 @@ impl FlowIo {
     }
 
     /// A source that has data but no buffer for it (a datagram arriving
-    /// while the flow is backed up): counts the drop. Returns whether a
+    /// while the flow is backed up, or over its rate): counts the drop. Returns whether a
     /// buffer was free after all, in which case `fill` wrote into it.
     pub fn offer(&mut self, os: &mut impl Os, fill: impl FnOnce(&mut [u8]) -> usize) -> bool {
         if self.paused {
@@ -291,12 +384,15 @@ impl FlowIo {
             let Some(inp) = io.full()? else {
                 return Ok(Step::WaitInput);
             };
+            if io.skip_marker(os, &inp)? {
+                return Ok(Step::Progress);
+            }
             let Some(src) = io.pool.bytes().get(inp.range()) else {
                 return io.fail(os, Failure::Permanent);
             };
             match f(src, inp.seq) {
                 Ok(()) => {
-                    io.recycle(os, inp)?;
+                    io.recycle(os)?;
                     Ok(Step::Progress)
                 }
                 Err(e) => io.fail(os, e),
@@ -325,11 +421,18 @@ impl FlowIo {
     pub(crate) fn ready_to_sleep(&mut self) -> bool {
         let r = match self.last {
             Step::Progress => Ok(false),
-            Step::WaitInput => self.input.as_mut().map_or(Ok(true), Input::prepare_to_wait),
-            Step::WaitOutput => self
-                .output
-                .as_mut()
-                .map_or(Ok(true), Output::prepare_to_wait),
+            Step::WaitInput => {
+                let lane = self.in_lane();
+                self.inputs[lane]
+                    .as_mut()
+                    .map_or(Ok(true), Input::prepare_to_wait)
+            }
+            Step::WaitOutput => {
+                let lane = self.out_lane();
+                self.outputs[lane]
+                    .as_mut()
+                    .map_or(Ok(true), Output::prepare_to_wait)
+            }
             Step::WaitOther | Step::Paused | Step::Finished => Ok(true),
         };
         match r {

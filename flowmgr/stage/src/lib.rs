@@ -24,6 +24,7 @@ mod io;
 #[allow(unsafe_code)]
 mod mem;
 mod os;
+mod rate;
 #[cfg(feature = "system")]
 mod serve;
 mod table;
@@ -33,9 +34,10 @@ pub use mem::Mapping;
 pub use os::Os;
 #[cfg(feature = "system")]
 pub use os::System;
+pub use rate::Bucket;
 #[cfg(feature = "system")]
 pub use serve::{Arrived, StageEndpoint, WINDOW_BASE};
-pub use table::{edges_match, Answer, Config, Stages, Work};
+pub use table::{edges_match, turn_steps, Answer, Config, Stages, Work};
 
 pub use conflux_flow_protocol as protocol;
 

@@ -66,18 +66,14 @@ pub struct StageEndpoint<W: Work> {
 impl<W: Work> StageEndpoint<W> {
     /// Serves the endpoint in slot `flow` with the notification in slot
     /// `bell` bound to it. Capability slots from `first_free` on are this
-    /// task's: the reply, the receive slot, then five per flow.
+    /// task's: the reply, the receive slot, then the flows' (see [`Config`]).
     pub fn new(flow: usize, bell: usize, first_free: usize, work: W) -> Result<Self, SysError> {
         let endpoint = Endpoint(flow);
         Notification(bell).bind(&endpoint)?;
         let cap_base = first_free + 2;
-        let flows = conflux_abi::cap::CAP_SLOTS.saturating_sub(cap_base) / 5;
+        let slots = conflux_abi::cap::CAP_SLOTS.saturating_sub(cap_base);
         Ok(Self {
-            stages: Stages::new(Config {
-                cap_base,
-                window_base: WINDOW_BASE,
-                flows: u32::try_from(flows).unwrap_or(u32::MAX),
-            }),
+            stages: Stages::new(Config::fitting(cap_base, WINDOW_BASE, slots)),
             work,
             endpoint,
             reply: first_free,

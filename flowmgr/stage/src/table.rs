@@ -9,20 +9,51 @@ use conflux_flow_protocol::Span;
 /// Where a stage task keeps its flows' capabilities and mappings.
 #[derive(Clone, Copy, Debug)]
 pub struct Config {
-    /// Flow `f`'s grant `g` lives in capability slot `cap_base + 5f + g`.
+    /// Flow `f`'s grant `g` lives in capability slot
+    /// `cap_base + GRANTS * f + g`; a second-lane grant (`g` 5 to 8) of
+    /// flow `f < lanes` in `cap_base + GRANTS * flows + LANE_GRANTS * f +
+    /// g - 5`.
     pub cap_base: usize,
     /// Flow `f`'s pool is mapped at `window_base + f * FLOW_STRIDE`, its
-    /// edges 32 MiB and 48 MiB above; page aligned, in the region window.
+    /// input edges 32 MiB and 40 MiB above, its output edges 48 MiB and
+    /// 56 MiB above; page aligned, in the region window.
     pub window_base: u64,
     /// How many flows this task serves at once (at most `MAX_FLOWS`).
     pub flows: u32,
+    /// Flows `0..lanes` may have second lanes (split or merge); the
+    /// others are refused those grants. Capability slots are too few for
+    /// every flow to have them, and the lowest numbers are taken first.
+    pub lanes: u32,
+}
+
+impl Config {
+    /// The configuration for `slots` capability slots from `cap_base` on:
+    /// as many flows as fit (at most `MAX_FLOWS`), then second lanes for
+    /// as many of them as the rest allows.
+    pub fn fitting(cap_base: usize, window_base: u64, slots: usize) -> Self {
+        let flows = (slots / GRANTS).min(MAX_FLOWS as usize);
+        let lanes = ((slots - flows * GRANTS) / LANE_GRANTS).min(flows);
+        Self {
+            cap_base,
+            window_base,
+            flows: flows as u32,
+            lanes: lanes as u32,
+        }
+    }
 }
 
 /// Address space each flow's mappings take.
 pub const FLOW_STRIDE: u64 = 64 << 20;
 /// The largest pool a stage maps (the rest of a flow's stride is edges).
 pub const MAX_POOL: usize = 32 << 20;
-const GRANTS: usize = 5;
+/// Capability slots each flow takes: the pool, its edges and its
+/// neighbours' doorbells.
+pub const GRANTS: usize = 5;
+/// Capability slots of a flow's second lanes (`Grant::Input2` to
+/// `Grant::WakeUpstream2`).
+pub const LANE_GRANTS: usize = 4;
+/// The largest edge region a stage maps.
+const MAX_EDGE: usize = 8 << 20;
 
 /// What a stage task does with a flow's buffers; the task's own state for
 /// the flow is `Flow` (a device session, a block cursor, a port).
@@ -50,11 +81,42 @@ pub trait Work {
 
 struct Granted {
     pool: Option<Mapping>,
-    input: Option<Mapping>,
-    output: Option<Mapping>,
-    down: bool,
-    up: bool,
+    /// Input, output, second input, second output (see [`edge_of`]).
+    edges: [Option<Mapping>; 4],
+    /// Doorbells downstream, upstream, and on the second lanes (see
+    /// [`bell_of`]).
+    bells: [bool; 4],
 }
+
+/// Where an edge grant is kept in [`Granted::edges`].
+fn edge_of(g: Grant) -> Option<usize> {
+    match g {
+        Grant::Input => Some(0),
+        Grant::Output => Some(1),
+        Grant::Input2 => Some(2),
+        Grant::Output2 => Some(3),
+        _ => None,
+    }
+}
+
+/// Where a doorbell grant is noted in [`Granted::bells`].
+fn bell_of(g: Grant) -> Option<usize> {
+    match g {
+        Grant::WakeDownstream => Some(0),
+        Grant::WakeUpstream => Some(1),
+        Grant::WakeDownstream2 => Some(2),
+        Grant::WakeUpstream2 => Some(3),
+        _ => None,
+    }
+}
+
+const EDGE_GRANTS: [Grant; 4] = [Grant::Input, Grant::Output, Grant::Input2, Grant::Output2];
+const BELL_GRANTS: [Grant; 4] = [
+    Grant::WakeDownstream,
+    Grant::WakeUpstream,
+    Grant::WakeDownstream2,
+    Grant::WakeUpstream2,
+];
 
 // At most `MAX_FLOWS` of these live in a task, so keeping the running
 // variant inline costs a few hundred bytes and no allocation.
@@ -95,6 +157,7 @@ impl<W: Work> Stages<W> {
         Self {
             config: Config {
                 flows: config.flows.min(MAX_FLOWS),
+                lanes: config.lanes.min(config.flows).min(MAX_FLOWS),
                 ..config
             },
             flows: Default::default(),
@@ -102,14 +165,22 @@ impl<W: Work> Stages<W> {
     }
 
     fn slot(&self, flow: u32, g: Grant) -> usize {
-        self.config.cap_base + GRANTS * flow as usize + g as usize
+        let (flow, g) = (flow as usize, g as usize);
+        if g < GRANTS {
+            self.config.cap_base + GRANTS * flow + g
+        } else {
+            let lanes = self.config.cap_base + GRANTS * self.config.flows as usize;
+            lanes + LANE_GRANTS * flow + (g - GRANTS)
+        }
     }
 
     fn vaddr(&self, flow: u32, g: Grant) -> u64 {
         let base = self.config.window_base + u64::from(flow) * FLOW_STRIDE;
         match g {
             Grant::Input => base + (32 << 20),
+            Grant::Input2 => base + (40 << 20),
             Grant::Output => base + (48 << 20),
+            Grant::Output2 => base + (56 << 20),
             _ => base,
         }
     }
@@ -144,7 +215,7 @@ impl<W: Work> Stages<W> {
             }
             (false, _) => answer(StageStatus::UnknownFlow, &[flow]),
             (true, label::ATTACH) => self.attach(os, flow as u32, words, cap),
-            (true, label::START) => self.start(work, words),
+            (true, label::START) => self.start(work, os, words),
             (true, label::STOP) => self.stop(work, os, flow as u32),
             (true, label::STATS) => self.stats(work, flow as u32),
             (true, l) => self.pause(flow as u32, l == label::PAUSE),
@@ -162,53 +233,38 @@ impl<W: Work> Stages<W> {
         let (Some(grant), Some(from)) = (Grant::from_word(grant_word), cap) else {
             return answer(StageStatus::BadCapability, &[grant_word]);
         };
+        if grant as usize >= GRANTS && flow >= self.config.lanes {
+            return answer(StageStatus::Unsupported, &[grant as u64]);
+        }
         let to = self.slot(flow, grant);
         let vaddr = self.vaddr(flow, grant);
         let phase = self.flows[flow as usize].get_or_insert_with(|| {
             Phase::Attaching(Granted {
                 pool: None,
-                input: None,
-                output: None,
-                down: false,
-                up: false,
+                edges: Default::default(),
+                bells: [false; 4],
             })
         });
         let Phase::Attaching(g) = phase else {
             return answer(StageStatus::Busy, &[]);
         };
-        let ok = match grant {
-            Grant::Pool | Grant::Input | Grant::Output => {
-                let place = match grant {
-                    Grant::Pool => &mut g.pool,
-                    Grant::Input => &mut g.input,
-                    _ => &mut g.output,
-                };
-                if let Some(old) = place.take() {
-                    os.release(to, Some(old));
-                }
-                *place = os.take_region(from, to, vaddr);
-                let too_big = place.as_ref().is_some_and(|m| {
-                    m.len()
-                        > if grant == Grant::Pool {
-                            MAX_POOL
-                        } else {
-                            16 << 20
-                        }
-                });
-                if too_big {
-                    let m = place.take();
-                    os.release(to, m);
-                }
-                place.is_some()
+        let ok = if let Some(b) = bell_of(grant) {
+            g.bells[b] = os.take_cap(from, to);
+            g.bells[b]
+        } else {
+            let (place, max) = match edge_of(grant) {
+                Some(e) => (&mut g.edges[e], MAX_EDGE),
+                None => (&mut g.pool, MAX_POOL),
+            };
+            if let Some(old) = place.take() {
+                os.release(to, Some(old));
             }
-            Grant::WakeDownstream => {
-                g.down = os.take_cap(from, to);
-                g.down
+            *place = os.take_region(from, to, vaddr);
+            if place.as_ref().is_some_and(|m| m.len() > max) {
+                let m = place.take();
+                os.release(to, m);
             }
-            Grant::WakeUpstream => {
-                g.up = os.take_cap(from, to);
-                g.up
-            }
+            place.is_some()
         };
         if ok {
             answer(StageStatus::Ok, &[])
@@ -217,14 +273,12 @@ impl<W: Work> Stages<W> {
         }
     }
 
-    fn start(&mut self, work: &mut W, words: &[u64]) -> Answer {
+    fn start(&mut self, work: &mut W, os: &mut impl Os, words: &[u64]) -> Answer {
         let start = match Start::decode(words) {
             Ok(s) => s,
             Err(e) => return answer(StageStatus::BadSpec, &[spec_detail(&e)]),
         };
         let flow = start.flow;
-        let down = self.slot(flow, Grant::WakeDownstream);
-        let up = self.slot(flow, Grant::WakeUpstream);
         let mut g = match self.flows[flow as usize].take() {
             Some(Phase::Attaching(g)) => g,
             running @ Some(Phase::Running(..)) => {
@@ -233,27 +287,30 @@ impl<W: Work> Stages<W> {
             }
             None => return answer(StageStatus::NotAttached, &[]),
         };
+        let spans = [start.input, start.output, start.input2, start.output2];
         let status = (|| {
             let pool = g.pool.as_ref().ok_or(StageStatus::NotAttached)?;
             let pool_len = pool.len() as u64;
-            if !spans_ok(start.input, start.output, pool_len) {
+            if !spans_ok(&spans, pool_len) {
                 return Err(StageStatus::BadEdge);
             }
-            let input = match (start.input, &g.input) {
-                (None, _) => None,
-                (Some(s), Some(m)) => Some(m.input(pool_len, s).map_err(|_| StageStatus::BadEdge)?),
-                (Some(_), None) => return Err(StageStatus::NotAttached),
-            };
-            let output = match (start.output, &g.output) {
-                (None, _) => None,
-                (Some(s), Some(m)) => {
-                    Some(m.output(pool_len, s).map_err(|_| StageStatus::BadEdge)?)
+            let mut inputs = [None, None];
+            let mut outputs = [None, None];
+            for (e, (span, m)) in spans.iter().zip(&g.edges).enumerate() {
+                let (Some(span), lane) = (span, e / 2) else {
+                    continue;
+                };
+                let m = m.as_ref().ok_or(StageStatus::NotAttached)?;
+                let bad = |_| StageStatus::BadEdge;
+                if e % 2 == 0 {
+                    inputs[lane] = Some(m.input(pool_len, *span).map_err(bad)?);
+                } else {
+                    outputs[lane] = Some(m.output(pool_len, *span).map_err(bad)?);
                 }
-                (Some(_), None) => return Err(StageStatus::NotAttached),
-            };
-            Ok((input, output))
+            }
+            Ok((inputs, outputs))
         })();
-        let (input, output) = match status {
+        let (inputs, outputs) = match status {
             Ok(io) => io,
             Err(s) => {
                 self.flows[flow as usize] = Some(Phase::Attaching(g));
@@ -264,13 +321,15 @@ impl<W: Work> Stages<W> {
             self.flows[flow as usize] = Some(Phase::Attaching(g));
             return answer(StageStatus::NotAttached, &[]);
         };
+        let bell = |b: usize| g.bells[b].then(|| self.slot(flow, BELL_GRANTS[b]));
         let mut io = FlowIo::new(
             pool,
-            input,
-            output,
-            g.down.then_some(down),
-            g.up.then_some(up),
+            inputs,
+            outputs,
+            [bell(0), bell(2)],
+            [bell(1), bell(3)],
         );
+        io.schedule(&start, os.now());
         match work.start(flow, &start, &mut io) {
             Ok(state) => {
                 self.flows[flow as usize] = Some(Phase::Running(io, state, g));
@@ -299,16 +358,15 @@ impl<W: Work> Stages<W> {
                 (g, figures)
             }
         };
-        for (grant, m) in [
-            (Grant::Pool, g.pool.take()),
-            (Grant::Input, g.input.take()),
-            (Grant::Output, g.output.take()),
-        ] {
-            if let Some(m) = m {
+        if let Some(m) = g.pool.take() {
+            os.release(self.slot(flow, Grant::Pool), Some(m));
+        }
+        for (grant, m) in EDGE_GRANTS.into_iter().zip(&mut g.edges) {
+            if let Some(m) = m.take() {
                 os.release(self.slot(flow, grant), Some(m));
             }
         }
-        for (grant, had) in [(Grant::WakeDownstream, g.down), (Grant::WakeUpstream, g.up)] {
+        for (grant, had) in BELL_GRANTS.into_iter().zip(g.bells) {
             if had {
                 os.release(self.slot(flow, grant), None);
             }
@@ -340,19 +398,47 @@ impl<W: Work> Stages<W> {
         }
     }
 
-    /// Runs `step` once for every running flow; returns whether any made
-    /// progress (the task loops while they do).
+    /// One turn: runs `step` for every running flow, most urgent first,
+    /// each flow up to [`turn_steps`] times its priority allows while it
+    /// makes progress; returns whether any did (the task loops while they
+    /// do).
     pub fn run(
         &mut self,
         mut step: impl FnMut(u32, &mut FlowIo, &mut W::Flow) -> crate::Step,
     ) -> bool {
         let mut progress = false;
-        for (f, phase) in self.flows.iter_mut().enumerate() {
-            if let Some(Phase::Running(io, state, _)) = phase {
-                progress |= step(f as u32, io, state) == crate::Step::Progress;
+        for priority in (0..=7u8).rev() {
+            for (f, phase) in self.flows.iter_mut().enumerate() {
+                let Some(Phase::Running(io, state, _)) = phase else {
+                    continue;
+                };
+                if io.priority.min(7) != priority {
+                    continue;
+                }
+                for _ in 0..turn_steps(priority) {
+                    if step(f as u32, io, state) != crate::Step::Progress {
+                        break;
+                    }
+                    progress = true;
+                }
             }
         }
         progress
+    }
+
+    /// The capability slot of flow `flow`'s grant `g`.
+    #[cfg(test)]
+    pub(crate) fn slot_of(&self, flow: u32, g: Grant) -> usize {
+        self.slot(flow, g)
+    }
+
+    /// Buffers flow `flow` gave up on so far (0 if it is not running).
+    #[cfg(test)]
+    pub(crate) fn stats_failures(&self, flow: u32) -> u64 {
+        match self.flows.get(flow as usize) {
+            Some(Some(Phase::Running(io, _, _))) => io.failures,
+            _ => 0,
+        }
     }
 
     /// The running flow `flow`, for work that does not come from an edge
@@ -377,6 +463,17 @@ impl<W: Work> Stages<W> {
     }
 }
 
+/// Steps a flow of `priority` (0..=7) may take in one turn of its task:
+/// `priority + 1`. Weighted turns rather than strict order: every running
+/// flow gets at least one step a turn, so none starves, and a low-priority
+/// flow waits at most one turn (8 steps of each other flow) for its next
+/// step; when flows contend for the task (and its device), each moves
+/// buffers in proportion to `priority + 1`, so a 7 gets 8 times the share
+/// of a 0. Linear, not exponential, weights keep one turn short.
+pub fn turn_steps(priority: u8) -> u32 {
+    u32::from(priority.min(7)) + 1
+}
+
 /// Whether `start` brings the edges its spec's role needs: a source an
 /// output only, a sink an input only, a transformer both. A task calls it
 /// in [`Work::start`] before taking a flow it could never move.
@@ -392,14 +489,15 @@ pub fn edges_match(start: &Start) -> bool {
 }
 
 /// Spans inside the pool, and apart from each other (a transformer reads
-/// one and writes the other).
-fn spans_ok(input: Option<Span>, output: Option<Span>, pool: u64) -> bool {
-    let fits = |s: Option<Span>| s.is_none_or(|s| s.fits(pool));
-    let apart = match (input, output) {
-        (Some(a), Some(b)) => a.bytes().end <= b.bytes().start || b.bytes().end <= a.bytes().start,
-        _ => true,
-    };
-    fits(input) && fits(output) && apart
+/// one and writes another).
+fn spans_ok(spans: &[Option<Span>], pool: u64) -> bool {
+    let apart =
+        |a: &Span, b: &Span| a.bytes().end <= b.bytes().start || b.bytes().end <= a.bytes().start;
+    let all = || spans.iter().flatten();
+    all().all(|s| s.fits(pool))
+        && all()
+            .enumerate()
+            .all(|(i, a)| all().skip(i + 1).all(|b| apart(a, b)))
 }
 
 /// One word that says which field of a start message was refused.
@@ -408,8 +506,9 @@ fn spec_detail(e: &conflux_flow_protocol::stage::SpecError) -> u64 {
     match *e {
         Short { at } => at as u64,
         UnknownKind(v) | BadPort(v) | BadMode(v) | BadDirection(v) | BadEngine(v)
-        | BadKeyLength(v) | BadFlow(v) | BadPath(v) | BadPeer(v) => v,
+        | BadKeyLength(v) | BadFlow(v) | BadPath(v) | BadPeer(v) | BadPriority(v) | NoClock(v)
+        | BadFlags(v) => v,
         BadBlocks { first, .. } => first,
-        BadSpan => 0,
+        BadSpan | LoneLane => 0,
     }
 }

@@ -5,7 +5,9 @@
 
 use super::*;
 use conflux_flow_protocol::edge::{self, EDGE_BYTES};
-use conflux_flow_protocol::stage::{label, Grant, StageSpec, StageStatus, Start, START_WORDS};
+use conflux_flow_protocol::stage::{
+    label, Grant, Sched, StageSpec, StageStatus, Start, START_WORDS,
+};
 use conflux_flow_protocol::Span;
 use std::collections::HashMap;
 
@@ -22,6 +24,9 @@ struct FakeOs {
     rung: Vec<u32>,
     mapped: usize,
     clock: u64,
+    /// The clock stands still (a test moves it) instead of ticking once
+    /// per reading.
+    frozen: bool,
 }
 
 const RECEIVE: usize = 60;
@@ -50,7 +55,9 @@ impl Os for FakeOs {
         self.slots.remove(&slot);
     }
     fn now(&mut self) -> u64 {
-        self.clock += 1;
+        if !self.frozen {
+            self.clock += 1;
+        }
         self.clock
     }
     fn ring(&mut self, slot: usize) {
@@ -101,7 +108,7 @@ impl Work for Toy {
 /// apart, since the fake system has one slot table for all of them.
 const fn config(task: usize) -> Config {
     Config {
-        cap_base: 10 + 16 * task,
+        cap_base: 10 + 32 * task,
         ..CONFIG
     }
 }
@@ -110,6 +117,7 @@ const CONFIG: Config = Config {
     cap_base: 10,
     window_base: 0x2000_0000_0000,
     flows: 2,
+    lanes: 2,
 };
 
 const BUF: u32 = 256;
@@ -226,6 +234,11 @@ fn spec(flow: u32, spec: StageSpec, input: Option<Span>, output: Option<Span>) -
         spec,
         input,
         output,
+        sched: Sched::default(),
+        position: 0,
+        input2: None,
+        output2: None,
+        replica: false,
     }
 }
 
@@ -471,6 +484,11 @@ fn edges_match_the_role() {
         spec,
         input,
         output,
+        sched: Sched::default(),
+        position: 0,
+        input2: None,
+        output2: None,
+        replica: false,
     };
     let pattern = Pattern { count: 1, seed: 0 };
     assert!(edges_match(&start(pattern, None, Some(OUT))));
@@ -484,4 +502,391 @@ fn edges_match_the_role() {
     assert!(edges_match(&start(blocks, None, Some(OUT))));
     assert!(!edges_match(&start(blocks, Some(IN), Some(OUT))));
     assert!(!edges_match(&start(Null, None, None)));
+}
+
+/// A source stage (and, for a pull source, a sink draining it) with
+/// the clock frozen at 0, started with `sched` and `position`.
+fn limited(rig: &mut Rig, sched: Sched, position: u64) -> (Stages<Toy>, Toy, Stages<Toy>, Toy) {
+    let (mut w0, mut w1) = (Toy::default(), Toy::default());
+    let (mut src, mut sink) = (Stages::new(config(0)), Stages::new(config(1)));
+    rig.os.frozen = true;
+    rig.attach(&mut src, &mut w0, 0, 0);
+    rig.attach(&mut sink, &mut w1, 0, 1);
+    let s = Start {
+        sched,
+        position,
+        ..spec(0, StageSpec::Pattern { count: 9, seed: 1 }, None, Some(IN))
+    };
+    assert_eq!(start(&mut src, &mut w0, &mut rig.os, s), StageStatus::Ok);
+    let s = spec(0, StageSpec::Null, Some(IN), None);
+    assert_eq!(start(&mut sink, &mut w1, &mut rig.os, s), StageStatus::Ok);
+    (src, w0, sink, w1)
+}
+
+const LIMIT: Sched = Sched {
+    priority: 0,
+    // 1000 bytes/s on a 1000 Hz clock: a byte a tick, a burst of 125.
+    rate: 1000,
+    tsc_hz: 1000,
+};
+
+#[test]
+fn a_rate_limited_pull_source_waits_for_its_credit() {
+    let mut rig = Rig::new();
+    let (mut src, _w0, mut sink, _w1) = limited(&mut rig, LIMIT, 40);
+    let mut seqs = Vec::new();
+    let mut step = |rig: &mut Rig, src: &mut Stages<Toy>| {
+        let mut got = None;
+        src.run(|_, io, _| {
+            let s = io.source(&mut rig.os, |_| Ok(Some(100)));
+            got = Some(s);
+            s
+        });
+        sink.run(|_, io, _| {
+            io.sink(&mut rig.os, |_, seq| {
+                seqs.push(seq);
+                Ok(())
+            })
+        });
+        got.unwrap()
+    };
+    // The burst (125) pays for two buffers of 100, the second on credit.
+    assert_eq!(step(&mut rig, &mut src), Step::Progress);
+    assert_eq!(step(&mut rig, &mut src), Step::Progress);
+    assert_eq!(step(&mut rig, &mut src), Step::WaitOther);
+    // A waiting source may sleep: flowmgr's ring wakes it.
+    assert!(src.idle());
+    // 75 bytes of debt: paid back at 75 ticks, sent past it.
+    rig.os.clock = 75;
+    assert_eq!(step(&mut rig, &mut src), Step::WaitOther);
+    rig.os.clock = 76;
+    assert_eq!(step(&mut rig, &mut src), Step::Progress);
+    assert_eq!(step(&mut rig, &mut src), Step::WaitOther);
+    // Numbered from the start position.
+    assert_eq!(seqs, [40, 41, 42]);
+}
+
+#[test]
+fn a_rate_limited_push_source_drops_and_counts_what_is_over() {
+    let mut rig = Rig::new();
+    let (mut src, _w0, _sink, _w1) = limited(&mut rig, LIMIT, 0);
+    let io = src.get(0).unwrap().0;
+    let taken = (0..5).filter(|_| io.offer(&mut rig.os, |_| 100)).count();
+    assert_eq!(taken, 2);
+    // Safety: the leaked edge page.
+    let s = unsafe { edge::observe(rig.edges[0].0, EDGE_BYTES) }.unwrap();
+    assert_eq!((s.queued, s.upstream[2]), (2, 3), "two sent, three dropped");
+    rig.os.clock = 1000;
+    assert!(
+        io.offer(&mut rig.os, |_| 100),
+        "a second later it has credit"
+    );
+}
+
+#[test]
+fn an_unlimited_source_never_waits_on_the_clock() {
+    let mut rig = Rig::new();
+    let (mut src, _w0, _sink, _w1) = limited(&mut rig, Sched::default(), 0);
+    let io = src.get(0).unwrap().0;
+    let taken = (0..4).filter(|_| io.offer(&mut rig.os, |_| 100)).count();
+    assert_eq!(taken, 4, "only the edge's four buffers bound it");
+}
+
+#[test]
+fn a_turn_serves_flows_most_urgent_first_in_proportion_to_priority() {
+    let mut rig = Rig::new();
+    let mut w = Toy::default();
+    let mut st = Stages::new(CONFIG);
+    for (flow, priority) in [(0u32, 1u8), (1, 6)] {
+        rig.attach(&mut st, &mut w, u64::from(flow), 0);
+        let s = Start {
+            sched: Sched {
+                priority,
+                ..Sched::default()
+            },
+            ..spec(flow, StageSpec::Udp { port: 9 }, None, Some(IN))
+        };
+        assert_eq!(start(&mut st, &mut w, &mut rig.os, s), StageStatus::Ok);
+    }
+    // Both always have work: per turn, 7 steps for priority 6, then 2 for
+    // priority 1, every turn the same.
+    for _ in 0..3 {
+        let mut order = Vec::new();
+        assert!(st.run(|f, _, _| {
+            order.push(f);
+            Step::Progress
+        }));
+        assert_eq!(order, [1, 1, 1, 1, 1, 1, 1, 0, 0]);
+    }
+    // A flow that has nothing to do takes one look and yields its turn.
+    let mut order = Vec::new();
+    st.run(|f, _, _| {
+        order.push(f);
+        if f == 1 {
+            Step::WaitInput
+        } else {
+            Step::Progress
+        }
+    });
+    assert_eq!(order, [1, 0, 0]);
+    assert_eq!((turn_steps(0), turn_steps(7), turn_steps(200)), (1, 8, 8));
+}
+
+/// A split flow: a source sending in turn to two replicas of a
+/// transformer (tasks 1 and 2), and a sink merging their outputs.
+struct Split {
+    os: FakeOs,
+    stages: [Stages<Toy>; 4],
+    works: [Toy; 4],
+}
+
+const LANE: u32 = 4;
+/// The source's two outputs (lanes A and B), the replicas' outputs.
+const SPLIT_SPANS: [Span; 4] = [
+    Span {
+        lo: 0,
+        count: LANE,
+        size: BUF,
+    },
+    Span {
+        lo: 2048,
+        count: LANE,
+        size: BUF,
+    },
+    Span {
+        lo: 4096,
+        count: LANE,
+        size: BUF,
+    },
+    Span {
+        lo: 6144,
+        count: LANE,
+        size: BUF,
+    },
+];
+
+impl Split {
+    fn new() -> Self {
+        let pool = memory(4);
+        let edges: Vec<_> = SPLIT_SPANS
+            .iter()
+            .map(|span| {
+                let e = memory(1);
+                // Safety: leaked page-aligned memory; flowmgr's role.
+                unsafe { edge::format(e.0, EDGE_BYTES, pool.1 as u64, *span) }.unwrap();
+                Cap::Region(e.0, e.1)
+            })
+            .collect();
+        let mut me = Self {
+            os: FakeOs::default(),
+            stages: std::array::from_fn(|t| Stages::new(config(t))),
+            works: Default::default(),
+        };
+        let region = Cap::Region(pool.0, pool.1);
+        let grants: [Vec<(Grant, Cap)>; 4] = [
+            vec![
+                (Grant::Output, edges[0]),
+                (Grant::Output2, edges[1]),
+                (Grant::WakeDownstream, Cap::Bell(1)),
+                (Grant::WakeDownstream2, Cap::Bell(2)),
+            ],
+            vec![
+                (Grant::Input, edges[0]),
+                (Grant::Output, edges[2]),
+                (Grant::WakeUpstream, Cap::Bell(0)),
+                (Grant::WakeDownstream, Cap::Bell(3)),
+            ],
+            vec![
+                (Grant::Input, edges[1]),
+                (Grant::Output, edges[3]),
+                (Grant::WakeUpstream, Cap::Bell(0)),
+                (Grant::WakeDownstream, Cap::Bell(3)),
+            ],
+            vec![
+                (Grant::Input, edges[2]),
+                (Grant::Input2, edges[3]),
+                (Grant::WakeUpstream, Cap::Bell(1)),
+                (Grant::WakeUpstream2, Cap::Bell(2)),
+            ],
+        ];
+        for (t, gs) in grants.iter().enumerate() {
+            for &(g, c) in std::iter::once(&(Grant::Pool, region)).chain(gs) {
+                me.os.slots.insert(RECEIVE, c);
+                let a = me.stages[t].handle(
+                    &mut me.works[t],
+                    &mut me.os,
+                    label::ATTACH,
+                    &[0, g as u64],
+                    Some(RECEIVE),
+                );
+                assert_eq!(a.status, StageStatus::Ok, "task {t} grant {g:?}");
+            }
+        }
+        let [a, b, ra, rb] = SPLIT_SPANS.map(Some);
+        let starts = [
+            Start {
+                output2: b,
+                ..spec(0, StageSpec::Pattern { count: 1, seed: 1 }, None, a)
+            },
+            Start {
+                replica: true,
+                ..spec(0, StageSpec::Crc32c, a, ra)
+            },
+            Start {
+                replica: true,
+                ..spec(0, StageSpec::Crc32c, b, rb)
+            },
+            Start {
+                input2: rb,
+                ..spec(0, StageSpec::Null, ra, None)
+            },
+        ];
+        for (t, st) in starts.into_iter().enumerate() {
+            let status = start(&mut me.stages[t], &mut me.works[t], &mut me.os, st);
+            assert_eq!(status, StageStatus::Ok, "start {t}");
+        }
+        me
+    }
+
+    /// One step of task `t`: the source makes up to `total` buffers
+    /// (byte 0 its number), the replicas copy and fail for good on the
+    /// numbers in `fail`, the sink notes what it gets.
+    fn step(
+        &mut self,
+        t: usize,
+        total: u32,
+        made: &mut u32,
+        fail: &[u32],
+        got: &mut Vec<(u32, u8)>,
+    ) -> Step {
+        let os = &mut self.os;
+        let mut last = Step::WaitOther;
+        match t {
+            0 => self.stages[0].run(|_, io, _| {
+                last = io.source(os, |dst| {
+                    if *made == total {
+                        return Err(Failure::Permanent);
+                    }
+                    dst[0] = *made as u8;
+                    *made += 1;
+                    Ok(Some(1))
+                });
+                last
+            }),
+            1 | 2 => self.stages[t].run(|_, io, _| {
+                last = io.transform(os, |src, dst| {
+                    if fail.contains(&u32::from(src[0])) {
+                        return Err(Failure::Permanent);
+                    }
+                    dst[0] = src[0];
+                    Ok(1)
+                });
+                last
+            }),
+            _ => self.stages[3].run(|_, io, _| {
+                last = io.sink(os, |src, seq| {
+                    got.push((seq, src[0]));
+                    Ok(())
+                });
+                last
+            }),
+        };
+        last
+    }
+}
+
+/// Runs a split flow of `total` buffers, stepping the tasks in the order
+/// `schedule` gives, then in turn until nothing moves; what the sink got.
+fn run_split(total: u32, schedule: &[u8], fail: &[u32]) -> (Vec<(u32, u8)>, Split) {
+    let mut sp = Split::new();
+    let (mut made, mut got) = (0, Vec::new());
+    for &t in schedule {
+        sp.step(usize::from(t % 4), total, &mut made, fail, &mut got);
+    }
+    loop {
+        let mut moved = false;
+        for t in 0..4 {
+            moved |= sp.step(t, total, &mut made, fail, &mut got) == Step::Progress;
+        }
+        if !moved {
+            break;
+        }
+    }
+    (got, sp)
+}
+
+#[test]
+fn slots_fit_every_flow_and_second_lanes_for_the_first_few() {
+    // flowsoft's 59 slots: 8 flows of 5, then 4 flows' second lanes.
+    let c = Config::fitting(5, 0, 59);
+    assert_eq!((c.flows, c.lanes), (8, 4));
+    // A driver's fewer: every flow, no second lanes.
+    assert_eq!(Config::fitting(20, 0, 42).lanes, 0);
+    assert_eq!(Config::fitting(5, 0, 20).flows, 4);
+    // A flow without lane slots is refused a second lane, and nothing is
+    // left in the receive slot.
+    let mut rig = Rig::new();
+    let mut w = Toy::default();
+    let mut st = Stages::new(Config { lanes: 1, ..CONFIG });
+    rig.os
+        .slots
+        .insert(RECEIVE, Cap::Region(rig.edges[0].0, EDGE_BYTES));
+    let a = st.handle(
+        &mut w,
+        &mut rig.os,
+        label::ATTACH,
+        &[1, Grant::Input2 as u64],
+        Some(RECEIVE),
+    );
+    assert_eq!(a.status, StageStatus::Unsupported);
+    assert!(rig.os.slots.is_empty());
+    // Lane slots sit after every flow's own and never overlap them.
+    let mut all: Vec<usize> = (0..2)
+        .flat_map(|f| (0..9).map(move |g| (f, g)))
+        .map(|(f, g)| st_slot(&CONFIG, f, g))
+        .collect();
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(all.len(), 18);
+}
+
+fn st_slot(c: &Config, flow: u32, g: u64) -> usize {
+    let s: Stages<Toy> = Stages::new(*c);
+    s.slot_of(flow, Grant::from_word(g).unwrap())
+}
+
+#[test]
+fn a_split_flow_alternates_lanes_and_merges_in_order() {
+    // Lane B's replica runs first and more: the sink still gets 0, 1, ...
+    let (got, _) = run_split(10, &[0, 0, 0, 0, 0, 0, 2, 2, 2, 3, 1, 3], &[]);
+    let want: Vec<(u32, u8)> = (0..10).map(|i| (i, i as u8)).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_replica_s_failure_passes_an_empty_buffer_and_the_merge_goes_on() {
+    // Replica B (odd numbers) gives up on 3, replica A on 4.
+    let (got, sp) = run_split(10, &[], &[3, 4]);
+    let want: Vec<(u32, u8)> = [0, 1, 2, 5, 6, 7, 8, 9]
+        .iter()
+        .map(|&i| (i, i as u8))
+        .collect();
+    assert_eq!(got, want);
+    let fails: u64 = (1..3).map(|t| sp.stages[t].stats_failures(0)).sum();
+    assert_eq!(fails, 2);
+}
+
+proptest::proptest! {
+    /// Whatever order the four tasks run in, and whichever buffers the
+    /// replicas give up on, the merge hands the sink every other buffer
+    /// once, in order.
+    #[test]
+    fn any_interleaving_merges_in_order(
+        schedule in proptest::collection::vec(0u8..4, 0..300),
+        fail in proptest::collection::vec(0u32..40, 0..6),
+    ) {
+        let (got, _) = run_split(40, &schedule, &fail);
+        let want: Vec<(u32, u8)> = (0..40).filter(|i| !fail.contains(i)).map(|i| (i, i as u8)).collect();
+        proptest::prop_assert_eq!(got, want);
+    }
 }

@@ -19,6 +19,9 @@
 //! `BELL_BIT`), `flowN_pool` (read, write, DMA: stages hand pool buffers
 //! to their devices) and `flowN_edgeE` (read, write). Only the manager
 //! holds these regions; it hands copies to stages and revokes them.
+//!
+//! A stage task's stack is at least [`STAGE_STACK`]: it keeps every flow
+//! it may serve (their edge ends, two lanes each) in place.
 
 use crate::device_table::size_key;
 use crate::error::Error;
@@ -36,6 +39,20 @@ pub const MAX_FLOW_SLOTS: u32 = 6;
 /// Most stage tasks: each takes two of the manager's slots.
 pub const MAX_FLOW_STAGES: usize = 8;
 const DEFAULT_POOL: u64 = 2 * MIB as u64;
+/// The smallest stack a stage task gets, in bytes.
+pub const STAGE_STACK: u32 = 32 * 1024;
+
+/// Raises every stage task's stack to at least [`STAGE_STACK`].
+pub(crate) fn stage_stacks(manifest: &mut Manifest) {
+    let Some(flows) = manifest.flows.as_ref() else {
+        return;
+    };
+    for s in &flows.stages {
+        if let Some(t) = manifest.tasks.get_mut(s.task) {
+            t.stack_size = t.stack_size.max(STAGE_STACK);
+        }
+    }
+}
 
 /// `[flows]` with its single values checked; tasks still names.
 pub(crate) struct FlowsDecl {

@@ -324,6 +324,7 @@ fn from_document(document: toml::Table, origin: &str) -> Result<Manifest, Error>
         draft.flows.as_ref(),
         supervisor,
     )?;
+    flow_table::stage_stacks(&mut draft.manifest);
     let caps = slots::assign(&draft.manifest, &draft.caps, supervisor)?;
     let mut manifest = draft.manifest;
     for (task, caps) in manifest.tasks.iter_mut().zip(caps) {

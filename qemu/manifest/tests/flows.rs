@@ -75,6 +75,12 @@ fn stages_get_an_endpoint_and_a_bell_and_the_manager_gets_everything_else() {
     );
     // The app holds nothing of it.
     assert!(caps_of(&m, "app").is_empty());
+    // Stage tasks keep their flows on a stack of at least 32 KiB.
+    let stack = |n: &str| m.tasks.iter().find(|t| t.name == n).unwrap().stack_size;
+    assert_eq!(
+        (stack("blk"), stack("soft"), stack("app")),
+        (32768, 32768, 16384)
+    );
 }
 
 #[test]

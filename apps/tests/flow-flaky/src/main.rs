@@ -84,6 +84,7 @@ fn main() {
         cap_base: CAP_BASE,
         window_base: WINDOW_BASE,
         flows: 2,
+        lanes: 0,
     });
     let device = config::SYSTEM_NAME == "flow-fallback";
     let mut work = Flaky { device };

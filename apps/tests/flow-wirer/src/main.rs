@@ -355,6 +355,11 @@ fn hostile(c: &mut Checks, soft: Task) {
         spec: source.spec,
         input: None,
         output: Some(output),
+        sched: Default::default(),
+        position: 0,
+        input2: None,
+        output2: None,
+        replica: false,
     };
     c.eq(
         "START with a span past the pool's end",
@@ -478,6 +483,11 @@ fn udp_ports(c: &mut Checks, soft: Task, nic: Task) {
         spec: s.spec,
         input: None,
         output: Some(span(0)),
+        sched: Default::default(),
+        position: 0,
+        input2: None,
+        output2: None,
+        replica: false,
     };
     c.eq(
         "a second UDP flow on port 5700",

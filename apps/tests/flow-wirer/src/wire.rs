@@ -195,6 +195,11 @@ pub fn wire(
             spec: s.spec,
             input: s.input.map(|e| spans[e]),
             output: s.output.map(|e| spans[e]),
+            sched: Default::default(),
+            position: 0,
+            input2: None,
+            output2: None,
+            replica: false,
         };
         match start(s.task, &msg) {
             Some(StageStatus::Ok) => {}

@@ -100,6 +100,8 @@ fn stats_round_trip_and_refuse_impossible_counts() {
         state: FlowState::Recovering,
         ladder: [1, 2, 3, 4],
         sink: [5, 6],
+        replications: 11,
+        tsc_hz: 12,
         edges: [EdgeFigures::default(); MAX_EDGES],
         edge_count: 3,
     };

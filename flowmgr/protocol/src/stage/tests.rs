@@ -121,12 +121,26 @@ fn start_round_trips() {
             count: 32,
             size: 2048,
         }),
+        sched: Sched {
+            priority: 5,
+            rate: 1 << 20,
+            tsc_hz: 2_000_000_000,
+        },
+        position: 77,
+        input2: Some(Span {
+            lo: 131072,
+            count: 4,
+            size: 2048,
+        }),
+        output2: None,
+        replica: true,
     };
     let mut words = [0; START_WORDS];
     assert_eq!(s.encode(&mut words), Ok(START_WORDS));
     assert_eq!(Start::decode(&words), Ok(s));
     let source = Start {
         input: None,
+        input2: None,
         spec: StageSpec::Udp { port: 1 },
         ..s
     };
@@ -142,6 +156,11 @@ fn bad_fields_are_named() {
         spec: cipher(),
         input: None,
         output: None,
+        sched: Sched::default(),
+        position: 0,
+        input2: None,
+        output2: None,
+        replica: false,
     }
     .encode(&mut words)
     .unwrap();
@@ -174,6 +193,18 @@ fn bad_fields_are_named() {
     // A span with buffers but no size, or more buffers than a ring holds.
     assert_eq!(with(10, 5), Err(SpecError::BadSpan));
     assert_eq!(with(10, 65 | 16 << 32), Err(SpecError::BadSpan));
+    // Priority past 7; a rate without the TSC's rate; a short position.
+    assert_eq!(with(13, 8), Err(SpecError::BadPriority(8)));
+    assert_eq!(with(14, 1000), Err(SpecError::NoClock(1000)));
+    assert!(with(15, 1000).is_ok(), "a TSC rate without a limit is fine");
+    assert_eq!(
+        Start::decode(&words[..16]),
+        Err(SpecError::Short { at: 16 })
+    );
+    // A second lane without a first; unknown flags.
+    assert_eq!(with(18, 1 | 64 << 32), Err(SpecError::LoneLane));
+    assert_eq!(with(20, 1 | 64 << 32), Err(SpecError::LoneLane));
+    assert_eq!(with(21, 2), Err(SpecError::BadFlags(2)));
     let mut w = [0u64; SPEC_WORDS];
     w[0] = 1;
     w[1] = 65536;
