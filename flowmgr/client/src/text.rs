@@ -16,6 +16,7 @@
 //! `flow create pattern:1000:7 encrypt:cbc:00112233445566778899aabbccddeeff decrypt:cbc:00112233445566778899aabbccddeeff check:7`.
 
 use conflux_flow_protocol::api::{FlowRequest, FlowStats, RequestError, MAX_STAGES};
+use conflux_flow_protocol::record::Tally;
 use conflux_flow_protocol::stage::{
     Cipher, Direction, Engine, FilePath, Key, Mode, Peer, StageSpec,
 };
@@ -256,6 +257,15 @@ impl fmt::Display for Lines<'_> {
             "{}; ladder: {retries} retries, {restarts} restarts, {redirects} redirects, {fallbacks} fallbacks; {} replications",
             s.state, s.replications
         )?;
+        let [a, b] = s.sink;
+        match s.sink_kind {
+            k if k == (StageSpec::Check { seed: 0 }).kind() => {
+                let (good, missing, repeated, damaged) = Tally::from_words(s.sink);
+                write!(f, "\n  sink: {good} records good, {missing} missing, {repeated} repeated, {damaged} damaged")?;
+            }
+            0 => {}
+            _ => write!(f, "\n  sink: {a} buffers, {b} bytes")?,
+        }
         for (e, x) in s.edges[..s.edge_count.min(s.edges.len())]
             .iter()
             .enumerate()
@@ -265,6 +275,13 @@ impl fmt::Display for Lines<'_> {
                 "\n  edge {e}: {} queued, {} buffers, {} bytes, {} dropped",
                 x.queued, x.buffers, x.bytes, x.drops
             )?;
+            // The edge's throughput from its first hand-over to its last,
+            // once there is a span of time and a clock rate to read it by.
+            let cycles = x.last.saturating_sub(x.first);
+            if s.tsc_hz > 0 && cycles > 0 {
+                let per_s = x.bytes as f64 * s.tsc_hz as f64 / cycles as f64;
+                write!(f, ", {:.0} KiB/s", per_s / 1024.0)?;
+            }
         }
         Ok(())
     }
@@ -422,6 +439,7 @@ mod tests {
             sink: [0, 0],
             replications: 1,
             tsc_hz: 0,
+            sink_kind: 0,
             edges,
             edge_count: 2,
         };
@@ -429,5 +447,38 @@ mod tests {
             Lines(&s).to_string(),
             "recovering; ladder: 1 retries, 2 restarts, 0 redirects, 0 fallbacks; 1 replications\n  edge 0: 0 queued, 0 buffers, 0 bytes, 0 dropped\n  edge 1: 3 queued, 10 buffers, 10240 bytes, 1 dropped"
         );
+        // A check sink's tally, and an edge's rate once the clock is known:
+        // 10 KiB over a quarter of a second.
+        let tally = Tally {
+            good: 998,
+            missing: 2,
+            repeated: 1,
+            damaged: 3,
+            bytes: 0,
+        };
+        edges[1].first = 1000;
+        edges[1].last = 1000 + 250_000;
+        let s = FlowStats {
+            state: FlowState::Done,
+            sink: tally.to_words(),
+            tsc_hz: 1_000_000,
+            sink_kind: StageSpec::Check { seed: 1 }.kind(),
+            edges,
+            ..s
+        };
+        let text = Lines(&s).to_string();
+        assert!(
+            text.contains("\n  sink: 998 records good, 2 missing, 1 repeated, 3 damaged\n"),
+            "{text}"
+        );
+        assert!(text.ends_with("1 dropped, 40 KiB/s"), "{text}");
+        let s = FlowStats {
+            sink: [10, 10240],
+            sink_kind: StageSpec::Null.kind(),
+            ..s
+        };
+        assert!(Lines(&s)
+            .to_string()
+            .contains("\n  sink: 10 buffers, 10240 bytes\n"));
     }
 }

@@ -883,6 +883,7 @@ impl Manager {
             ],
             replications: flow.replications,
             tsc_hz: self.tsc_hz,
+            sink_kind: flow.req.stages().last().map_or(0, StageSpec::kind),
             edges: figures,
             edge_count: edges,
         })

@@ -358,12 +358,16 @@ pub struct FlowStats {
     /// TSC cycles per second as `flowmgr` measured them (0: unknown): the
     /// unit of the edges' `first` and `last`, and of the rate limit.
     pub tsc_hz: u64,
+    /// The sink's kind ([`crate::stage::StageSpec::kind`]), which says
+    /// what `sink`'s two words are: a `check` sink's tally
+    /// ([`crate::record::Tally::from_words`]), or buffers and bytes.
+    pub sink_kind: u64,
     pub edges: [EdgeFigures; MAX_EDGES],
     pub edge_count: usize,
 }
 
 /// Words of a stats answer.
-pub const STATS_WORDS: usize = 2 + 4 + 2 + 2 + MAX_EDGES * 6;
+pub const STATS_WORDS: usize = 2 + 4 + 2 + 3 + MAX_EDGES * 6;
 
 impl FlowStats {
     pub fn encode(&self, words: &mut [u64]) -> Result<usize, Full> {
@@ -375,6 +379,7 @@ impl FlowStats {
         }
         w.put(self.replications)?;
         w.put(self.tsc_hz)?;
+        w.put(self.sink_kind)?;
         for e in &self.edges[..self.edge_count.min(MAX_EDGES)] {
             for v in [e.queued, e.buffers, e.bytes, e.drops, e.first, e.last] {
                 w.put(v)?;
@@ -397,6 +402,7 @@ impl FlowStats {
         }
         let sink = [r.next().ok()?, r.next().ok()?];
         let (replications, tsc_hz) = (r.next().ok()?, r.next().ok()?);
+        let sink_kind = r.next().ok()?;
         let mut edges = [EdgeFigures::default(); MAX_EDGES];
         for e in &mut edges[..edge_count] {
             *e = EdgeFigures {
@@ -414,6 +420,7 @@ impl FlowStats {
             sink,
             replications,
             tsc_hz,
+            sink_kind,
             edges,
             edge_count,
         })

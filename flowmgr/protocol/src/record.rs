@@ -68,6 +68,37 @@ pub struct Tally {
     pub bytes: u64,
 }
 
+/// Bits of each of missing, repeated and damaged when a tally travels in
+/// the two figure words of a stage's STATS answer.
+const TALLY_FIELD: u32 = 21;
+const TALLY_MAX: u64 = (1 << TALLY_FIELD) - 1;
+
+impl Tally {
+    /// The two STATS figure words of a check sink: good records in the
+    /// first; missing, repeated and damaged, 21 bits each, in the second
+    /// (a count past 21 bits shows as the largest value, not wrapped).
+    pub fn to_words(&self) -> [u64; 2] {
+        let f = |v: u64| v.min(TALLY_MAX);
+        [
+            self.good,
+            f(self.missing)
+                | f(self.repeated) << TALLY_FIELD
+                | f(self.damaged) << (2 * TALLY_FIELD),
+        ]
+    }
+
+    /// `(good, missing, repeated, damaged)` from the two words.
+    pub fn from_words(words: [u64; 2]) -> (u64, u64, u64, u64) {
+        let w = words[1];
+        (
+            words[0],
+            w & TALLY_MAX,
+            w >> TALLY_FIELD & TALLY_MAX,
+            w >> (2 * TALLY_FIELD) & TALLY_MAX,
+        )
+    }
+}
+
 /// Checks records as they arrive at the end of a flow.
 #[derive(Clone, Copy, Debug)]
 pub struct Checker {

@@ -1,26 +1,18 @@
 //! A check sink's tally in the two words a stage's STATS answer adds
-//! (`conflux_flow_stage::Work::figures`): good records in the first, and
-//! missing, repeated and damaged ones, 21 bits each, in the second. A
-//! count past 21 bits shows as the largest value rather than wrapping.
+//! (`conflux_flow_stage::Work::figures`); the packing is the protocol's
+//! ([`Tally::to_words`]), so applications and the shell read it without
+//! this crate. Kept as functions for the stage and the tests that use them.
 
 use conflux_flow_protocol::record::Tally;
 
-const FIELD: u32 = 21;
-const MAX: u64 = (1 << FIELD) - 1;
-
 /// The two words for `tally`.
 pub fn pack(tally: &Tally) -> [u64; 2] {
-    let f = |v: u64| v.min(MAX);
-    [
-        tally.good,
-        f(tally.missing) | f(tally.repeated) << FIELD | f(tally.damaged) << (2 * FIELD),
-    ]
+    tally.to_words()
 }
 
 /// `(good, missing, repeated, damaged)` from the two words.
 pub fn unpack(words: [u64; 2]) -> (u64, u64, u64, u64) {
-    let w = words[1];
-    (words[0], w & MAX, w >> FIELD & MAX, w >> (2 * FIELD) & MAX)
+    Tally::from_words(words)
 }
 
 #[cfg(test)]
@@ -41,6 +33,6 @@ mod tests {
             missing: 1 << 30,
             ..t
         };
-        assert_eq!(unpack(pack(&big)), (1 << 40, MAX, 5, 7));
+        assert_eq!(unpack(pack(&big)), (1 << 40, (1 << 21) - 1, 5, 7));
     }
 }

@@ -102,6 +102,7 @@ fn stats_round_trip_and_refuse_impossible_counts() {
         sink: [5, 6],
         replications: 11,
         tsc_hz: 12,
+        sink_kind: 7,
         edges: [EdgeFigures::default(); MAX_EDGES],
         edge_count: 3,
     };
