@@ -8,6 +8,9 @@
 //! Expected bodies are loaded before QEMU starts (files of the disk
 //! folder; generated files from their seed), so a wrong path fails early.
 //! Each fetch logs its requests/s and bytes/s as a `[runner]` line.
+//! `[test] udp` blasts run on a thread of their own, and each `[test]
+//! tcp_sink` receiver (`tcp_peer`) listens before QEMU starts and reads
+//! on its own thread; all are judged with the exchanges.
 
 use std::collections::HashMap;
 use std::path::{Component, Path};
@@ -20,7 +23,7 @@ use crate::disks::{self, generate};
 use crate::http_peer::{self, Expected, FetchPlan, RawPlan, RawReport, RawThen, Stats, Target};
 use crate::oracle;
 use crate::qemu::{Beside, BesideReport, Console};
-use crate::udp_peer;
+use crate::{tcp_peer, udp_peer};
 
 /// One exchange ready to run.
 enum Plan {
@@ -36,10 +39,25 @@ pub fn beside(manifest: &Manifest, timeout: Duration) -> Result<Option<Beside>, 
         return Ok(None);
     };
     let serving = spec.outcome == conflux_manifest::Outcome::Serving;
-    if spec.http.is_empty() && spec.udp.is_empty() && !serving {
+    if spec.http.is_empty() && spec.udp.is_empty() && spec.tcp_sink.is_empty() && !serving {
         return Ok(None);
     }
     let blasts = spec.udp.clone();
+    // Listening now, before QEMU starts: it connects to each guest
+    // forward's host port at once.
+    let receivers = spec
+        .tcp_sink
+        .iter()
+        .map(|s| {
+            let expect = tcp_peer::Expect {
+                count: s.count,
+                size: s.size as usize,
+                seed: s.seed,
+                cipher: s.cipher,
+            };
+            tcp_peer::Receiver::listen(s.port, expect).map(|r| (s.clone(), r))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     let mut bodies = Bodies::new(manifest);
     let plans: Vec<(HttpExchange, Plan)> = spec
         .http
@@ -58,11 +76,32 @@ pub fn beside(manifest: &Manifest, timeout: Duration) -> Result<Option<Beside>, 
         let deadline = Instant::now() + timeout;
         // Datagrams go out on their own thread, each after its line, while
         // the HTTP exchanges run here.
-        let (mut report, udp) = std::thread::scope(|scope| {
+        let (mut report, udp, tcp) = std::thread::scope(|scope| {
             let udp = scope.spawn(|| udp_all(&blasts, console, deadline));
+            let tcp: Vec<_> = receivers
+                .into_iter()
+                .map(|(s, r)| (s, scope.spawn(move || r.receive(deadline))))
+                .collect();
             let report = run_all(plans, console, deadline);
-            (report, udp.join())
+            let tcp: Vec<_> = tcp.into_iter().map(|(s, t)| (s, t.join())).collect();
+            (report, udp.join(), tcp)
         });
+        for (s, result) in tcp {
+            let name = format!("tcp_sink (port {}, {} x {} bytes)", s.port, s.count, s.size);
+            match result.unwrap_or_else(|_| Err("the receiver's thread panicked".into())) {
+                Ok(r) => report.log.push_str(&format!(
+                    "[runner] {name}: ok: every record whole, in order, once ({} bytes in {:.2} s)\n",
+                    r.bytes,
+                    r.span.as_secs_f64()
+                )),
+                Err(e) => {
+                    report
+                        .log
+                        .push_str(&format!("[runner] {name}: FAILED: {e}\n"));
+                    report.problems.push(format!("{name}: {e}"));
+                }
+            }
+        }
         match udp {
             Ok(udp) => {
                 report.log.push_str(&udp.log);

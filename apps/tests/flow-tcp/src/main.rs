@@ -1,0 +1,128 @@
+//! Test task: flows into `flownet`'s network sinks, set up through
+//! flowmgr from the text syntax. Records go over TCP to the runner, which
+//! listens behind the system's guest forwards and checks every byte: a
+//! plain stream of 8 KiB buffers (more than the socket takes at once, so
+//! partial sends are retried), and a stream encrypted in software that the
+//! runner decrypts. A `tcp` sink to a port nothing forwards is refused at
+//! create. Datagrams to the host cannot leave QEMU's restricted network
+//! (it drops every UDP datagram but DHCP and TFTP), so the `udpto` flow
+//! is checked by its sink's figures: every buffer went out as one
+//! datagram.
+#![no_std]
+#![no_main]
+#![forbid(unsafe_code)]
+
+use conflux_flow_protocol::api::FlowState;
+use conflux_userlib::ipc::Notification;
+use conflux_userlib::println;
+use flow_client::text::{self, Lines};
+use flow_client::{FlowId, Flows};
+
+conflux_userlib::entry!(main);
+
+/// Ticks (10 ms) between looks, and looks before giving up (60 s).
+const EVERY: u64 = 10;
+const LOOKS: u32 = 600;
+
+/// A flow to run to its end, and the sink figures it must end with.
+struct Case {
+    name: &'static str,
+    words: &'static [&'static str],
+    figures: [u64; 2],
+}
+
+const CASES: [Case; 3] = [
+    Case {
+        name: "plain tcp",
+        words: &["pattern:200:58010", "tcp:10.0.2.100:5801", "buffer=8192"],
+        figures: [200, 200 * 8192],
+    },
+    Case {
+        name: "encrypted tcp",
+        words: &[
+            "pattern:300:58020",
+            "encrypt:cbc:636f6e666c75782d666c6f772d6b6579:636f6e666c75782d666c6f772d697621:software",
+            "tcp:10.0.2.100:5802",
+            "buffer=1024",
+        ],
+        figures: [300, 300 * 1024],
+    },
+    Case {
+        name: "udpto",
+        words: &["pattern:50:58030", "udpto:10.0.2.100:5803", "buffer=1024"],
+        figures: [50, 50 * 1024],
+    },
+];
+
+fn main() {
+    let flows = Flows::new(config::caps::FLOWMGR);
+    let clock = Notification(config::caps::CLOCK);
+    for case in &CASES {
+        run(&flows, clock, case);
+    }
+    // Nothing forwards guest port 5899: QEMU's restricted network refuses
+    // the connection, and flownet refuses START.
+    let words = ["pattern:10:1", "tcp:10.0.2.100:5899"];
+    match text::request(&words).map(|r| flows.create(&r)) {
+        Ok(Err(e)) => println!("ok: tcp to a port nobody listens on refused: {e}"),
+        Ok(Ok(id)) => {
+            println!("FAIL: tcp to a port nobody listens on was created");
+            let _ = flows.destroy(id);
+        }
+        Err(e) => println!("FAIL: parse: {e}"),
+    }
+    println!("done");
+}
+
+fn run(flows: &Flows, clock: Notification, case: &Case) {
+    let id = match text::request(case.words) {
+        Ok(r) => match flows.create(&r) {
+            Ok(id) => id,
+            Err(e) => return println!("FAIL: {}: create: {e}", case.name),
+        },
+        Err(e) => return println!("FAIL: {}: parse: {e}", case.name),
+    };
+    println!("{}: flow {} running", case.name, id.0);
+    let Some(s) = wait_done(flows, clock, id) else {
+        println!(
+            "FAIL: {}: not done within {} s",
+            case.name,
+            LOOKS as u64 * EVERY / 100
+        );
+        let _ = flows.destroy(id);
+        return;
+    };
+    println!("{}: {}", case.name, Lines(&s));
+    if s.state == FlowState::Done && s.sink == case.figures {
+        println!(
+            "ok: {}: {} buffers, {} bytes sent",
+            case.name, s.sink[0], s.sink[1]
+        );
+    } else {
+        println!(
+            "FAIL: {}: {:?} with sink figures {:?}, not Done with {:?}",
+            case.name, s.state, s.sink, case.figures
+        );
+    }
+    match flows.destroy(id) {
+        Ok(()) => println!("ok: {}: destroyed", case.name),
+        Err(e) => println!("FAIL: {}: destroy: {e}", case.name),
+    }
+}
+
+/// The flow's statistics once it is over (done or terminated).
+fn wait_done(
+    flows: &Flows,
+    clock: Notification,
+    id: FlowId,
+) -> Option<conflux_flow_protocol::api::FlowStats> {
+    for _ in 0..LOOKS {
+        let _ = clock.timer(EVERY);
+        let _ = clock.wait();
+        let s = flows.stats(id).ok()?;
+        if matches!(s.state, FlowState::Done | FlowState::Terminated) {
+            return Some(s);
+        }
+    }
+    None
+}
