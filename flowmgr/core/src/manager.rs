@@ -58,6 +58,9 @@ struct Flow {
     ladder: [u64; 4],
     /// The sink's last reported figures.
     sink: [u64; 2],
+    /// The source's last reported figures (a `file` source's say, once it
+    /// finished, how many buffers it made in all).
+    source: [u64; 2],
     /// Whether stages hold numbers and capabilities for it.
     wired: bool,
 }
@@ -218,6 +221,8 @@ impl Flow {
         for s in self.stages.iter_mut().flatten() {
             s.retries = 0;
         }
+        // A new instance counts from nothing.
+        self.source = [0; 2];
         Ok(())
     }
 
@@ -267,6 +272,9 @@ impl Flow {
                     if i == self.last() {
                         self.sink = [r.word(3), r.word(4)];
                     }
+                    if i == 0 {
+                        self.source = [r.word(3), r.word(4)];
+                    }
                     continue;
                 }
                 Err(Fail::Refused(l)) if l == StageStatus::UnknownFlow as u32 => Failure::Restarted,
@@ -286,8 +294,13 @@ pub struct Manager {
     pool_len: u64,
 }
 
-fn source_total(req: &FlowRequest) -> Option<u64> {
+/// How many buffers the flow's source makes in all, once that is known:
+/// from the request for `pattern` and `blocks`; for a `file` source only
+/// when it has read its whole range, from its STATS figures (`source`:
+/// buffers made, then 1 once finished).
+fn source_total(req: &FlowRequest, source: [u64; 2]) -> Option<u64> {
     match req.stages().first()? {
+        StageSpec::File { .. } => (source[1] == 1).then_some(source[0]),
         StageSpec::Pattern { count, .. } => Some(*count),
         StageSpec::Blocks { count, .. } => {
             let per = u64::from(req.buffer / 512);
@@ -372,6 +385,7 @@ impl Manager {
             life: Life::default(),
             ladder: [0; 4],
             sink: [0; 2],
+            source: [0; 2],
             wired: false,
         };
         for (i, spec) in req.stages().iter().enumerate() {
@@ -470,7 +484,7 @@ impl Manager {
             *r = sys.observe(slot, e).unwrap_or_default();
         }
         if flow.wired
-            && drained(source_total(&flow.req), &raw[..edges])
+            && drained(source_total(&flow.req, flow.source), &raw[..edges])
             && flow.life.apply(Event::Finished) == Ok(true)
         {
             sys.notify(slot);

@@ -18,6 +18,8 @@ struct Model {
     grants: Vec<(Grant, Cap)>,
     start: Option<Start>,
     paused: bool,
+    /// What STATS reports as the stage's figures (`[40 + n, 1]` if unset).
+    figures: Option<[u64; 2]>,
 }
 
 #[derive(Default)]
@@ -94,7 +96,8 @@ impl Sys for Fake {
             label::STATS => match t.flows.get(&n) {
                 Some(f) => {
                     let st = 1 + u64::from(f.paused) + 2 * u64::from(t.broken);
-                    reply(StageStatus::Ok, &[st, t.retries, 0, 40 + n, 1])
+                    let [a, b] = f.figures.unwrap_or([40 + n, 1]);
+                    reply(StageStatus::Ok, &[st, t.retries, 0, a, b])
                 }
                 None => reply(StageStatus::UnknownFlow, &[n]),
             },
@@ -402,6 +405,84 @@ fn a_flow_is_not_done_while_buffers_are_in_flight() {
     assert_eq!(
         (s.edges[0].buffers, s.edges[0].bytes, s.edges[0].drops),
         (100, 102400, 3)
+    );
+}
+
+#[test]
+fn a_file_source_is_done_once_it_finished_and_its_buffers_drained() {
+    const FILE: u64 = 1 << 8;
+    let mut sys = system();
+    sys.tasks.push(Task {
+        kinds: FILE,
+        ..Task::default()
+    });
+    let mut m = manager(&mut sys);
+    let path = conflux_flow_protocol::stage::FilePath::new("/flows/in").unwrap();
+    let req = FlowRequest::new(
+        StageSpec::File {
+            path,
+            offset: 0,
+            length: u64::MAX,
+        },
+        &[],
+        StageSpec::Check { seed: 7 },
+        0,
+        0,
+        1024,
+    )
+    .unwrap();
+    let id = m.create(&mut sys, &words(&req), APP).unwrap();
+    let source = |sys: &mut Fake, figures| {
+        sys.tasks[3].flows.get_mut(&0).unwrap().figures = Some(figures);
+    };
+    let edge = |sys: &mut Fake, up, down| {
+        let s = sys.edges.get_mut(&(0, 0)).unwrap();
+        s.upstream[0] = up;
+        s.downstream[0] = down;
+    };
+    let state = |m: &mut Manager, sys: &mut Fake| m.stats(sys, id.word(), APP).unwrap().state;
+    // Still reading: every buffer so far taken, but more may come.
+    source(&mut sys, [5, 0]);
+    edge(&mut sys, 5, 5);
+    assert_eq!(state(&mut m, &mut sys), FlowState::Running);
+    // Finished, the sink not yet through its buffers.
+    source(&mut sys, [7, 1]);
+    edge(&mut sys, 7, 6);
+    assert_eq!(state(&mut m, &mut sys), FlowState::Running);
+    // Finished and drained: done, and the application is told.
+    edge(&mut sys, 7, 7);
+    let before = sys.notified;
+    assert_eq!(state(&mut m, &mut sys), FlowState::Done);
+    assert_eq!(sys.notified, before + 1);
+}
+
+#[test]
+fn an_empty_file_source_is_done_at_once() {
+    let mut sys = system();
+    sys.tasks.push(Task {
+        kinds: 1 << 8,
+        ..Task::default()
+    });
+    let mut m = manager(&mut sys);
+    let path = conflux_flow_protocol::stage::FilePath::new("/empty").unwrap();
+    let req = FlowRequest::new(
+        StageSpec::File {
+            path,
+            offset: 0,
+            length: u64::MAX,
+        },
+        &[],
+        StageSpec::Null,
+        0,
+        0,
+        1024,
+    )
+    .unwrap();
+    let id = m.create(&mut sys, &words(&req), APP).unwrap();
+    sys.tasks[3].flows.get_mut(&0).unwrap().figures = Some([0, 1]);
+    assert_eq!(
+        m.stats(&mut sys, id.word(), APP).unwrap().state,
+        FlowState::Done
     );
 }
 

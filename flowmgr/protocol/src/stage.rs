@@ -571,7 +571,9 @@ pub enum StageStatus {
     BadEdge = 7,
     /// The flow is already running (START twice).
     Busy = 8,
-    /// The stage's device cannot take the flow now (no session, no port).
+    /// The stage's device cannot take the flow now (no session, no port),
+    /// or its file cannot be read or written as asked (missing, not a
+    /// regular file, an offset past its end, no such directory).
     DeviceRefused = 9,
 }
 
@@ -609,7 +611,9 @@ impl fmt::Display for StageStatus {
                 "the flow's edges are not formatted or their spans do not fit the pool"
             }
             Self::Busy => "the flow is already running on this stage",
-            Self::DeviceRefused => "the stage's device refused the flow (no session or port free)",
+            Self::DeviceRefused => {
+                "the stage's device or file refused the flow (no session or port free, or the file cannot be opened: its task's console line says why)"
+            }
         })
     }
 }
