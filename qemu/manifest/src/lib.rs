@@ -160,9 +160,11 @@
 //! tcp_sink = [{ port = 5800, count = 300, size = 1024, seed = 7 }]
 //!                           # optional: before boot the runner listens on 127.0.0.1:port (a
 //!                           # guest_forwards host port) and checks the stream the guest sends:
-//!                           # exactly count records of size bytes from seed, each AES-128-CBC
-//!                           # encrypted on its own if key and iv (32 hex digits) are given
-//!                           # (`tcp_spec`); `udp = [...]` sends datagrams in (`udp_spec`)
+//!                           # exactly count records of size bytes from seed, or with
+//!                           # `file = "data/x.bin", chunk = 4096` a generated file's bytes;
+//!                           # each record or chunk AES-128-CBC encrypted on its own if key and
+//!                           # iv (32 hex digits) are given (`tcp_spec`); `udp = [...]` sends
+//!                           # datagrams in (`udp_spec`)
 //! ```
 //!
 //! The tasks' stacks and heaps together may take at most half of
@@ -298,10 +300,11 @@ pub use model::{
     constant_name, rights_text, BodyCheck, Cap, CrashSpec, Device, DeviceKind, DeviceObjects,
     DiskImage, Fetch, FlowSlot, FlowStage, Flows, Forward, GeneratedFile, GuestForward,
     HttpExchange, HttpKind, Manifest, Method, Mode, Object, ObjectSpec, Outcome, Protocol, Raw,
-    RawSend, Restart, System, Task, TcpSink, TestSpec, Then, UdpBlast, UnknownVariant, BAR_WINDOW,
-    BELL_BIT, EDGES, EDGE_SIZE, GUEST_FORWARD_ADDR,
+    RawSend, Restart, SinkContent, System, Task, TcpSink, TestSpec, Then, UdpBlast, UnknownVariant,
+    BAR_WINDOW, BELL_BIT, EDGES, EDGE_SIZE, GUEST_FORWARD_ADDR,
 };
 pub use suggest::{Suggestion, Words};
+pub use tcp_spec::generated;
 
 /// Parses and validates the manifest `text`; `origin` (a path or a label)
 /// starts every error message and is kept in [`Manifest::origin`].

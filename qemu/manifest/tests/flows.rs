@@ -4,7 +4,7 @@
 mod common;
 
 use common::{message, ok, SYSTEM};
-use conflux_manifest::{task_constants, ObjectSpec, BELL_BIT};
+use conflux_manifest::{task_constants, ObjectSpec, SinkContent, BELL_BIT};
 
 const TASKS: &str = "\
 [tasks.blk]\ncrate = \"virtio-blk\"\npriority = 1\nstart_order = 1\n\
@@ -191,8 +191,16 @@ fn tcp_sinks_are_read_with_or_without_a_cipher() {
     let m = ok(&tcp_sink_test(SINK));
     let s = &m.test.unwrap().tcp_sink[0];
     assert_eq!(
-        (s.port, s.count, s.size, s.seed, s.cipher),
-        (5900, 300, 1024, 7, None)
+        (s.port, &s.content, s.cipher),
+        (
+            5900,
+            &SinkContent::Records {
+                count: 300,
+                size: 1024,
+                seed: 7
+            },
+            None
+        )
     );
     let m = ok(&tcp_sink_test(&format!(
         "{SINK}, key = \"000102030405060708090a0b0c0d0e0f\", iv = \"ffeeddccbbaa99887766554433221100\""
@@ -224,4 +232,34 @@ fn tcp_sinks_refuse_a_port_no_guest_forward_reaches_and_half_a_cipher() {
         "tcp_sink = [{ port = 5900, count = 1, size = 64, seed = 1 }, { port",
     );
     assert!(message(&twice).contains("one receiver per port"));
+}
+
+#[test]
+fn a_file_sink_names_a_generated_file_its_chunk_divides() {
+    // TASKS's disk0 becomes a folder disk with a generated file.
+    let text = |entry: &str| {
+        tcp_sink_test(entry).replace(
+            "size_mib = 8\n",
+            "size_mib = 64\nfolder = \"../disk\"\n\
+             generate = [{ path = \"bench/in.bin\", size = 65536, seed = 3 }]\n",
+        )
+    };
+    let m = ok(&text("port = 5900, file = \"bench/in.bin\", chunk = 4096"));
+    assert_eq!(
+        m.test.unwrap().tcp_sink[0].content,
+        SinkContent::File {
+            path: "bench/in.bin".into(),
+            chunk: 4096
+        }
+    );
+    let m = message(&text("port = 5900, file = \"bench/in.bin\", chunk = 48"));
+    assert!(m.contains("has a size `chunk` does not divide"), "{m}");
+    let m = message(&text(
+        "port = 5900, file = \"bench/other.bin\", chunk = 4096",
+    ));
+    assert!(m.contains("is not a `generate` file"), "{m}");
+    let m = message(&text(
+        "port = 5900, file = \"bench/in.bin\", chunk = 4096, seed = 1",
+    ));
+    assert!(m.contains("a `file` sink takes `chunk`"), "{m}");
 }

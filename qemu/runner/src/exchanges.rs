@@ -17,7 +17,9 @@ use std::path::{Component, Path};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use conflux_manifest::{BodyCheck, HttpExchange, HttpKind, Manifest, Method, RawSend, Then};
+use conflux_manifest::{
+    BodyCheck, HttpExchange, HttpKind, Manifest, Method, RawSend, SinkContent, Then,
+};
 
 use crate::disks::{self, generate};
 use crate::http_peer::{self, Expected, FetchPlan, RawPlan, RawReport, RawThen, Stats, Target};
@@ -49,12 +51,18 @@ pub fn beside(manifest: &Manifest, timeout: Duration) -> Result<Option<Beside>, 
         .tcp_sink
         .iter()
         .map(|s| {
-            let expect = tcp_peer::Expect {
-                count: s.count,
-                size: s.size as usize,
-                seed: s.seed,
-                cipher: s.cipher,
+            let mut expect = match &s.content {
+                SinkContent::Records { count, size, seed } => {
+                    tcp_peer::Expect::records(*count, *size as usize, *seed)
+                }
+                SinkContent::File { path, chunk } => {
+                    let bytes = generated_bytes(manifest, path)?;
+                    tcp_peer::Expect::bytes(bytes, *chunk as usize)?
+                }
             };
+            if let Some((key, iv)) = s.cipher {
+                expect = expect.encrypted(key, iv);
+            }
             tcp_peer::Receiver::listen(s.port, expect).map(|r| (s.clone(), r))
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -87,10 +95,17 @@ pub fn beside(manifest: &Manifest, timeout: Duration) -> Result<Option<Beside>, 
             (report, udp.join(), tcp)
         });
         for (s, result) in tcp {
-            let name = format!("tcp_sink (port {}, {} x {} bytes)", s.port, s.count, s.size);
+            let name = match &s.content {
+                SinkContent::Records { count, size, .. } => {
+                    format!("tcp_sink (port {}, {count} x {size} bytes)", s.port)
+                }
+                SinkContent::File { path, chunk } => {
+                    format!("tcp_sink (port {}, {path} in {chunk}-byte chunks)", s.port)
+                }
+            };
             match result.unwrap_or_else(|_| Err("the receiver's thread panicked".into())) {
                 Ok(r) => report.log.push_str(&format!(
-                    "[runner] {name}: ok: every record whole, in order, once ({} bytes in {:.2} s)\n",
+                    "[runner] {name}: ok: every unit whole, in order, once ({} bytes in {:.2} s)\n",
                     r.bytes,
                     r.span.as_secs_f64()
                 )),
@@ -129,6 +144,22 @@ pub fn beside(manifest: &Manifest, timeout: Duration) -> Result<Option<Beside>, 
         work: Box::new(work),
         stop: serving,
     }))
+}
+
+/// The bytes of the folder disk's generated file `path` (a `tcp_sink`'s
+/// expected content).
+pub fn generated_bytes(manifest: &Manifest, path: &str) -> Result<Arc<Vec<u8>>, String> {
+    let file = manifest
+        .devices
+        .iter()
+        .find_map(|d| match &d.disk {
+            Some(conflux_manifest::DiskImage::Folder { generate, .. }) => generate
+                .iter()
+                .find(|g| g.files.is_none() && g.path.trim_start_matches('/') == path),
+            _ => None,
+        })
+        .ok_or_else(|| format!("`{path}` is not a generated file of the folder disk"))?;
+    Ok(Arc::new(generate::bytes(file.seed, file.size)))
 }
 
 /// Runs every exchange in order, each after its line, and judges them.

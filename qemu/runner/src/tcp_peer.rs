@@ -2,32 +2,99 @@
 //! `flow-file-tcp` benchmark): it listens on 127.0.0.1:`port` before QEMU
 //! starts — a guest forward (`guestfwd=tcp:10.0.2.100:G-tcp:127.0.0.1:H`)
 //! connects to its host port when QEMU starts, and carries the guest's
-//! connection to 10.0.2.100:G over that one host connection — takes the
-//! connection, and reads the stream.
+//! connections to 10.0.2.100:G over that one host connection, one after
+//! the other — takes the connection, and reads the stream.
 //!
-//! The stream must be exactly `count` self-checking records
-//! (`conflux_flow_protocol::record`) of `size` bytes from `seed`, in
-//! order, each encrypted on its own with AES-128-CBC when a key and IV are
-//! given (decrypted here): every record is compared whole with the one
-//! expected, and a byte more after the last one is an error too.
+//! The stream must be exactly what is expected, unit by unit: `count`
+//! self-checking records (`conflux_flow_protocol::record`) of `size`
+//! bytes from `seed`, or a file's bytes in chunks; each unit encrypted on
+//! its own with AES-128-CBC when a key and IV are given (decrypted here).
+//! Every unit is compared whole with the one expected, and a byte more
+//! after the last one is an error too. A benchmark reads several runs of
+//! the same bytes off one connection, each timed from its first byte to
+//! its last.
 
 use aes::cipher::{block_padding::NoPadding, BlockDecryptMut, KeyIvInit};
 use conflux_flow_protocol::record;
 use std::io::{ErrorKind, Read};
 use std::net::{TcpListener, TcpStream};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 type Decryptor = cbc::Decryptor<aes::Aes128>;
 
+/// What the units hold.
+#[derive(Clone, Debug)]
+pub enum Content {
+    /// Record `i` of this seed is unit `i`.
+    Records { seed: u64 },
+    /// Unit `i` is these bytes' `i`-th `unit`-sized piece.
+    Bytes(Arc<Vec<u8>>),
+}
+
 /// What to expect.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Expect {
+    /// Units of the stream (of one run).
     pub count: u32,
-    /// Bytes per record, a multiple of 16.
-    pub size: usize,
-    pub seed: u64,
-    /// AES-128-CBC key and IV, if the records come encrypted.
+    /// Bytes per unit, a multiple of 16.
+    pub unit: usize,
+    pub content: Content,
+    /// AES-128-CBC key and IV, if the units come encrypted.
     pub cipher: Option<([u8; 16], [u8; 16])>,
+}
+
+impl Expect {
+    /// `count` records of `size` bytes from `seed`.
+    pub fn records(count: u32, size: usize, seed: u64) -> Self {
+        Self {
+            count,
+            unit: size,
+            content: Content::Records { seed },
+            cipher: None,
+        }
+    }
+
+    /// `bytes` in `chunk`-byte units (`chunk` must divide their length).
+    pub fn bytes(bytes: Arc<Vec<u8>>, chunk: usize) -> Result<Self, String> {
+        if chunk == 0 || bytes.is_empty() || !bytes.len().is_multiple_of(chunk) {
+            return Err(format!(
+                "{} bytes cannot be cut in chunks of {chunk}",
+                bytes.len()
+            ));
+        }
+        Ok(Self {
+            count: u32::try_from(bytes.len() / chunk).map_err(|_| "too many chunks")?,
+            unit: chunk,
+            content: Content::Bytes(bytes),
+            cipher: None,
+        })
+    }
+
+    pub fn encrypted(self, key: [u8; 16], iv: [u8; 16]) -> Self {
+        Self {
+            cipher: Some((key, iv)),
+            ..self
+        }
+    }
+
+    /// Bytes of one run.
+    pub fn len(&self) -> u64 {
+        u64::from(self.count) * self.unit as u64
+    }
+
+    /// Unit `seq` as sent before encryption.
+    fn expected(&self, seq: u32, out: &mut [u8]) {
+        match &self.content {
+            Content::Records { seed } => {
+                record::write(out, *seed, seq).expect("listen() keeps the size above a header");
+            }
+            Content::Bytes(b) => {
+                let at = seq as usize * self.unit;
+                out.copy_from_slice(&b[at..at + self.unit]);
+            }
+        }
+    }
 }
 
 /// What came, when every record did.
@@ -51,11 +118,14 @@ pub struct Receiver {
 impl Receiver {
     /// Listens on 127.0.0.1:`port` (before QEMU starts: it connects at once).
     pub fn listen(port: u16, expect: Expect) -> Result<Receiver, String> {
-        if expect.size < record::HEADER || !expect.size.is_multiple_of(16) {
+        let least = match expect.content {
+            Content::Records { .. } => record::HEADER,
+            Content::Bytes(_) => 16,
+        };
+        if expect.unit < least || !expect.unit.is_multiple_of(16) {
             return Err(format!(
-                "records of {} bytes: use at least {} bytes, a multiple of 16 (AES blocks)",
-                expect.size,
-                record::HEADER
+                "units of {} bytes: use at least {least} bytes, a multiple of 16 (AES blocks)",
+                expect.unit
             ));
         }
         let listener = TcpListener::bind(("127.0.0.1", port)).map_err(|e| {
@@ -72,12 +142,43 @@ impl Receiver {
 
     /// Takes QEMU's connection and reads the whole stream by `deadline`.
     pub fn receive(self, deadline: Instant) -> Result<Received, String> {
-        let port = self.port;
+        let mut runs = self.receive_runs(1, deadline)?;
+        Ok(runs.remove(0))
+    }
+
+    /// Takes QEMU's connection and reads `runs` copies of the stream by
+    /// `deadline`, one after the other, each timed on its own; nothing
+    /// may follow the last.
+    pub fn receive_runs(self, runs: usize, deadline: Instant) -> Result<Vec<Received>, String> {
         let mut stream = self.accept(deadline)?;
-        let e = self.expect;
-        let total = u64::from(e.count) * e.size as u64;
-        let mut record = vec![0u8; e.size];
-        let mut expected = vec![0u8; e.size];
+        let mut out = Vec::new();
+        for run in 0..runs {
+            out.push(self.run(&mut stream, deadline).map_err(|e| {
+                if runs > 1 {
+                    format!("run {} of {runs}: {e}", run + 1)
+                } else {
+                    e
+                }
+            })?);
+        }
+        let _ = stream.set_read_timeout(Some(QUIET));
+        let mut extra = [0u8; 64];
+        match stream.read(&mut extra) {
+            Ok(n) if n > 0 => Err(format!(
+                "127.0.0.1:{}: {n} bytes more came after the last of the {} units",
+                self.port, self.expect.count
+            )),
+            _ => Ok(out),
+        }
+    }
+
+    /// One run's bytes off `stream`.
+    fn run(&self, stream: &mut TcpStream, deadline: Instant) -> Result<Received, String> {
+        let port = self.port;
+        let e = &self.expect;
+        let total = e.len();
+        let mut unit = vec![0u8; e.unit];
+        let mut expected = vec![0u8; e.unit];
         let mut fill = 0;
         let mut got: u64 = 0;
         let mut first = None;
@@ -86,17 +187,17 @@ impl Receiver {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return Err(format!(
-                    "127.0.0.1:{port}: {got} of {total} bytes ({} of {} records) came before the deadline",
-                    got / e.size as u64,
+                    "127.0.0.1:{port}: {got} of {total} bytes ({} of {} units) came before the deadline",
+                    got / e.unit as u64,
                     e.count
                 ));
             }
             let _ = stream.set_read_timeout(Some(left.min(Duration::from_millis(200))));
-            match stream.read(&mut record[fill..]) {
+            match stream.read(&mut unit[fill..]) {
                 Ok(0) => {
                     return Err(format!(
-                        "127.0.0.1:{port}: the stream ended after {got} of {total} bytes ({} of {} records)",
-                        got / e.size as u64,
+                        "127.0.0.1:{port}: the stream ended after {got} of {total} bytes ({} of {} units)",
+                        got / e.unit as u64,
                         e.count
                     ))
                 }
@@ -109,23 +210,14 @@ impl Receiver {
                 Err(err) if is_timeout(&err) => continue,
                 Err(err) => return Err(format!("127.0.0.1:{port}: reading failed: {err}")),
             }
-            if fill == e.size {
-                let seq = u32::try_from(got / e.size as u64 - 1).expect("count is a u32");
-                self.check(seq, &mut record, &mut expected)?;
+            if fill == e.unit {
+                let seq = u32::try_from(got / e.unit as u64 - 1).expect("count is a u32");
+                self.check(seq, &mut unit, &mut expected)?;
                 fill = 0;
             }
         }
         let span = first.map_or(Duration::ZERO, |f| last - f);
-        // Nothing may follow the last record.
-        let _ = stream.set_read_timeout(Some(QUIET));
-        let mut extra = [0u8; 64];
-        match stream.read(&mut extra) {
-            Ok(n) if n > 0 => Err(format!(
-                "127.0.0.1:{port}: {n} bytes more came after the last of the {} records",
-                e.count
-            )),
-            _ => Ok(Received { bytes: got, span }),
-        }
+        Ok(Received { bytes: got, span })
     }
 
     fn accept(&self, deadline: Instant) -> Result<TcpStream, String> {
@@ -151,25 +243,25 @@ impl Receiver {
         }
     }
 
-    /// Record `seq` as received (decrypted in place) against the one
+    /// Unit `seq` as received (decrypted in place) against the one
     /// expected.
     fn check(&self, seq: u32, got: &mut [u8], expected: &mut [u8]) -> Result<(), String> {
-        let e = self.expect;
+        let e = &self.expect;
         if let Some((key, iv)) = e.cipher {
             Decryptor::new(&key.into(), &iv.into())
                 .decrypt_padded_mut::<NoPadding>(got)
-                .map_err(|_| "a record is not whole AES blocks".to_string())?;
+                .map_err(|_| "a unit is not whole AES blocks".to_string())?;
         }
-        record::write(expected, e.seed, seq).expect("listen() keeps the size above a header");
+        e.expected(seq, expected);
         match got.iter().zip(expected.iter()).position(|(a, b)| a != b) {
             None => Ok(()),
             Some(at) => Err(format!(
-                "127.0.0.1:{}: record {seq} (of {}) differs from the one expected at byte {at} (got {:#04x}, expected {:#04x}){}",
+                "127.0.0.1:{}: unit {seq} (of {}) differs from the one expected at byte {at} (got {:#04x}, expected {:#04x}){}",
                 self.port,
                 e.count,
                 got[at],
                 expected[at],
-                if at < 8 {
+                if at < 8 && matches!(e.content, Content::Records { .. }) {
                     " — a record lost, repeated or out of order"
                 } else {
                     ""
@@ -191,13 +283,13 @@ mod tests {
 
     type Encryptor = cbc::Encryptor<aes::Aes128>;
 
-    fn stream(e: Expect, damage: Option<usize>, extra: usize) -> Vec<u8> {
-        let mut out = vec![0u8; e.count as usize * e.size + extra];
-        for (seq, r) in out.chunks_exact_mut(e.size).enumerate() {
-            record::write(r, e.seed, seq as u32).unwrap();
+    fn stream(e: &Expect, damage: Option<usize>, extra: usize) -> Vec<u8> {
+        let mut out = vec![0u8; e.count as usize * e.unit + extra];
+        for (seq, r) in out.chunks_exact_mut(e.unit).enumerate() {
+            e.expected(seq as u32, r);
             if let Some((k, iv)) = e.cipher {
                 Encryptor::new(&k.into(), &iv.into())
-                    .encrypt_padded_mut::<NoPadding>(r, e.size)
+                    .encrypt_padded_mut::<NoPadding>(r, e.unit)
                     .unwrap();
             }
         }
@@ -207,8 +299,8 @@ mod tests {
         out
     }
 
-    fn send(port_expect: Expect, bytes: Vec<u8>) -> Result<Received, String> {
-        let rx = Receiver::listen(0, port_expect)?;
+    fn send(expect: &Expect, bytes: Vec<u8>) -> Result<Received, String> {
+        let rx = Receiver::listen(0, expect.clone())?;
         let port = rx.listener.local_addr().unwrap().port();
         let rx = Receiver { port, ..rx };
         let t = std::thread::spawn(move || {
@@ -223,40 +315,67 @@ mod tests {
         r
     }
 
-    const PLAIN: Expect = Expect {
-        count: 20,
-        size: 256,
-        seed: 5,
-        cipher: None,
-    };
+    fn plain() -> Expect {
+        Expect::records(20, 256, 5)
+    }
 
     #[test]
     fn a_whole_stream_passes_plain_and_encrypted() {
-        assert_eq!(send(PLAIN, stream(PLAIN, None, 0)).unwrap().bytes, 20 * 256);
-        let enc = Expect {
-            cipher: Some(([7; 16], [9; 16])),
-            ..PLAIN
-        };
-        assert!(send(enc, stream(enc, None, 0)).is_ok());
+        let p = plain();
+        assert_eq!(send(&p, stream(&p, None, 0)).unwrap().bytes, 20 * 256);
+        let enc = plain().encrypted([7; 16], [9; 16]);
+        assert!(send(&enc, stream(&enc, None, 0)).is_ok());
     }
 
     #[test]
     fn a_damaged_short_or_long_stream_fails() {
-        let e = send(PLAIN, stream(PLAIN, Some(256 * 3 + 40), 0)).unwrap_err();
-        assert!(e.contains("record 3"), "{e}");
-        let mut short = stream(PLAIN, None, 0);
+        let p = plain();
+        let e = send(&p, stream(&p, Some(256 * 3 + 40), 0)).unwrap_err();
+        assert!(e.contains("unit 3"), "{e}");
+        let mut short = stream(&p, None, 0);
         short.truncate(256 * 19);
-        let e = send(PLAIN, short).unwrap_err();
+        let e = send(&p, short).unwrap_err();
         assert!(e.contains("ended after 4864"), "{e}");
-        let e = send(PLAIN, stream(PLAIN, None, 10)).unwrap_err();
+        let e = send(&p, stream(&p, None, 10)).unwrap_err();
         assert!(e.contains("10 bytes more"), "{e}");
     }
 
     #[test]
     fn a_lost_record_is_found() {
-        let mut s = stream(PLAIN, None, 256);
+        let p = plain();
+        let mut s = stream(&p, None, 256);
         s.drain(256 * 5..256 * 6);
-        let e = send(PLAIN, s).unwrap_err();
-        assert!(e.contains("record 5") && e.contains("lost"), "{e}");
+        let e = send(&p, s).unwrap_err();
+        assert!(e.contains("unit 5") && e.contains("lost"), "{e}");
+    }
+
+    #[test]
+    fn a_file_is_checked_chunk_by_chunk_over_several_runs() {
+        let file: Vec<u8> = (0..4096u32).map(|i| (i * 7 + i / 256) as u8).collect();
+        let e = Expect::bytes(Arc::new(file), 512)
+            .unwrap()
+            .encrypted([1; 16], [2; 16]);
+        let one = stream(&e, None, 0);
+        let rx = Receiver::listen(0, e.clone()).unwrap();
+        let port = rx.listener.local_addr().unwrap().port();
+        let rx = Receiver { port, ..rx };
+        let mut two = one.clone();
+        two.extend_from_slice(&one);
+        // A byte of the second run's fourth chunk damaged.
+        two[4096 + 3 * 512 + 100] ^= 0x40;
+        let t = std::thread::spawn(move || {
+            let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            s.write_all(&two).unwrap();
+            std::thread::sleep(Duration::from_millis(700));
+        });
+        let err = rx
+            .receive_runs(2, Instant::now() + Duration::from_secs(10))
+            .unwrap_err();
+        t.join().unwrap();
+        assert!(
+            err.starts_with("run 2 of 2") && err.contains("unit 3"),
+            "{err}"
+        );
+        assert!(Expect::bytes(Arc::new(vec![0; 100]), 64).is_err());
     }
 }

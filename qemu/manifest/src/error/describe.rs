@@ -266,6 +266,10 @@ impl Error {
                 "`{path}` is {value:?}, which is not a unicast MAC address; write six two-digit hex octets separated by `:` with the first octet even, such as \"52:54:00:12:34:56\""
             ),
             Error::BadUdpBlast { path, why, .. } => write!(f, "`{path}`: {why}"),
+            Error::TcpSinkFile { path, file, why, .. } => write!(
+                f,
+                "`{path}`: `{file}` {why}; name a `generate = [{{ path, size, seed }}]` entry of the virtio-blk folder disk, with a size that is a multiple of `chunk`"
+            ),
             Error::TcpSinkPort { path, port, twice: true, .. } => write!(
                 f,
                 "`{path}` is {port}, which an earlier tcp_sink listens on already; one receiver per port"

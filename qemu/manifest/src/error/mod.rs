@@ -412,6 +412,14 @@ pub enum Error {
         hosts: Vec<u16>,
         twice: bool,
     },
+    /// A `test.tcp_sink` entry's `file` is not a generated file the chunk
+    /// divides.
+    TcpSinkFile {
+        origin: String,
+        path: String,
+        file: String,
+        why: &'static str,
+    },
     /// A forward's `protocol` is neither tcp nor udp.
     UnknownProtocol {
         origin: String,
@@ -609,6 +617,7 @@ impl Error {
             | Error::BadUdpBlast { origin, .. }
             | Error::UdpPortNotForwarded { origin, .. }
             | Error::TcpSinkPort { origin, .. }
+            | Error::TcpSinkFile { origin, .. }
             | Error::UnknownFlowTask { origin, .. }
             | Error::FlowStageTwice { origin, .. }
             | Error::TooManyFlowStages { origin, .. }

@@ -27,7 +27,7 @@ pub use http::{
 pub use objects::{
     constant_name, rights_text, Cap, Object, ObjectSpec, Restart, BAR_WINDOW, RIGHT_LETTERS,
 };
-pub use tcp::TcpSink;
+pub use tcp::{SinkContent, TcpSink};
 pub use udp::UdpBlast;
 
 /// One system image: what it is called, what it runs, and, for an in-guest

@@ -3,14 +3,22 @@
 /// One `[test] tcp_sink` entry: before boot the runner listens on
 /// 127.0.0.1:`port` (a `guest_forwards` host port), takes QEMU's
 /// connection, and reads the stream the guest sends to the forward: it
-/// must be exactly `count` self-checking records of `size` bytes made
-/// from `seed`, each encrypted on its own with AES-128-CBC under `key`
-/// and `iv` when they are given.
+/// must be exactly `content`, each unit (record, or chunk of the file)
+/// encrypted on its own with AES-128-CBC under `cipher`'s key and IV when
+/// it is given.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TcpSink {
     pub port: u16,
-    pub count: u32,
-    pub size: u32,
-    pub seed: u64,
+    pub content: SinkContent,
     pub cipher: Option<([u8; 16], [u8; 16])>,
+}
+
+/// What a `tcp_sink` stream must hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SinkContent {
+    /// `count` self-checking records of `size` bytes from `seed`.
+    Records { count: u32, size: u32, seed: u64 },
+    /// The bytes of the disk's generated file `path`, in `chunk`-byte
+    /// units (the file's size is a multiple of it).
+    File { path: String, chunk: u32 },
 }
