@@ -101,15 +101,17 @@ impl Stream {
 
     fn lose(&mut self, e: Error) {
         self.gone = true;
-        let why = match e {
-            Error::ServerRestarted => "the network server restarted, and the connection with it",
-            Error::Net(NetError::BadSocket) => {
-                "the socket is gone (the network server restarted and this task connected to it again)"
+        let why: alloc::string::String = match e {
+            Error::ServerRestarted => {
+                "the network server restarted, and the connection with it".into()
             }
-            _ => "the connection failed",
+            Error::Net(NetError::BadSocket) => {
+                "the socket is gone (the network server restarted and this task connected to it again)".into()
+            }
+            e => alloc::format!("the connection failed ({e})"),
         };
         println!(
-            "tcp sink to {}: {why} ({e}) after {} bytes; this flow's later buffers are dropped and counted. Destroy the flow and create it again for a new stream",
+            "tcp sink to {}: {why}, after {} bytes; this flow's later buffers are dropped and counted. Destroy the flow and create it again for a new stream",
             self.peer, self.bytes
         );
     }

@@ -6,7 +6,9 @@
 //! entry's path on the system's folder disk) and `chunk` (16..=1 MiB,
 //! whole 16-byte blocks, dividing the file's size) — the file's bytes;
 //! optionally `key` and `iv` (32 hex digits each, both or neither): each
-//! record or chunk was encrypted on its own with AES-128-CBC.
+//! record or chunk was encrypted on its own with AES-128-CBC; optionally
+//! `may_cut_secs` (1..=600): the stream may end early, or go quiet that
+//! long, if every whole unit before is right.
 
 use crate::error::Error;
 use crate::limits::MIN_HOST_PORT;
@@ -16,7 +18,15 @@ use crate::strict::Fields;
 use crate::udp_spec::{bad, hex16};
 
 const KEYS: &[&str] = &[
-    "port", "count", "size", "seed", "file", "chunk", "key", "iv",
+    "port",
+    "count",
+    "size",
+    "seed",
+    "file",
+    "chunk",
+    "key",
+    "iv",
+    "may_cut_secs",
 ];
 
 /// Reads `test.tcp_sink`.
@@ -82,6 +92,10 @@ fn sink(entry: &Fields) -> Result<TcpSink, Error> {
         port: rules::integer(entry, "port", None, MIN_HOST_PORT, u16::MAX, Unit::Count)?,
         content,
         cipher,
+        may_cut_secs: entry
+            .has("may_cut_secs")
+            .then(|| rules::integer(entry, "may_cut_secs", None, 1, 600, Unit::Count))
+            .transpose()?,
     })
 }
 

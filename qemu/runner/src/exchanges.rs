@@ -63,7 +63,12 @@ pub fn beside(manifest: &Manifest, timeout: Duration) -> Result<Option<Beside>, 
             if let Some((key, iv)) = s.cipher {
                 expect = expect.encrypted(key, iv);
             }
-            tcp_peer::Receiver::listen(s.port, expect).map(|r| (s.clone(), r))
+            let receiver = tcp_peer::Receiver::listen(s.port, expect)?;
+            let receiver = match s.may_cut_secs {
+                Some(secs) => receiver.may_cut(Duration::from_secs(secs.into())),
+                None => receiver,
+            };
+            Ok((s.clone(), receiver))
         })
         .collect::<Result<Vec<_>, String>>()?;
     let mut bodies = Bodies::new(manifest);
@@ -104,6 +109,11 @@ pub fn beside(manifest: &Manifest, timeout: Duration) -> Result<Option<Beside>, 
                 }
             };
             match result.unwrap_or_else(|_| Err("the receiver's thread panicked".into())) {
+                Ok(r) if r.cut => report.log.push_str(&format!(
+                    "[runner] {name}: ok: cut after {} bytes, every whole unit before right ({:.2} s)\n",
+                    r.bytes,
+                    r.span.as_secs_f64()
+                )),
                 Ok(r) => report.log.push_str(&format!(
                     "[runner] {name}: ok: every unit whole, in order, once ({} bytes in {:.2} s)\n",
                     r.bytes,

@@ -97,12 +97,16 @@ impl Expect {
     }
 }
 
-/// What came, when every record did.
+/// What came: every unit, or (when a cut is allowed) every unit up to
+/// the cut.
 #[derive(Clone, Copy, Debug)]
 pub struct Received {
     pub bytes: u64,
     /// From the first byte to the last.
     pub span: Duration,
+    /// The stream was cut short (it ended, or stayed quiet for the
+    /// allowed time), every whole unit before the cut right.
+    pub cut: bool,
 }
 
 /// How long the stream must stay quiet after the last record.
@@ -113,6 +117,9 @@ pub struct Receiver {
     port: u16,
     listener: TcpListener,
     expect: Expect,
+    /// A stream that ends, or stays quiet this long, after its first
+    /// byte is a cut, not an error (the sender's server restarted).
+    may_cut: Option<Duration>,
 }
 
 impl Receiver {
@@ -137,7 +144,18 @@ impl Receiver {
             port,
             listener,
             expect,
+            may_cut: None,
         })
+    }
+
+    /// Lets the stream be cut short: it may end, or stay quiet for
+    /// `quiet`, once some bytes came, if every whole unit before the cut
+    /// is right.
+    pub fn may_cut(self, quiet: Duration) -> Self {
+        Self {
+            may_cut: Some(quiet),
+            ..self
+        }
     }
 
     /// Takes QEMU's connection and reads the whole stream by `deadline`.
@@ -153,13 +171,17 @@ impl Receiver {
         let mut stream = self.accept(deadline)?;
         let mut out = Vec::new();
         for run in 0..runs {
-            out.push(self.run(&mut stream, deadline).map_err(|e| {
+            let got = self.run(&mut stream, deadline).map_err(|e| {
                 if runs > 1 {
                     format!("run {} of {runs}: {e}", run + 1)
                 } else {
                     e
                 }
-            })?);
+            })?;
+            out.push(got);
+            if got.cut {
+                return Ok(out);
+            }
         }
         let _ = stream.set_read_timeout(Some(QUIET));
         let mut extra = [0u8; 64];
@@ -183,6 +205,14 @@ impl Receiver {
         let mut got: u64 = 0;
         let mut first = None;
         let mut last = Instant::now();
+        let cut = |got: u64, first: Option<Instant>, last: Instant, ended: bool| {
+            let quiet = self.may_cut?;
+            (got > 0 && (ended || last.elapsed() >= quiet)).then(|| Received {
+                bytes: got,
+                span: first.map_or(Duration::ZERO, |f| last - f),
+                cut: true,
+            })
+        };
         while got < total {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -195,11 +225,14 @@ impl Receiver {
             let _ = stream.set_read_timeout(Some(left.min(Duration::from_millis(200))));
             match stream.read(&mut unit[fill..]) {
                 Ok(0) => {
+                    if let Some(r) = cut(got, first, last, true) {
+                        return Ok(r);
+                    }
                     return Err(format!(
                         "127.0.0.1:{port}: the stream ended after {got} of {total} bytes ({} of {} units)",
                         got / e.unit as u64,
                         e.count
-                    ))
+                    ));
                 }
                 Ok(n) => {
                     first.get_or_insert_with(Instant::now);
@@ -207,7 +240,10 @@ impl Receiver {
                     fill += n;
                     got += n as u64;
                 }
-                Err(err) if is_timeout(&err) => continue,
+                Err(err) if is_timeout(&err) => match cut(got, first, last, false) {
+                    Some(r) => return Ok(r),
+                    None => continue,
+                },
                 Err(err) => return Err(format!("127.0.0.1:{port}: reading failed: {err}")),
             }
             if fill == e.unit {
@@ -217,7 +253,11 @@ impl Receiver {
             }
         }
         let span = first.map_or(Duration::ZERO, |f| last - f);
-        Ok(Received { bytes: got, span })
+        Ok(Received {
+            bytes: got,
+            span,
+            cut: false,
+        })
     }
 
     fn accept(&self, deadline: Instant) -> Result<TcpStream, String> {
@@ -347,6 +387,35 @@ mod tests {
         s.drain(256 * 5..256 * 6);
         let e = send(&p, s).unwrap_err();
         assert!(e.contains("unit 5") && e.contains("lost"), "{e}");
+    }
+
+    #[test]
+    fn a_cut_stream_passes_only_if_allowed_and_right_up_to_the_cut() {
+        let p = plain();
+        let mut s = stream(&p, None, 0);
+        s.truncate(256 * 7 + 100);
+        let cut = |bytes: Vec<u8>| {
+            let rx = Receiver::listen(0, p.clone()).unwrap();
+            let port = rx.listener.local_addr().unwrap().port();
+            let rx = Receiver { port, ..rx }.may_cut(Duration::from_millis(300));
+            let t = std::thread::spawn(move || {
+                let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+                s.write_all(&bytes).unwrap();
+                // Quiet, not closed: as a guest forward's host side is.
+                std::thread::sleep(Duration::from_millis(1500));
+            });
+            let r = rx.receive(Instant::now() + Duration::from_secs(10));
+            t.join().unwrap();
+            r
+        };
+        let r = cut(s.clone()).unwrap();
+        assert!(r.cut && r.bytes == 256 * 7 + 100, "{r:?}");
+        s[256 * 2 + 30] ^= 1;
+        assert!(cut(s.clone()).unwrap_err().contains("unit 2"));
+        // Not allowed: the same stream is an error.
+        let mut short = stream(&p, None, 0);
+        short.truncate(256 * 7);
+        assert!(send(&p, short).is_err());
     }
 
     #[test]

@@ -8,6 +8,9 @@
 //! (it drops every UDP datagram but DHCP and TFTP), so the `udpto` flow
 //! is checked by its sink's figures: every buffer went out as one
 //! datagram.
+//!
+//! In the system `flow-tcp-restart` it runs [`restart`] instead: the
+//! network server dies under a running `tcp` sink.
 #![no_std]
 #![no_main]
 #![forbid(unsafe_code)]
@@ -18,6 +21,8 @@ use conflux_userlib::println;
 use flow_client::text::{self, Lines};
 use flow_client::{FlowId, Flows};
 
+mod restart;
+
 conflux_userlib::entry!(main);
 
 /// Ticks (10 ms) between looks, and looks before giving up (60 s).
@@ -25,10 +30,10 @@ const EVERY: u64 = 10;
 const LOOKS: u32 = 600;
 
 /// A flow to run to its end, and the sink figures it must end with.
-struct Case {
-    name: &'static str,
-    words: &'static [&'static str],
-    figures: [u64; 2],
+pub struct Case {
+    pub name: &'static str,
+    pub words: &'static [&'static str],
+    pub figures: [u64; 2],
 }
 
 const CASES: [Case; 3] = [
@@ -57,6 +62,11 @@ const CASES: [Case; 3] = [
 fn main() {
     let flows = Flows::new(config::caps::FLOWMGR);
     let clock = Notification(config::caps::CLOCK);
+    if config::SYSTEM_NAME == "flow-tcp-restart" {
+        restart::run(&flows, clock);
+        println!("done");
+        return;
+    }
     for case in &CASES {
         run(&flows, clock, case);
     }
@@ -74,7 +84,7 @@ fn main() {
     println!("done");
 }
 
-fn run(flows: &Flows, clock: Notification, case: &Case) {
+pub fn run(flows: &Flows, clock: Notification, case: &Case) {
     let id = match text::request(case.words) {
         Ok(r) => match flows.create(&r) {
             Ok(id) => id,
@@ -111,7 +121,7 @@ fn run(flows: &Flows, clock: Notification, case: &Case) {
 }
 
 /// The flow's statistics once it is over (done or terminated).
-fn wait_done(
+pub fn wait_done(
     flows: &Flows,
     clock: Notification,
     id: FlowId,

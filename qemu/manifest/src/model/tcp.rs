@@ -11,6 +11,10 @@ pub struct TcpSink {
     pub port: u16,
     pub content: SinkContent,
     pub cipher: Option<([u8; 16], [u8; 16])>,
+    /// The stream may be cut short (it ends, or stays quiet this many
+    /// seconds after its first byte) if every whole unit before the cut
+    /// is right: the guest's network server restarted under it.
+    pub may_cut_secs: Option<u32>,
 }
 
 /// What a `tcp_sink` stream must hold.

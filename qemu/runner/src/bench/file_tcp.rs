@@ -267,6 +267,7 @@ filetcpbench: done
                 let r = Received {
                     bytes: 8192,
                     span: Duration::from_millis(span_ms[c]),
+                    cut: false,
                 };
                 (0, c, vec![r])
             })
