@@ -7,7 +7,8 @@
 //! create. Datagrams to the host cannot leave QEMU's restricted network
 //! (it drops every UDP datagram but DHCP and TFTP), so the `udpto` flow
 //! is checked by its sink's figures: every buffer went out as one
-//! datagram.
+//! datagram; one too large for a datagram is refused, dropped and
+//! counted.
 //!
 //! In the system `flow-tcp-restart` it runs [`restart`] instead: the
 //! network server dies under a running `tcp` sink.
@@ -34,13 +35,16 @@ pub struct Case {
     pub name: &'static str,
     pub words: &'static [&'static str],
     pub figures: [u64; 2],
+    /// Buffers the sink must have dropped (and counted).
+    pub drops: u64,
 }
 
-const CASES: [Case; 3] = [
+const CASES: [Case; 4] = [
     Case {
         name: "plain tcp",
         words: &["pattern:200:58010", "tcp:10.0.2.100:5801", "buffer=8192"],
         figures: [200, 200 * 8192],
+        drops: 0,
     },
     Case {
         name: "encrypted tcp",
@@ -51,11 +55,21 @@ const CASES: [Case; 3] = [
             "buffer=1024",
         ],
         figures: [300, 300 * 1024],
+        drops: 0,
     },
     Case {
         name: "udpto",
         words: &["pattern:50:58030", "udpto:10.0.2.100:5803", "buffer=1024"],
         figures: [50, 50 * 1024],
+        drops: 0,
+    },
+    // Larger than flownet's staging area (half its 64 KiB control
+    // region): each datagram is refused, dropped and counted.
+    Case {
+        name: "udpto too large",
+        words: &["pattern:5:58060", "udpto:10.0.2.100:5803", "buffer=40960"],
+        figures: [0, 0],
+        drops: 5,
     },
 ];
 
@@ -103,15 +117,16 @@ pub fn run(flows: &Flows, clock: Notification, case: &Case) {
         return;
     };
     println!("{}: {}", case.name, Lines(&s));
-    if s.state == FlowState::Done && s.sink == case.figures {
+    let drops = s.edges[..s.edge_count].last().map_or(0, |e| e.drops);
+    if s.state == FlowState::Done && s.sink == case.figures && drops == case.drops {
         println!(
-            "ok: {}: {} buffers, {} bytes sent",
+            "ok: {}: {} buffers, {} bytes sent, {drops} dropped",
             case.name, s.sink[0], s.sink[1]
         );
     } else {
         println!(
-            "FAIL: {}: {:?} with sink figures {:?}, not Done with {:?}",
-            case.name, s.state, s.sink, case.figures
+            "FAIL: {}: {:?} with sink figures {:?} and {drops} dropped, not Done with {:?} and {} dropped",
+            case.name, s.state, s.sink, case.figures, case.drops
         );
     }
     match flows.destroy(id) {

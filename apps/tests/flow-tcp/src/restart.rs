@@ -58,6 +58,7 @@ pub fn run(flows: &Flows, clock: Notification) {
             name: "after the restart",
             words: &["pattern:300:58050", "tcp:10.0.2.100:5802", "buffer=1024"],
             figures: [300, 300 * 1024],
+            drops: 0,
         },
     );
 }
