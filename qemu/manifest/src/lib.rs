@@ -163,8 +163,10 @@
 //!                           # exactly count records of size bytes from seed, or with
 //!                           # `file = "data/x.bin", chunk = 4096` a generated file's bytes;
 //!                           # each record or chunk AES-128-CBC encrypted on its own if key and
-//!                           # iv (32 hex digits) are given (`tcp_spec`); `udp = [...]` sends
-//!                           # datagrams in (`udp_spec`)
+//!                           # iv (32 hex digits) are given (`tcp_spec`); may_cut_secs = N
+//!                           # lets the stream end early or go quiet N s if all before is
+//!                           # right, cut_at_unit = true only between units; `udp = [...]`
+//!                           # sends datagrams in (`udp_spec`)
 //! ```
 //!
 //! The tasks' stacks and heaps together may take at most half of

@@ -8,7 +8,8 @@
 //! optionally `key` and `iv` (32 hex digits each, both or neither): each
 //! record or chunk was encrypted on its own with AES-128-CBC; optionally
 //! `may_cut_secs` (1..=600): the stream may end early, or go quiet that
-//! long, if every whole unit before is right.
+//! long, if every whole unit before is right, and with it `cut_at_unit =
+//! true`: only between units.
 
 use crate::error::Error;
 use crate::limits::MIN_HOST_PORT;
@@ -27,6 +28,7 @@ const KEYS: &[&str] = &[
     "key",
     "iv",
     "may_cut_secs",
+    "cut_at_unit",
 ];
 
 /// Reads `test.tcp_sink`.
@@ -96,6 +98,16 @@ fn sink(entry: &Fields) -> Result<TcpSink, Error> {
             .has("may_cut_secs")
             .then(|| rules::integer(entry, "may_cut_secs", None, 1, 600, Unit::Count))
             .transpose()?,
+        cut_at_unit: match entry.optional::<bool>("cut_at_unit")? {
+            Some(true) if !entry.has("may_cut_secs") => {
+                return Err(bad(
+                    entry,
+                    "cut_at_unit",
+                    "`cut_at_unit` goes with `may_cut_secs`",
+                ))
+            }
+            v => v.unwrap_or(false),
+        },
     })
 }
 

@@ -65,7 +65,7 @@ pub fn beside(manifest: &Manifest, timeout: Duration) -> Result<Option<Beside>, 
             }
             let receiver = tcp_peer::Receiver::listen(s.port, expect)?;
             let receiver = match s.may_cut_secs {
-                Some(secs) => receiver.may_cut(Duration::from_secs(secs.into())),
+                Some(secs) => receiver.may_cut(Duration::from_secs(secs.into()), s.cut_at_unit),
                 None => receiver,
             };
             Ok((s.clone(), receiver))

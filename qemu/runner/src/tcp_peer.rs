@@ -118,8 +118,12 @@ pub struct Receiver {
     listener: TcpListener,
     expect: Expect,
     /// A stream that ends, or stays quiet this long, after its first
-    /// byte is a cut, not an error (the sender's server restarted).
+    /// byte is a cut, not an error (the sender's server restarted; the
+    /// flow was destroyed mid-stream).
     may_cut: Option<Duration>,
+    /// A cut must fall between units (the sender finishes the unit it
+    /// started before it stops).
+    cut_at_unit: bool,
 }
 
 impl Receiver {
@@ -145,15 +149,17 @@ impl Receiver {
             listener,
             expect,
             may_cut: None,
+            cut_at_unit: false,
         })
     }
 
     /// Lets the stream be cut short: it may end, or stay quiet for
     /// `quiet`, once some bytes came, if every whole unit before the cut
-    /// is right.
-    pub fn may_cut(self, quiet: Duration) -> Self {
+    /// is right (and, if `at_unit`, no unit is left half sent).
+    pub fn may_cut(self, quiet: Duration, at_unit: bool) -> Self {
         Self {
             may_cut: Some(quiet),
+            cut_at_unit: at_unit,
             ..self
         }
     }
@@ -207,11 +213,21 @@ impl Receiver {
         let mut last = Instant::now();
         let cut = |got: u64, first: Option<Instant>, last: Instant, ended: bool| {
             let quiet = self.may_cut?;
-            (got > 0 && (ended || last.elapsed() >= quiet)).then(|| Received {
+            if got == 0 || !(ended || last.elapsed() >= quiet) {
+                return None;
+            }
+            let half = got % e.unit as u64;
+            if self.cut_at_unit && half != 0 {
+                return Some(Err(format!(
+                    "127.0.0.1:{port}: the stream was cut {half} bytes into unit {} (after {got} bytes); it must end between units",
+                    got / e.unit as u64
+                )));
+            }
+            Some(Ok(Received {
                 bytes: got,
                 span: first.map_or(Duration::ZERO, |f| last - f),
                 cut: true,
-            })
+            }))
         };
         while got < total {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -226,7 +242,7 @@ impl Receiver {
             match stream.read(&mut unit[fill..]) {
                 Ok(0) => {
                     if let Some(r) = cut(got, first, last, true) {
-                        return Ok(r);
+                        return r;
                     }
                     return Err(format!(
                         "127.0.0.1:{port}: the stream ended after {got} of {total} bytes ({} of {} units)",
@@ -241,7 +257,7 @@ impl Receiver {
                     got += n as u64;
                 }
                 Err(err) if is_timeout(&err) => match cut(got, first, last, false) {
-                    Some(r) => return Ok(r),
+                    Some(r) => return r,
                     None => continue,
                 },
                 Err(err) => return Err(format!("127.0.0.1:{port}: reading failed: {err}")),
@@ -394,10 +410,10 @@ mod tests {
         let p = plain();
         let mut s = stream(&p, None, 0);
         s.truncate(256 * 7 + 100);
-        let cut = |bytes: Vec<u8>| {
+        let cut = |bytes: Vec<u8>, at_unit: bool| {
             let rx = Receiver::listen(0, p.clone()).unwrap();
             let port = rx.listener.local_addr().unwrap().port();
-            let rx = Receiver { port, ..rx }.may_cut(Duration::from_millis(300));
+            let rx = Receiver { port, ..rx }.may_cut(Duration::from_millis(300), at_unit);
             let t = std::thread::spawn(move || {
                 let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
                 s.write_all(&bytes).unwrap();
@@ -408,10 +424,14 @@ mod tests {
             t.join().unwrap();
             r
         };
-        let r = cut(s.clone()).unwrap();
+        let r = cut(s.clone(), false).unwrap();
         assert!(r.cut && r.bytes == 256 * 7 + 100, "{r:?}");
+        let e = cut(s.clone(), true).unwrap_err();
+        assert!(e.contains("cut 100 bytes into unit 7"), "{e}");
+        s.truncate(256 * 7);
+        assert_eq!(cut(s.clone(), true).unwrap().bytes, 256 * 7);
         s[256 * 2 + 30] ^= 1;
-        assert!(cut(s.clone()).unwrap_err().contains("unit 2"));
+        assert!(cut(s.clone(), false).unwrap_err().contains("unit 2"));
         // Not allowed: the same stream is an error.
         let mut short = stream(&p, None, 0);
         short.truncate(256 * 7);

@@ -15,6 +15,9 @@ pub struct TcpSink {
     /// seconds after its first byte) if every whole unit before the cut
     /// is right: the guest's network server restarted under it.
     pub may_cut_secs: Option<u32>,
+    /// With `may_cut_secs`: the cut must fall between units (the sender
+    /// finishes what it started before it stops).
+    pub cut_at_unit: bool,
 }
 
 /// What a `tcp_sink` stream must hold.
