@@ -69,7 +69,10 @@ impl Flow {
                 .stats(id)
                 .unwrap_or_else(|e| fail(&format!("flowmgr refused the statistics: {e}")));
             if matches!(s.state, FlowState::Done | FlowState::Terminated) {
-                over = Some(s);
+                // Once more: flowmgr reads the stages' figures before the
+                // edges that made the flow `Done`, so the sink's may be
+                // from just before its last buffers.
+                over = self.flows.stats(id).ok();
                 break;
             }
         }

@@ -49,6 +49,11 @@ impl Datagrams {
         }
     }
 
+    /// The flow's socket.
+    pub fn socket(&self) -> Socket {
+        self.socket
+    }
+
     /// Sends `src` as one datagram.
     pub fn take(&mut self, net: &mut Net, src: &[u8]) -> Result<(), Failure> {
         if self.gone {

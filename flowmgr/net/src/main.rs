@@ -9,9 +9,9 @@
 //! copied once, into this task's control region, on its way to the
 //! server. Its loop is every stage task's (see `flowsoft`): move buffers
 //! while any moves; when none can, ask the neighbours to ring and wait on
-//! the FLOW endpoint. A socket that cannot take more (a full send buffer)
-//! arms this task's timer on its own doorbell, so the wait ends a tick
-//! later and the send is tried again.
+//! the FLOW endpoint. When a socket cannot take more (a full send
+//! buffer), the task waits in the network server, briefly, for room in
+//! it, then looks at its endpoint without blocking and tries again.
 #![no_std]
 #![no_main]
 #![forbid(unsafe_code)]
@@ -55,8 +55,9 @@ fn main() {
     loop {
         let work = &mut flows.work;
         let progress = flows.stages.run(|_, io, job| work.step(&mut os, io, job));
-        // Busy: look for a message without waiting. Idle: wait for one, a
-        // doorbell or the retry timer.
-        let _ = flows.receive(!progress);
+        // Busy, or just waited for room in a socket: look for a message
+        // without waiting. Idle: wait for one, a doorbell or the timer.
+        let waited = !progress && flows.work.wait_for_room();
+        let _ = flows.receive(!progress && !waited);
     }
 }

@@ -116,6 +116,11 @@ impl Stream {
         );
     }
 
+    /// The connection's socket.
+    pub fn socket(&self) -> Socket {
+        self.socket
+    }
+
     /// Waits (at most [`FLUSH_WAIT_MS`]) until the socket can take more.
     pub fn wait_writable(&mut self, net: &mut Net) {
         let mut entry = [PollEntry {

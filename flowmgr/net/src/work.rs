@@ -3,13 +3,18 @@
 
 use crate::datagram::Datagrams;
 use crate::stream::Stream;
+use alloc::vec::Vec;
 use conflux_flow_protocol::stage::{StageSpec, StageStatus, Start};
 use conflux_flow_stage::{edges_match, FlowIo, Os, Step, System, Work};
-use conflux_net_client::{Error, Net, NetError, SockKind, Socket};
+use conflux_net_client::{Error, Events, Net, NetError, PollEntry, SockKind, Socket};
 use conflux_userlib::ipc::Notification;
 
-/// Ticks (10 ms) before a send the socket could not take is tried again.
+/// Ticks (10 ms) before a send the socket could not take is tried again,
+/// when waiting on the sockets failed.
 const RETRY_TICKS: u64 = 1;
+/// How long the task waits in the network server for a full socket to
+/// take more before it looks at `flowmgr`'s messages again (ms).
+const ROOM_WAIT_MS: u64 = 10;
 /// At STOP, how long (in waits of [`crate::stream::FLUSH_WAIT_MS`]) the rest of
 /// a stream may take to leave.
 const FLUSH_WAITS: u32 = 20;
@@ -20,11 +25,13 @@ pub enum Job {
     Udp(Datagrams),
 }
 
-/// The network sinks: this task's session with the network server, and
-/// its doorbell, on which it arms its timer.
+/// The network sinks: this task's session with the network server, its
+/// doorbell, on which it arms its timer, and the sockets whose flows wait
+/// for room since the last turn.
 pub struct Sinks {
     net: Net,
     bell: Notification,
+    full: Vec<Socket>,
 }
 
 /// The spec kinds this task runs (`StageSpec::kind` numbers: tcp, udpto).
@@ -32,7 +39,11 @@ const KINDS: [u64; 2] = [9, 10];
 
 impl Sinks {
     pub fn new(net: Net, bell: Notification) -> Self {
-        Self { net, bell }
+        Self {
+            net,
+            bell,
+            full: Vec::new(),
+        }
     }
 
     /// One step of `job` on `io`: one input buffer sent, or kept for a
@@ -44,10 +55,41 @@ impl Sinks {
             Job::Udp(d) => d.take(net, src),
         });
         if step == Step::WaitOther {
-            // Kept for a retry: nothing else would wake this task for it.
-            let _ = self.bell.timer(RETRY_TICKS);
+            self.full.push(match job {
+                Job::Tcp(s) => s.socket(),
+                Job::Udp(d) => d.socket(),
+            });
         }
         step
+    }
+
+    /// After a turn in which nothing moved: if some flow's socket was
+    /// full, waits in the network server (at most [`ROOM_WAIT_MS`]) until
+    /// one can take more, and says so (the task then looks at its FLOW
+    /// endpoint without blocking and runs its flows again). A sleeping
+    /// timer instead would leave the socket idle for the rest of the
+    /// tick once it drains: the send buffer (64 KiB) empties faster than
+    /// that on the host's loopback. If the wait itself fails, the timer
+    /// rings the task's doorbell a tick later instead.
+    pub fn wait_for_room(&mut self) -> bool {
+        if self.full.is_empty() {
+            return false;
+        }
+        let mut entries: Vec<PollEntry> = self
+            .full
+            .drain(..)
+            .map(|s| PollEntry {
+                handle: s.0 as u32,
+                events: Events::WRITABLE,
+                revents: Events::NONE,
+            })
+            .collect();
+        if self.net.wait(&mut entries, ROOM_WAIT_MS).is_err() {
+            // The next send says what is wrong; until then, a tick.
+            let _ = self.bell.timer(RETRY_TICKS);
+            return false;
+        }
+        true
     }
 }
 

@@ -166,7 +166,10 @@ fn destroy_mid_stream(flows: &Flows, clock: Notification) {
     }
 }
 
-/// The flow's statistics once it is over (done or terminated).
+/// The flow's statistics once it is over (done or terminated), read once
+/// more after that: flowmgr asks the stages for their figures before it
+/// reads the edges that make the flow `Done`, so the look that saw it
+/// end may carry the sink's figures from just before its last buffers.
 pub fn wait_done(
     flows: &Flows,
     clock: Notification,
@@ -177,7 +180,7 @@ pub fn wait_done(
         let _ = clock.wait();
         let s = flows.stats(id).ok()?;
         if matches!(s.state, FlowState::Done | FlowState::Terminated) {
-            return Some(s);
+            return flows.stats(id).ok();
         }
     }
     None
