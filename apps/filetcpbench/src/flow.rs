@@ -11,7 +11,7 @@
 //! is slow to run does not change the figure.
 
 use crate::plan::Result;
-use crate::{fail, FILE, IV, KEY};
+use crate::{fail, FILE, IV, KEY, SEED};
 use alloc::format;
 use alloc::string::String;
 use conflux_flow_protocol::api::FlowState;
@@ -52,10 +52,26 @@ impl Flow {
             format!("tcp:10.0.2.100:{port}"),
             format!("buffer={chunk}"),
         ];
-        let request = text::request(&words)
+        self.flow("flow", chunk, port, &words)
+    }
+
+    /// The `tcp` sink alone: `records` pattern records of `chunk` bytes
+    /// to `port`.
+    pub fn alone(&self, chunk: u32, records: u64, port: u16) -> Result {
+        let words = [
+            format!("pattern:{records}:{SEED}"),
+            format!("tcp:10.0.2.100:{port}"),
+            format!("buffer={chunk}"),
+        ];
+        self.flow("stage-tcp", chunk, port, &words)
+    }
+
+    /// Runs the flow `words` to its end as configuration `config`.
+    fn flow(&self, config: &str, chunk: u32, port: u16, words: &[String]) -> Result {
+        let request = text::request(words)
             .unwrap_or_else(|e| fail(&format!("the flow's text is refused: {e}")));
         // The sink connects at create: the first bytes may leave at once.
-        println!("ready config=flow chunk={chunk} port={port}");
+        println!("ready config={config} chunk={chunk} port={port}");
         let id = self
             .flows
             .create(&request)

@@ -13,6 +13,10 @@
 //! - **flow** ([`flow`]): one `flowmgr` flow, `file → encrypt (device) →
 //!   tcp` (flowfile, the crypto driver, flownet); this task only creates
 //!   it, watches it end and destroys it.
+//! - **stage-tcp**: flownet's `tcp` sink alone, fed as fast as it takes
+//!   buffers by flowsoft's `pattern` source (as many records of the
+//!   chunk size as the file has chunks, from [`SEED`]): the network
+//!   path's own ceiling, against which the flow is read.
 //!
 //! For each chunk size of the plan, [`plan::Plan::rounds`] times, the two
 //! alternate. Each run prints `ready config=C chunk=S port=P` (the guest
@@ -45,8 +49,11 @@ pub const IV: [u8; 16] = *b"conflux-flow-iv!";
 /// Where the host is, from the guest (QEMU's guest forwards).
 pub const HOST: [u8; 4] = [10, 0, 2, 100];
 /// Guest port of the first run: configuration `c` (0 memory-centric, 1
-/// flow) at the plan's `i`-th chunk size sends to `PORT + 2i + c`.
+/// flow, 2 stage-tcp) at the plan's `i`-th chunk size sends to
+/// `PORT + 3i + c`.
 pub const PORT: u16 = 5820;
+/// The stage-tcp runs' records' seed.
+pub const SEED: u64 = 0xf11e;
 
 /// Stops the benchmark with a message (its figures would be wrong).
 pub fn fail(what: &str) -> ! {
@@ -58,11 +65,16 @@ fn main() {
     let plan = plan::Plan::for_system(crate::config::SYSTEM_NAME);
     let mut mem = memory::Memory::open();
     let flows = flow::Flow::open();
+    let size = mem.file_size();
     for (i, &chunk) in plan.chunks.iter().enumerate() {
-        let port = PORT + 2 * i as u16;
+        let port = PORT + 3 * i as u16;
         for _ in 0..plan.rounds {
             mem.run(chunk, port).print("memory-centric", chunk, port);
             flows.run(chunk, port + 1).print("flow", chunk, port + 1);
+            let records = size / u64::from(chunk);
+            flows
+                .alone(chunk, records, port + 2)
+                .print("stage-tcp", chunk, port + 2);
         }
     }
     println!("done");

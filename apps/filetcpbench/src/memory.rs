@@ -65,6 +65,14 @@ impl Memory {
         }
     }
 
+    /// The file's size.
+    pub fn file_size(&mut self) -> u64 {
+        self.fs
+            .stat(FILE)
+            .unwrap_or_else(|e| fail(&alloc::format!("cannot stat {FILE}: {e}")))
+            .size
+    }
+
     /// One run: the whole file in `chunk`-byte pieces to the host's
     /// guest-forwarded `port`.
     pub fn run(&mut self, chunk: u32, port: u16) -> Result {

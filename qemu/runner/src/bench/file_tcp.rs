@@ -2,13 +2,16 @@
 //! boot of `qemu/systems/filetcpbench.toml` (the flow issue's fifth
 //! experiment). The guest sends its disk's generated file ([`FILE`]),
 //! AES-128-CBC encrypted on the crypto device chunk by chunk, over TCP to
-//! the host, the memory-centric way and as a flow, [`ROUNDS`] times per
-//! configuration and chunk size (`apps/filetcpbench`). Each configuration
-//! and chunk size sends to its own guest port (`5820 + 2i + c`), which
+//! the host, the memory-centric way and as a flow, and the flow's `tcp`
+//! stage alone (fed pattern records: the network path's ceiling),
+//! [`ROUNDS`] times per configuration and chunk size
+//! (`apps/filetcpbench`). Each configuration and chunk size sends to its
+//! own guest port (`5820 + 3i + c`), which
 //! QEMU's guest forward carries to the same host port on 127.0.0.1; the
 //! runner listens on every one before boot, and a thread per port reads
 //! its runs off the one connection QEMU makes, decrypts every chunk and
-//! compares it with the file (`tcp_peer`), and times each run from its
+//! compares it with the file (`tcp_peer`; the stage-tcp runs' records
+//! are checked as records), and times each run from its
 //! first byte to its last. Bytes per second and chunks (buffers) per
 //! second are over that host time; the guest's own TSC span (first read
 //! to last send) is in the table beside them. Each configuration's best
@@ -31,9 +34,11 @@ const FILE: &str = "bench/input.bin";
 const CHUNKS: [u32; 3] = [1024, 16384, 65536];
 const ROUNDS: usize = 2;
 /// Guest (and host) port of configuration `c` at chunk size `i`:
-/// `PORT + 2i + c`.
+/// `PORT + 3i + c`.
 const PORT: u16 = 5820;
-const CONFIGS: [&str; 2] = ["memory-centric", "flow"];
+const CONFIGS: [&str; 3] = ["memory-centric", "flow", "stage-tcp"];
+/// The stage-tcp runs' records' seed (apps/filetcpbench/src/main.rs).
+const SEED: u64 = 0xf11e;
 /// The key and IV (apps/filetcpbench/src/main.rs).
 const KEY: [u8; 16] = *b"conflux-flow-key";
 const IV: [u8; 16] = *b"conflux-flow-iv!";
@@ -119,9 +124,15 @@ pub fn run() -> Result<(), String> {
     // port when it starts.
     let mut receivers = Vec::new();
     for (i, &chunk) in CHUNKS.iter().enumerate() {
-        for c in 0..CONFIGS.len() {
-            let port = PORT + 2 * i as u16 + c as u16;
-            let expect = Expect::bytes(Arc::clone(&file), chunk as usize)?.encrypted(KEY, IV);
+        for (c, &config) in CONFIGS.iter().enumerate() {
+            let port = PORT + 3 * i as u16 + c as u16;
+            let expect = if config == "stage-tcp" {
+                let count = u32::try_from(file.len() / chunk as usize)
+                    .map_err(|_| "too many records".to_string())?;
+                Expect::records(count, chunk as usize, SEED)
+            } else {
+                Expect::bytes(Arc::clone(&file), chunk as usize)?.encrypted(KEY, IV)
+            };
             receivers.push((i, c, Receiver::listen(port, expect)?));
         }
     }
@@ -148,7 +159,7 @@ fn join(
     let mut runs = Vec::new();
     for (i, c, received) in got {
         let (config, chunk) = (CONFIGS[*c], CHUNKS[*i]);
-        let port = PORT + 2 * *i as u16 + *c as u16;
+        let port = PORT + 3 * *i as u16 + *c as u16;
         let lines: Vec<_> = results.iter().filter(|r| r.2 == port).collect();
         if lines.len() != received.len() || lines.iter().any(|r| r.0 != config || r.1 != chunk) {
             return Err(format!(
@@ -242,8 +253,12 @@ fn report(runs: &[Run], file: usize, tsc_hz: f64) -> (Vec<Record<'static>>, Vec<
         let find = |c: &str| best.iter().find(|r| r.config == c && r.chunk == chunk);
         if let (Some(m), Some(f)) = (find("memory-centric"), find("flow")) {
             let ratio = host_bps(f) / host_bps(m).max(f64::MIN_POSITIVE);
+            let alone = find("stage-tcp").map_or(String::new(), |a| {
+                let share = host_bps(f) / host_bps(a).max(f64::MIN_POSITIVE) * 100.0;
+                format!("; the flow at {share:.0} % of the tcp stage alone")
+            });
             table.push(format!(
-                "  flow / memory-centric at {chunk} B chunks: {ratio:.2}x"
+                "  flow / memory-centric at {chunk} B chunks: {ratio:.2}x{alone}"
             ));
         }
     }
