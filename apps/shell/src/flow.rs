@@ -13,7 +13,7 @@ use alloc::string::String;
 
 use crate::Failed;
 
-const USAGE: &str = "flow create STAGE… [buffer=N] [priority=P] [rate=R] [replicas=2] | flow list | flow stats|pause|resume|destroy ID\n  stages: pattern:COUNT:SEED udp:PORT blocks:FIRST:COUNT file:PATH[:OFFSET[:LENGTH]] | encrypt|decrypt:cbc|ctr:KEYHEX[:IVHEX[:any|device|software]] crc32c | null check:SEED blocks:FIRST:COUNT file:PATH[:OFFSET[:LENGTH]]";
+const USAGE: &str = "flow create STAGE… [buffer=N] [priority=P] [rate=R] [replicas=2] | flow list | flow stats|pause|resume|destroy ID\n  stages: pattern:COUNT:SEED udp:PORT blocks:FIRST:COUNT file:PATH[:OFFSET[:LENGTH]] | encrypt|decrypt:cbc|ctr:KEYHEX[:IVHEX[:any|device|software]] crc32c | null check:SEED blocks:FIRST:COUNT file:PATH[:OFFSET[:LENGTH]] tcp:A.B.C.D:PORT udpto:A.B.C.D:PORT";
 
 /// `flow ...`.
 pub fn flow(args: &[String]) -> Result<(), Failed> {

@@ -67,6 +67,10 @@ pub trait Work {
         start: &Start,
         io: &mut FlowIo,
     ) -> Result<Self::Flow, StageStatus>;
+    /// The flow is about to stop; its pool and edges are still mapped, so
+    /// a sink can pass on what it still holds or what is queued for it (a
+    /// network sink sends the rest of its stream). Nothing by default.
+    fn stopping(&mut self, _flow: u32, _state: &mut Self::Flow, _io: &mut FlowIo) {}
     /// The flow is stopped: undo what `start` did. Its mappings go after.
     fn stop(&mut self, flow: u32, state: Self::Flow);
     /// What INFO answers: the kinds this task runs (`1 << kind`) and
@@ -349,7 +353,8 @@ impl<W: Work> Stages<W> {
         };
         let (mut g, figures) = match phase {
             Phase::Attaching(g) => (g, [0, 0]),
-            Phase::Running(io, state, mut g) => {
+            Phase::Running(mut io, mut state, mut g) => {
+                work.stopping(flow, &mut state, &mut io);
                 work.stop(flow, state);
                 let figures = [io.retries, io.failures];
                 // The edge ends (in `io`, consumed here) are gone before

@@ -85,6 +85,9 @@ struct Toy {
     started: Vec<u32>,
     stopped: Vec<u32>,
     refuse: bool,
+    /// A sink that takes what is queued for it when it stops: the
+    /// sequence numbers it took then.
+    drain: Option<Vec<u32>>,
 }
 
 impl Work for Toy {
@@ -95,6 +98,17 @@ impl Work for Toy {
         }
         self.started.push(flow);
         Ok(())
+    }
+    fn stopping(&mut self, _flow: u32, _: &mut (), io: &mut FlowIo) {
+        let Some(taken) = self.drain.as_mut() else {
+            return;
+        };
+        let mut os = FakeOs::default();
+        while io.sink(&mut os, |_, seq| {
+            taken.push(seq);
+            Ok(())
+        }) == Step::Progress
+        {}
     }
     fn stop(&mut self, flow: u32, _: ()) {
         self.stopped.push(flow);
@@ -306,6 +320,46 @@ fn a_three_stage_pipeline_moves_every_buffer_in_order() {
     }
     assert_eq!(rig.os.mapped, 0);
     assert!(rig.os.slots.is_empty(), "{:?}", rig.os.slots);
+}
+
+#[test]
+fn a_sink_takes_what_is_queued_for_it_before_it_stops() {
+    let mut rig = Rig::new();
+    let mut works = [
+        Toy::default(),
+        Toy::default(),
+        Toy {
+            drain: Some(Vec::new()),
+            ..Toy::default()
+        },
+    ];
+    let mut stages = [
+        Stages::new(config(0)),
+        Stages::new(config(1)),
+        Stages::new(config(2)),
+    ];
+    let specs = [
+        spec(1, StageSpec::Udp { port: 9 }, None, Some(IN)),
+        spec(1, StageSpec::Crc32c, Some(IN), Some(OUT)),
+        spec(1, StageSpec::Null, Some(OUT), None),
+    ];
+    for p in 0..3 {
+        rig.attach(&mut stages[p], &mut works[p], 1, p);
+        assert_eq!(
+            start(&mut stages[p], &mut works[p], &mut rig.os, specs[p]),
+            StageStatus::Ok
+        );
+    }
+    // The sink never runs: the middle stage fills its output edge.
+    let [s0, s1, s2] = &mut stages;
+    for _round in 0..10 {
+        s0.run(|_, io, _| io.source(&mut rig.os, |_| Ok(Some(4))));
+        s1.run(|_, io, _| io.transform(&mut rig.os, |src, _| Ok(src.len())));
+    }
+    let m = s2.handle(&mut works[2], &mut rig.os, label::STOP, &[1], None);
+    assert_eq!(m.status, StageStatus::Ok);
+    assert_eq!(works[2].drain, Some(vec![0, 1, 2, 3]));
+    assert_eq!(works[2].stopped, vec![1]);
 }
 
 #[test]

@@ -23,8 +23,8 @@ use crate::error::Error;
 use crate::generated;
 use crate::limits::*;
 use crate::model::{
-    Device, DeviceClient, DeviceKind, DeviceObjects, DiskImage, Forward, Manifest, Object,
-    ObjectSpec, Protocol,
+    Device, DeviceClient, DeviceKind, DeviceObjects, DiskImage, Forward, GuestForward, Manifest,
+    Object, ObjectSpec, Protocol,
 };
 use crate::resolve;
 use crate::rules::{self, Unit};
@@ -44,6 +44,7 @@ pub(crate) const KEYS: &[&str] = &[
     "folder",
     "generate",
     "forwards",
+    "guest_forwards",
     "mac",
 ];
 /// Most clients one driver serves (their doorbells are notification bits
@@ -54,6 +55,8 @@ pub const MAX_CLIENTS: usize = 8;
 const DEFAULT_CLIENT_REGION: u64 = 1 << 20;
 /// Keys allowed in one entry of `forwards`.
 const FORWARD_KEYS: &[&str] = &["host", "guest", "protocol"];
+/// Keys allowed in one entry of `guest_forwards`.
+const GUEST_FORWARD_KEYS: &[&str] = &["guest_port", "host"];
 
 /// A `[devices.NAME]` table with its single values checked; the driver is
 /// still a name.
@@ -64,6 +67,7 @@ pub(crate) struct DeviceDecl {
     dma_size: u64,
     disk: Option<DiskImage>,
     forwards: Vec<Forward>,
+    guest_forwards: Vec<GuestForward>,
     mac: Option<String>,
     clients: Vec<String>,
     client_size: u64,
@@ -90,7 +94,7 @@ pub(crate) fn read(top: &Fields) -> Result<Vec<DeviceDecl>, Error> {
 fn kind_keys(kind: DeviceKind) -> &'static [&'static str] {
     match kind {
         DeviceKind::VirtioBlk => &["image", "size_mib", "folder", "generate"],
-        DeviceKind::VirtioNet => &["forwards", "mac"],
+        DeviceKind::VirtioNet => &["forwards", "guest_forwards", "mac"],
         DeviceKind::VirtioCrypto => &[],
     }
 }
@@ -105,7 +109,15 @@ fn device(name: &str, fields: &Fields) -> Result<DeviceDecl, Error> {
         suggestion: Box::new(Suggestion::new(kind_name, DeviceKind::NAMES, Words::Values)),
     })?;
     let driver: &str = fields.required("driver")?;
-    for key in ["image", "size_mib", "folder", "generate", "forwards", "mac"] {
+    for key in [
+        "image",
+        "size_mib",
+        "folder",
+        "generate",
+        "forwards",
+        "guest_forwards",
+        "mac",
+    ] {
         if fields.has(key) && !kind_keys(kind).contains(&key) {
             return Err(Error::KeyNotForKind {
                 origin: fields.origin().to_owned(),
@@ -125,6 +137,7 @@ fn device(name: &str, fields: &Fields) -> Result<DeviceDecl, Error> {
         dma_size: dma_pool(fields)?,
         disk,
         forwards: forwards(fields)?,
+        guest_forwards: guest_forwards(fields)?,
         mac: mac(fields)?,
         clients: clients(fields)?,
         client_size: size_key(fields, "client_region", DEFAULT_CLIENT_REGION)?,
@@ -286,6 +299,26 @@ fn forwards(fields: &Fields) -> Result<Vec<Forward>, Error> {
         .collect()
 }
 
+/// `guest_forwards = [{ guest_port, host }]`, each guest port once in this
+/// device (across devices: [`lower`]).
+fn guest_forwards(fields: &Fields) -> Result<Vec<GuestForward>, Error> {
+    let Some(entries) = fields.optional::<Vec<&toml::Table>>("guest_forwards")? else {
+        return Ok(Vec::new());
+    };
+    entries
+        .into_iter()
+        .enumerate()
+        .map(|(index, table)| {
+            let path = format!("{}[{index}]", fields.path_of("guest_forwards"));
+            let entry = Fields::new(fields.origin(), path, table, GUEST_FORWARD_KEYS)?;
+            Ok(GuestForward {
+                guest_port: rules::integer(&entry, "guest_port", None, 1, u16::MAX, Unit::Count)?,
+                host: rules::integer(&entry, "host", None, MIN_HOST_PORT, u16::MAX, Unit::Count)?,
+            })
+        })
+        .collect()
+}
+
 /// `protocol = "tcp"` (the default) or `"udp"`.
 fn protocol(entry: &Fields) -> Result<Protocol, Error> {
     match entry.optional::<&str>("protocol")? {
@@ -384,6 +417,25 @@ pub(crate) fn lower(
                 });
             }
         }
+        for (at, forward) in decl.guest_forwards.iter().enumerate() {
+            let earlier = devices
+                .iter()
+                .flat_map(|d| d.guest_forwards.iter().map(move |f| (d.name.as_str(), f)))
+                .chain(
+                    decl.guest_forwards[..at]
+                        .iter()
+                        .map(|f| (decl.name.as_str(), f)),
+                )
+                .find(|(_, f)| f.guest_port == forward.guest_port);
+            if let Some((first, _)) = earlier {
+                return Err(Error::DuplicateGuestForward {
+                    origin: origin(),
+                    port: forward.guest_port,
+                    first: first.to_owned(),
+                    second: decl.name.clone(),
+                });
+            }
+        }
         let slot = FIRST_DEVICE_SLOT + u8::try_from(index).expect("at most MAX_DEVICES");
         let bdf = Bdf::new(0, slot, 0).expect("device slots stay below 32");
         let mut add = |suffix: &str, spec| {
@@ -450,6 +502,7 @@ pub(crate) fn lower(
             dma_size: decl.dma_size,
             disk: decl.disk.clone(),
             forwards: decl.forwards.clone(),
+            guest_forwards: decl.guest_forwards.clone(),
             mac: decl.mac.clone(),
             objects: DeviceObjects {
                 config,

@@ -14,7 +14,7 @@
 //! notification `T.bell`; for each slot `N`, a region `flowN.pool`
 //! (`pool_size`) and five one-page regions `flowN.edgeE`. Capabilities (see
 //! `slots`): `T` gets `flow` (read) and, for its own bell, `flow_bell`
-//! (read); the manager gets `stage_T` (the endpoint, write and grant, to
+//! (read and write: its timer can ring it); the manager gets `stage_T` (the endpoint, write and grant, to
 //! hand capabilities over), `bell_T` (the doorbell, write, badged with
 //! `BELL_BIT`), `flowN_pool` (read, write, DMA: stages hand pool buffers
 //! to their devices) and `flowN_edgeE` (read, write). Only the manager

@@ -93,6 +93,13 @@
 //! forwards = [{ host = 5555, guest = 80 }]  # optional: 127.0.0.1:host -> guest port, TCP
 //!                           # unless `protocol = "udp"`; host 1024..=65535, each host
 //!                           # port once per protocol in the system
+//! guest_forwards = [{ guest_port = 5800, host = 5800 }]
+//!                           # optional: the guest's TCP connections to 10.0.2.100:guest_port
+//!                           # reach 127.0.0.1:host (QEMU's guestfwd, the one way out
+//!                           # under restrict=on; there is none for UDP). QEMU connects to
+//!                           # the host port when it starts, so something must listen there
+//!                           # before boot (a test's `tcp_sink` does); host 1024..=65535,
+//!                           # each guest_port once in the system
 //! mac = "52:54:00:12:34:56" # optional: a unicast MAC
 //!
 //! [devices.crypto0]         # the builtin cryptodev backend; no other keys
@@ -150,6 +157,16 @@
 //!   { port = 8080, after = "x", send = "GET / HTTP/1.1\r\n", idle_secs = 5, expect_status = 408 },
 //!                           # idle: the status, or a close with nothing sent, within idle_secs
 //! ]                         # (rules: `qemu/runner/src/http_peer/raw.rs`)
+//! tcp_sink = [{ port = 5800, count = 300, size = 1024, seed = 7 }]
+//!                           # optional: before boot the runner listens on 127.0.0.1:port (a
+//!                           # guest_forwards host port) and checks the stream the guest sends:
+//!                           # exactly count records of size bytes from seed, or with
+//!                           # `file = "data/x.bin", chunk = 4096` a generated file's bytes;
+//!                           # each record or chunk AES-128-CBC encrypted on its own if key and
+//!                           # iv (32 hex digits) are given (`tcp_spec`); may_cut_secs = N
+//!                           # lets the stream end early or go quiet N s if all before is
+//!                           # right, cut_at_unit = true only between units; `udp = [...]`
+//!                           # sends datagrams in (`udp_spec`)
 //! ```
 //!
 //! The tasks' stacks and heaps together may take at most half of
@@ -240,7 +257,8 @@
 //! (`slots`, 1..=6, default 4) and each flow's buffer pool (`pool_size`,
 //! default 2 MiB). Each stage task gets an endpoint it serves (`flow`) and,
 //! unless it drives a device (whose notification it already has), its own
-//! doorbell notification (`flow_bell`). The manager gets each stage task's
+//! doorbell notification (`flow_bell`, read and write, so the task can
+//! arm its timer on it). The manager gets each stage task's
 //! endpoint (`stage_T`, write and grant) and doorbell (`bell_T`, badged
 //! `BELL_BIT`), and per slot a pool region (`flowN_pool`, with the DMA
 //! right) and five edge pages (`flowN_edgeE`); its generated `flows` module
@@ -269,6 +287,7 @@ mod slots;
 mod strict;
 mod suggest;
 mod supervision;
+mod tcp_spec;
 mod test_spec;
 mod udp_spec;
 mod validate;
@@ -281,11 +300,13 @@ pub use device_table::check_files;
 pub use error::{Error, ExchangeRule, ExtendsRule, GeneratedRule, Span};
 pub use model::{
     constant_name, rights_text, BodyCheck, Cap, CrashSpec, Device, DeviceKind, DeviceObjects,
-    DiskImage, Fetch, FlowSlot, FlowStage, Flows, Forward, GeneratedFile, HttpExchange, HttpKind,
-    Manifest, Method, Mode, Object, ObjectSpec, Outcome, Protocol, Raw, RawSend, Restart, System,
-    Task, TestSpec, Then, UdpBlast, UnknownVariant, BAR_WINDOW, BELL_BIT, EDGES, EDGE_SIZE,
+    DiskImage, Fetch, FlowSlot, FlowStage, Flows, Forward, GeneratedFile, GuestForward,
+    HttpExchange, HttpKind, Manifest, Method, Mode, Object, ObjectSpec, Outcome, Protocol, Raw,
+    RawSend, Restart, SinkContent, System, Task, TcpSink, TestSpec, Then, UdpBlast, UnknownVariant,
+    BAR_WINDOW, BELL_BIT, EDGES, EDGE_SIZE, GUEST_FORWARD_ADDR,
 };
 pub use suggest::{Suggestion, Words};
+pub use tcp_spec::generated;
 
 /// Parses and validates the manifest `text`; `origin` (a path or a label)
 /// starts every error message and is kept in [`Manifest::origin`].
@@ -334,6 +355,7 @@ fn from_document(document: toml::Table, origin: &str) -> Result<Manifest, Error>
     validate::crash_disk(&manifest)?;
     http_spec::check(&manifest)?;
     udp_spec::check(&manifest)?;
+    tcp_spec::check(&manifest)?;
     graph::check(&manifest)?;
     Ok(manifest)
 }

@@ -285,7 +285,8 @@ fn client_slots(device: &Device, i: usize) -> [Slot; 3] {
 }
 
 /// A stage task's `flow` endpoint (read) and, if made for it, its
-/// `flow_bell` (read); the manager's `stage_T`/`bell_T` per stage task and
+/// `flow_bell` (read, and write so the task can arm its timer on it and
+/// wake itself); the manager's `stage_T`/`bell_T` per stage task and
 /// `flowN_pool`/`flowN_edgeE` per slot.
 fn flow_slots(manifest: &Manifest, task: usize) -> Vec<Slot> {
     let Some(flows) = &manifest.flows else {
@@ -301,7 +302,7 @@ fn flow_slots(manifest: &Manifest, task: usize) -> Vec<Slot> {
     if let Some(stage) = flows.stages.iter().find(|s| s.task == task) {
         push("flow".to_owned(), stage.endpoint, READ, 0);
         if stage.own_bell {
-            push("flow_bell".to_owned(), stage.bell, READ, 0);
+            push("flow_bell".to_owned(), stage.bell, READ | WRITE, 0);
         }
     }
     if flows.manager == task {

@@ -22,7 +22,7 @@ use crate::model::{Mode, Outcome, TestSpec};
 use crate::rules::{self, Unit};
 use crate::strict::Fields;
 use crate::suggest::{Suggestion, Words};
-use crate::udp_spec;
+use crate::{tcp_spec, udp_spec};
 
 /// Keys allowed in `[test]`.
 pub(crate) const KEYS: &[&str] = &[
@@ -38,6 +38,7 @@ pub(crate) const KEYS: &[&str] = &[
     "input",
     "http",
     "udp",
+    "tcp_sink",
 ];
 
 pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
@@ -78,6 +79,7 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
         .to_owned();
     let http = http_spec::read(fields, timeout_secs)?;
     let udp = udp_spec::read(fields)?;
+    let tcp_sink = tcp_spec::read(fields)?;
     Ok(TestSpec {
         timeout_secs,
         modes,
@@ -91,6 +93,7 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
         input,
         http,
         udp,
+        tcp_sink,
     })
 }
 

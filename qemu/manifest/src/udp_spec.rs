@@ -31,7 +31,7 @@ pub(crate) fn read(fields: &Fields) -> Result<Vec<UdpBlast>, Error> {
         .collect()
 }
 
-fn bad(entry: &Fields, key: &'static str, why: &'static str) -> Error {
+pub(crate) fn bad(entry: &Fields, key: &'static str, why: &'static str) -> Error {
     Error::BadUdpBlast {
         origin: entry.origin().to_owned(),
         path: entry.path_of(key),
@@ -39,7 +39,7 @@ fn bad(entry: &Fields, key: &'static str, why: &'static str) -> Error {
     }
 }
 
-fn hex16(entry: &Fields, key: &'static str) -> Result<[u8; 16], Error> {
+pub(crate) fn hex16(entry: &Fields, key: &'static str) -> Result<[u8; 16], Error> {
     let text: &str = entry.required(key)?;
     let mut out = [0u8; 16];
     if text.len() != 32 || !text.is_ascii() {

@@ -91,6 +91,7 @@ fn every_key_is_read() {
             input: String::new(),
             http: Vec::new(),
             udp: Vec::new(),
+            tcp_sink: Vec::new(),
         })
     );
 }
@@ -113,6 +114,7 @@ fn test_defaults_are_applied() {
             input: String::new(),
             http: Vec::new(),
             udp: Vec::new(),
+            tcp_sink: Vec::new(),
         })
     );
 }

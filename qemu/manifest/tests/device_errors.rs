@@ -449,3 +449,46 @@ fn a_device_client_may_wait_on_and_arm_a_timer_on_its_done_notification() {
         .map(|c| c.rights);
     assert_eq!(driver_done, Some(WRITE));
 }
+
+#[test]
+fn guest_forwards_are_read_and_each_guest_port_leads_to_one_host_port() {
+    let a = device(
+        "a",
+        "virtio-net",
+        "guest_forwards = [{ guest_port = 5800, host = 5900 }, { guest_port = 5801, host = 5901 }]\n",
+    );
+    let m = conflux_manifest::parse(&with(&a), "systems/t.toml").unwrap();
+    let pairs: Vec<(u16, u16)> = m.devices[0]
+        .guest_forwards
+        .iter()
+        .map(|f| (f.guest_port, f.host))
+        .collect();
+    assert_eq!(pairs, [(5800, 5900), (5801, 5901)]);
+    let twice = device(
+        "a",
+        "virtio-net",
+        "guest_forwards = [{ guest_port = 5800, host = 5900 }, { guest_port = 5800, host = 5901 }]\n",
+    );
+    assert_eq!(message(&with(&twice)), "systems/t.toml: device `a` lists guest port 5800 in `guest_forwards` more than once; 10.0.2.100:5800 can lead to one host port: list it once");
+    let b = device(
+        "b",
+        "virtio-net",
+        "guest_forwards = [{ guest_port = 5800, host = 5999 }]\n",
+    );
+    assert!(message(&with(&format!("{a}{b}")))
+        .contains("devices `a` and `b` both list guest port 5800"));
+    let low = device(
+        "a",
+        "virtio-net",
+        "guest_forwards = [{ guest_port = 5800, host = 80 }]\n",
+    );
+    assert!(message(&with(&low)).contains("devices.a.guest_forwards[0].host"));
+    let odd = device(
+        "a",
+        "virtio-net",
+        "guest_forwards = [{ guest_port = 5800, host = 5900, protocol = \"udp\" }]\n",
+    );
+    assert!(message(&with(&odd)).contains("protocol"));
+    let disk = device("d", "virtio-blk", "size_mib = 1\nguest_forwards = []\n");
+    assert!(message(&with(&disk)).contains("guest_forwards"));
+}

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{message, ok, SYSTEM};
-use conflux_manifest::{task_constants, ObjectSpec, BELL_BIT};
+use conflux_manifest::{task_constants, ObjectSpec, SinkContent, BELL_BIT};
 
 const TASKS: &str = "\
 [tasks.blk]\ncrate = \"virtio-blk\"\npriority = 1\nstart_order = 1\n\
@@ -57,7 +57,7 @@ fn stages_get_an_endpoint_and_a_bell_and_the_manager_gets_everything_else() {
     assert!(!blk.iter().any(|c| c.0 == "flow_bell"));
     let soft = caps_of(&m, "soft");
     assert!(
-        soft.contains(&("flow_bell".into(), "soft.bell".into(), 1, 0)),
+        soft.contains(&("flow_bell".into(), "soft.bell".into(), 3, 0)),
         "{soft:?}"
     );
     let mgr = caps_of(&m, "mgr");
@@ -181,4 +181,91 @@ fn udp_blasts_refuse_what_cannot_be_sent() {
         m.contains("not one of the system's UDP forwards ([5700])"),
         "{m}"
     );
+}
+
+fn tcp_sink_test(entry: &str) -> String {
+    format!(
+        "{}{NET}guest_forwards = [{{ guest_port = 5800, host = 5900 }}]\n[test]\nexpect = [\"x\"]\ntcp_sink = [{{ {entry} }}]\n",
+        system("manager = \"mgr\"\n")
+    )
+}
+
+const SINK: &str = "port = 5900, count = 300, size = 1024, seed = 7";
+
+#[test]
+fn tcp_sinks_are_read_with_or_without_a_cipher() {
+    let m = ok(&tcp_sink_test(SINK));
+    let s = &m.test.unwrap().tcp_sink[0];
+    assert_eq!(
+        (s.port, &s.content, s.cipher),
+        (
+            5900,
+            &SinkContent::Records {
+                count: 300,
+                size: 1024,
+                seed: 7
+            },
+            None
+        )
+    );
+    let m = ok(&tcp_sink_test(&format!(
+        "{SINK}, key = \"000102030405060708090a0b0c0d0e0f\", iv = \"ffeeddccbbaa99887766554433221100\""
+    )));
+    let (key, iv) = m.test.unwrap().tcp_sink[0].cipher.unwrap();
+    assert_eq!((key[15], iv[0]), (0x0f, 0xff));
+}
+
+#[test]
+fn tcp_sinks_refuse_a_port_no_guest_forward_reaches_and_half_a_cipher() {
+    // 8080 is a host port of `forwards` (into the guest), not of
+    // `guest_forwards`.
+    let m = message(&tcp_sink_test(&SINK.replace("5900", "8080")));
+    assert!(
+        m.contains("`test.tcp_sink[0].port` is 8080, which is not a host port of the system's guest forwards ([5900])"),
+        "{m}"
+    );
+    let m = message(&tcp_sink_test(&format!(
+        "{SINK}, key = \"000102030405060708090a0b0c0d0e0f\""
+    )));
+    assert!(
+        m.contains("`test.tcp_sink[0].iv`: give `iv` with `key`"),
+        "{m}"
+    );
+    let m = message(&tcp_sink_test(&SINK.replace("1024", "1000")));
+    assert!(m.contains("whole 16-byte AES blocks"), "{m}");
+    let twice = tcp_sink_test(SINK).replace(
+        "tcp_sink = [{ port",
+        "tcp_sink = [{ port = 5900, count = 1, size = 64, seed = 1 }, { port",
+    );
+    assert!(message(&twice).contains("one receiver per port"));
+}
+
+#[test]
+fn a_file_sink_names_a_generated_file_its_chunk_divides() {
+    // TASKS's disk0 becomes a folder disk with a generated file.
+    let text = |entry: &str| {
+        tcp_sink_test(entry).replace(
+            "size_mib = 8\n",
+            "size_mib = 64\nfolder = \"../disk\"\n\
+             generate = [{ path = \"bench/in.bin\", size = 65536, seed = 3 }]\n",
+        )
+    };
+    let m = ok(&text("port = 5900, file = \"bench/in.bin\", chunk = 4096"));
+    assert_eq!(
+        m.test.unwrap().tcp_sink[0].content,
+        SinkContent::File {
+            path: "bench/in.bin".into(),
+            chunk: 4096
+        }
+    );
+    let m = message(&text("port = 5900, file = \"bench/in.bin\", chunk = 48"));
+    assert!(m.contains("has a size `chunk` does not divide"), "{m}");
+    let m = message(&text(
+        "port = 5900, file = \"bench/other.bin\", chunk = 4096",
+    ));
+    assert!(m.contains("is not a `generate` file"), "{m}");
+    let m = message(&text(
+        "port = 5900, file = \"bench/in.bin\", chunk = 4096, seed = 1",
+    ));
+    assert!(m.contains("a `file` sink takes `chunk`"), "{m}");
 }

@@ -10,10 +10,11 @@ use std::process::Command;
 use std::time::Duration;
 
 mod cosy;
+mod file_tcp;
 mod flow;
 mod net;
 
-const BENCHES: [&str; 8] = [
+const BENCHES: [&str; 9] = [
     "boot",
     "ipc",
     "blk",
@@ -22,6 +23,7 @@ const BENCHES: [&str; 8] = [
     "cosy",
     "cosy-interp",
     "flow",
+    "flow-file-tcp",
 ];
 const BOOT_RUNS: usize = 15;
 
@@ -383,6 +385,7 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
             "net" => net::run()?,
             "cosy" => cosy::run()?,
             "flow" => flow::run()?,
+            "flow-file-tcp" => file_tcp::run()?,
             "cosy-interp" => cosy_interp()?,
             _ => unreachable!("BENCHES lists only handled names"),
         }

@@ -5,7 +5,9 @@
 //! (`vectors=0`) so that it interrupts through INTx, the only kind the
 //! kernel routes. Networks are QEMU user networking with `restrict=on`:
 //! the guest reaches nothing outside this machine, and forwarded host
-//! ports listen on 127.0.0.1 only. A `size_mib` disk is a fresh
+//! ports listen on 127.0.0.1 only; the guest reaches the host only through
+//! `guest_forwards` (QEMU's `guestfwd`, TCP to 10.0.2.100, carried to a
+//! port on 127.0.0.1). A `size_mib` disk is a fresh
 //! zero-filled raw file, made again before every run so tests start clean;
 //! a `folder` disk is the system's ext4 image (`disks`), kept across runs.
 
@@ -82,13 +84,27 @@ pub fn args(manifest: &Manifest, dir: &Path) -> Vec<String> {
                         )
                     })
                     .collect();
+                // The guest's way to the host under restrict=on: QEMU
+                // connects to the host port at start and carries the
+                // guest's connections to 10.0.2.100:G over it.
+                let [a, b, c, d] = conflux_manifest::GUEST_FORWARD_ADDR;
+                let guest_forwards: String = device
+                    .guest_forwards
+                    .iter()
+                    .map(|f| {
+                        format!(
+                            ",guestfwd=tcp:{a}.{b}.{c}.{d}:{}-tcp:127.0.0.1:{}",
+                            f.guest_port, f.host
+                        )
+                    })
+                    .collect();
                 let mac = device
                     .mac
                     .as_ref()
                     .map_or(String::new(), |mac| format!(",mac={mac}"));
                 args.extend([
                     "-netdev".to_owned(),
-                    format!("user,id={name},restrict=on{forwards}"),
+                    format!("user,id={name},restrict=on{forwards}{guest_forwards}"),
                     "-device".to_owned(),
                     format!("virtio-net-pci,netdev={name},{pci}{mac}"),
                 ]);

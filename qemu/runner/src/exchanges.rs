@@ -8,19 +8,24 @@
 //! Expected bodies are loaded before QEMU starts (files of the disk
 //! folder; generated files from their seed), so a wrong path fails early.
 //! Each fetch logs its requests/s and bytes/s as a `[runner]` line.
+//! `[test] udp` blasts run on a thread of their own, and each `[test]
+//! tcp_sink` receiver (`tcp_peer`) listens before QEMU starts and reads
+//! on its own thread; all are judged with the exchanges.
 
 use std::collections::HashMap;
 use std::path::{Component, Path};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use conflux_manifest::{BodyCheck, HttpExchange, HttpKind, Manifest, Method, RawSend, Then};
+use conflux_manifest::{
+    BodyCheck, HttpExchange, HttpKind, Manifest, Method, RawSend, SinkContent, Then,
+};
 
 use crate::disks::{self, generate};
 use crate::http_peer::{self, Expected, FetchPlan, RawPlan, RawReport, RawThen, Stats, Target};
 use crate::oracle;
 use crate::qemu::{Beside, BesideReport, Console};
-use crate::udp_peer;
+use crate::{tcp_peer, udp_peer};
 
 /// One exchange ready to run.
 enum Plan {
@@ -36,10 +41,36 @@ pub fn beside(manifest: &Manifest, timeout: Duration) -> Result<Option<Beside>, 
         return Ok(None);
     };
     let serving = spec.outcome == conflux_manifest::Outcome::Serving;
-    if spec.http.is_empty() && spec.udp.is_empty() && !serving {
+    if spec.http.is_empty() && spec.udp.is_empty() && spec.tcp_sink.is_empty() && !serving {
         return Ok(None);
     }
     let blasts = spec.udp.clone();
+    // Listening now, before QEMU starts: it connects to each guest
+    // forward's host port at once.
+    let receivers = spec
+        .tcp_sink
+        .iter()
+        .map(|s| {
+            let mut expect = match &s.content {
+                SinkContent::Records { count, size, seed } => {
+                    tcp_peer::Expect::records(*count, *size as usize, *seed)
+                }
+                SinkContent::File { path, chunk } => {
+                    let bytes = generated_bytes(manifest, path)?;
+                    tcp_peer::Expect::bytes(bytes, *chunk as usize)?
+                }
+            };
+            if let Some((key, iv)) = s.cipher {
+                expect = expect.encrypted(key, iv);
+            }
+            let receiver = tcp_peer::Receiver::listen(s.port, expect)?;
+            let receiver = match s.may_cut_secs {
+                Some(secs) => receiver.may_cut(Duration::from_secs(secs.into()), s.cut_at_unit),
+                None => receiver,
+            };
+            Ok((s.clone(), receiver))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     let mut bodies = Bodies::new(manifest);
     let plans: Vec<(HttpExchange, Plan)> = spec
         .http
@@ -58,11 +89,44 @@ pub fn beside(manifest: &Manifest, timeout: Duration) -> Result<Option<Beside>, 
         let deadline = Instant::now() + timeout;
         // Datagrams go out on their own thread, each after its line, while
         // the HTTP exchanges run here.
-        let (mut report, udp) = std::thread::scope(|scope| {
+        let (mut report, udp, tcp) = std::thread::scope(|scope| {
             let udp = scope.spawn(|| udp_all(&blasts, console, deadline));
+            let tcp: Vec<_> = receivers
+                .into_iter()
+                .map(|(s, r)| (s, scope.spawn(move || r.receive(deadline))))
+                .collect();
             let report = run_all(plans, console, deadline);
-            (report, udp.join())
+            let tcp: Vec<_> = tcp.into_iter().map(|(s, t)| (s, t.join())).collect();
+            (report, udp.join(), tcp)
         });
+        for (s, result) in tcp {
+            let name = match &s.content {
+                SinkContent::Records { count, size, .. } => {
+                    format!("tcp_sink (port {}, {count} x {size} bytes)", s.port)
+                }
+                SinkContent::File { path, chunk } => {
+                    format!("tcp_sink (port {}, {path} in {chunk}-byte chunks)", s.port)
+                }
+            };
+            match result.unwrap_or_else(|_| Err("the receiver's thread panicked".into())) {
+                Ok(r) if r.cut => report.log.push_str(&format!(
+                    "[runner] {name}: ok: cut after {} bytes, every whole unit before right ({:.2} s)\n",
+                    r.bytes,
+                    r.span.as_secs_f64()
+                )),
+                Ok(r) => report.log.push_str(&format!(
+                    "[runner] {name}: ok: every unit whole, in order, once ({} bytes in {:.2} s)\n",
+                    r.bytes,
+                    r.span.as_secs_f64()
+                )),
+                Err(e) => {
+                    report
+                        .log
+                        .push_str(&format!("[runner] {name}: FAILED: {e}\n"));
+                    report.problems.push(format!("{name}: {e}"));
+                }
+            }
+        }
         match udp {
             Ok(udp) => {
                 report.log.push_str(&udp.log);
@@ -90,6 +154,22 @@ pub fn beside(manifest: &Manifest, timeout: Duration) -> Result<Option<Beside>, 
         work: Box::new(work),
         stop: serving,
     }))
+}
+
+/// The bytes of the folder disk's generated file `path` (a `tcp_sink`'s
+/// expected content).
+pub fn generated_bytes(manifest: &Manifest, path: &str) -> Result<Arc<Vec<u8>>, String> {
+    let file = manifest
+        .devices
+        .iter()
+        .find_map(|d| match &d.disk {
+            Some(conflux_manifest::DiskImage::Folder { generate, .. }) => generate
+                .iter()
+                .find(|g| g.files.is_none() && g.path.trim_start_matches('/') == path),
+            _ => None,
+        })
+        .ok_or_else(|| format!("`{path}` is not a generated file of the folder disk"))?;
+    Ok(Arc::new(generate::bytes(file.seed, file.size)))
 }
 
 /// Runs every exchange in order, each after its line, and judges them.

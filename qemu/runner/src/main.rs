@@ -24,6 +24,7 @@ mod oracle;
 mod qemu;
 mod run_verdict;
 mod symbolize;
+mod tcp_peer;
 mod typist;
 mod udp_peer;
 mod workspace;

@@ -78,6 +78,28 @@ impl Net {
         Ok(())
     }
 
+    /// Sends `data` as one datagram from socket `s` to `to` (bound to a
+    /// free port first if it is not); how many bytes went. A datagram
+    /// larger than the staging area is refused (`TooLarge`): it is never
+    /// cut.
+    pub fn send_to(&mut self, s: Socket, data: &[u8], to: SockAddr) -> Result<usize, Error> {
+        let n = data.len();
+        if n > self.staging() {
+            return Err(Error::TooLarge);
+        }
+        self.control()[..n].copy_from_slice(data);
+        let sent = self.call(
+            ops::SENDTO,
+            &[
+                Value(s.0),
+                Self::staged(n),
+                Value(n as u64),
+                Value(to.to_word()),
+            ],
+        )?;
+        Ok(sent as usize)
+    }
+
     /// Reads what stream `s` has into `buf` (waits for data if blocking);
     /// 0 once the peer closed.
     pub fn recv(&mut self, s: Socket, buf: &mut [u8]) -> Result<usize, Error> {

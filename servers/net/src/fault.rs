@@ -1,9 +1,13 @@
-//! Test systems only: in the system named `net-server-restart`, the
-//! server's first instance faults on purpose once it has sent
-//! [`BYTES_BEFORE_FAULT`] bytes of frames, in the middle of an HTTP
-//! transfer, so the in-guest test checks what host clients and the
-//! server's own clients see when init restarts it. Every other system,
-//! and every restarted instance, never takes this path.
+//! Test systems only: in the systems named in [`SYSTEMS`], the server's
+//! first instance faults on purpose once it has sent
+//! [`BYTES_BEFORE_FAULT`] bytes of frames, in the middle of a transfer
+//! (an HTTP answer; a flow's `tcp` sink), so the in-guest test checks
+//! what host clients and the server's own clients see when init restarts
+//! it. Every other system, and every restarted instance, never takes
+//! this path.
+
+/// The test systems whose server faults on purpose.
+const SYSTEMS: [&str; 2] = ["net-server-restart", "flow-tcp-restart"];
 
 /// Frame bytes the first instance sends before it faults: about a third
 /// of the test's 2 MiB answer.
@@ -16,11 +20,10 @@ pub struct Injection {
 }
 
 impl Injection {
-    /// Armed in `net-server-restart` for an instance that was not
-    /// restarted.
+    /// Armed in the [`SYSTEMS`] for an instance that was not restarted.
     pub fn new(restarted: bool) -> Self {
         Injection {
-            armed: crate::config::SYSTEM_NAME == "net-server-restart" && !restarted,
+            armed: SYSTEMS.contains(&crate::config::SYSTEM_NAME) && !restarted,
             sent: 0,
         }
     }

@@ -244,7 +244,7 @@ impl Error {
                 let key = path.rsplit('.').next().unwrap_or(path);
                 let takes = match kind {
                     DeviceKind::VirtioBlk => "besides `kind`, `driver` and `dma_pool` it takes `image`, or `size_mib` (with `folder` and `generate`)",
-                    DeviceKind::VirtioNet => "besides `kind`, `driver` and `dma_pool` it takes `forwards` and `mac`",
+                    DeviceKind::VirtioNet => "besides `kind`, `driver` and `dma_pool` it takes `forwards`, `guest_forwards` and `mac`",
                     DeviceKind::VirtioCrypto => "it takes only `kind`, `driver` and `dma_pool`",
                 };
                 write!(f, "`{path}`: a {kind} device takes no `{key}`; {takes}: remove the key")
@@ -266,6 +266,18 @@ impl Error {
                 "`{path}` is {value:?}, which is not a unicast MAC address; write six two-digit hex octets separated by `:` with the first octet even, such as \"52:54:00:12:34:56\""
             ),
             Error::BadUdpBlast { path, why, .. } => write!(f, "`{path}`: {why}"),
+            Error::TcpSinkFile { path, file, why, .. } => write!(
+                f,
+                "`{path}`: `{file}` {why}; name a `generate = [{{ path, size, seed }}]` entry of the virtio-blk folder disk, with a size that is a multiple of `chunk`"
+            ),
+            Error::TcpSinkPort { path, port, twice: true, .. } => write!(
+                f,
+                "`{path}` is {port}, which an earlier tcp_sink listens on already; one receiver per port"
+            ),
+            Error::TcpSinkPort { path, port, hosts, .. } => write!(
+                f,
+                "`{path}` is {port}, which is not a host port of the system's guest forwards ({hosts:?}): add `{{ guest_port = ..., host = {port} }}` to the virtio-net device's `guest_forwards`"
+            ),
             Error::UdpPortNotForwarded { path, port, forwards, .. } => write!(
                 f,
                 "`{path}` is {port}, which is not one of the system's UDP forwards ({forwards:?}): add `{{ host = {port}, guest = ..., protocol = \"udp\" }}` to the virtio-net device's `forwards`"
@@ -323,6 +335,13 @@ impl Error {
                     write!(f, "device `{first}` forwards host port {port} more than once; forward each host port once")
                 } else {
                     write!(f, "devices `{first}` and `{second}` both forward host port {port}; a host port reaches one device: choose another port for one of them")
+                }
+            }
+            Error::DuplicateGuestForward { port, first, second, .. } => {
+                if first == second {
+                    write!(f, "device `{first}` lists guest port {port} in `guest_forwards` more than once; 10.0.2.100:{port} can lead to one host port: list it once")
+                } else {
+                    write!(f, "devices `{first}` and `{second}` both list guest port {port} in `guest_forwards`; 10.0.2.100:{port} can lead to one host port: choose another guest port for one of them")
                 }
             }
             Error::MissingDiskImage { path, image, .. } => write!(

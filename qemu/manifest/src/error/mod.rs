@@ -403,6 +403,23 @@ pub enum Error {
         port: u16,
         forwards: Vec<u16>,
     },
+    /// A `test.tcp_sink` entry's port is not a guest forward's host port,
+    /// or is listed twice.
+    TcpSinkPort {
+        origin: String,
+        path: String,
+        port: u16,
+        hosts: Vec<u16>,
+        twice: bool,
+    },
+    /// A `test.tcp_sink` entry's `file` is not a generated file the chunk
+    /// divides.
+    TcpSinkFile {
+        origin: String,
+        path: String,
+        file: String,
+        why: &'static str,
+    },
     /// A forward's `protocol` is neither tcp nor udp.
     UnknownProtocol {
         origin: String,
@@ -471,6 +488,13 @@ pub enum Error {
     },
     /// A host port forwarded twice.
     DuplicateForward {
+        origin: String,
+        port: u16,
+        first: String,
+        second: String,
+    },
+    /// Two `guest_forwards` entries for one guest port.
+    DuplicateGuestForward {
         origin: String,
         port: u16,
         first: String,
@@ -592,6 +616,8 @@ impl Error {
             | Error::UnknownProtocol { origin, .. }
             | Error::BadUdpBlast { origin, .. }
             | Error::UdpPortNotForwarded { origin, .. }
+            | Error::TcpSinkPort { origin, .. }
+            | Error::TcpSinkFile { origin, .. }
             | Error::UnknownFlowTask { origin, .. }
             | Error::FlowStageTwice { origin, .. }
             | Error::TooManyFlowStages { origin, .. }
@@ -602,6 +628,7 @@ impl Error {
             | Error::TooManyClients { origin, .. }
             | Error::SharedDiskImage { origin, .. }
             | Error::DuplicateForward { origin, .. }
+            | Error::DuplicateGuestForward { origin, .. }
             | Error::MissingDiskImage { origin, .. }
             | Error::FolderBacking { origin, .. }
             | Error::TwoFolderDisks { origin, .. }

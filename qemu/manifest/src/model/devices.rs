@@ -25,6 +25,9 @@ pub struct Device {
     pub disk: Option<DiskImage>,
     /// Host TCP ports forwarded to the guest (virtio-net only).
     pub forwards: Vec<Forward>,
+    /// Guest ports at 10.0.2.100 carried to host loopback ports (virtio-net
+    /// only).
+    pub guest_forwards: Vec<GuestForward>,
     /// The MAC address as written (virtio-net only), `52:54:00:12:34:56`.
     pub mac: Option<String>,
     /// The kernel objects made for the device.
@@ -81,6 +84,21 @@ pub struct Forward {
     pub guest: u16,
     pub protocol: Protocol,
 }
+
+/// `guestfwd=tcp:10.0.2.100:GUEST_PORT-tcp:127.0.0.1:HOST`: a TCP port the
+/// guest connects to at [`GUEST_FORWARD_ADDR`], carried to the host's
+/// loopback port `host`. QEMU connects to the host port when it starts (the
+/// guest's connection then runs over that one host connection), so
+/// something must listen there before boot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GuestForward {
+    pub guest_port: u16,
+    pub host: u16,
+}
+
+/// The address the guest reaches the host's forwarded ports at (in QEMU's
+/// user network 10.0.2.0/24, outside DHCP's range, not the gateway).
+pub const GUEST_FORWARD_ADDR: [u8; 4] = [10, 0, 2, 100];
 
 /// Which transport a forward carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -10,12 +10,16 @@ mod devices;
 mod flows;
 mod http;
 mod objects;
+mod tcp;
 mod udp;
 
 use std::fmt;
 use std::str::FromStr;
 
-pub use devices::{Device, DeviceClient, DeviceKind, DeviceObjects, DiskImage, Forward, Protocol};
+pub use devices::{
+    Device, DeviceClient, DeviceKind, DeviceObjects, DiskImage, Forward, GuestForward, Protocol,
+    GUEST_FORWARD_ADDR,
+};
 pub use flows::{FlowSlot, FlowStage, Flows, BELL_BIT, EDGES, EDGE_SIZE};
 pub use http::{
     BodyCheck, Fetch, GeneratedFile, HttpExchange, HttpKind, Method, Raw, RawSend, Then,
@@ -23,6 +27,7 @@ pub use http::{
 pub use objects::{
     constant_name, rights_text, Cap, Object, ObjectSpec, Restart, BAR_WINDOW, RIGHT_LETTERS,
 };
+pub use tcp::{SinkContent, TcpSink};
 pub use udp::UdpBlast;
 
 /// One system image: what it is called, what it runs, and, for an in-guest
@@ -109,6 +114,8 @@ pub struct TestSpec {
     pub http: Vec<HttpExchange>,
     /// Datagrams the runner sends to UDP forwards, in order.
     pub udp: Vec<UdpBlast>,
+    /// Streams the runner receives from the guest through guest forwards.
+    pub tcp_sink: Vec<TcpSink>,
 }
 
 /// `[test] crash = { rounds, after, kill_after_ms = [min, max] }`: the

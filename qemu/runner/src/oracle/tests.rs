@@ -18,6 +18,7 @@ fn spec(expect: &[&str], forbid: &[&str], outcome: Outcome) -> TestSpec {
         input: String::new(),
         http: vec![],
         udp: vec![],
+        tcp_sink: vec![],
     }
 }
 
