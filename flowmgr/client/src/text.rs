@@ -263,6 +263,10 @@ impl fmt::Display for Lines<'_> {
                 let (good, missing, repeated, damaged) = Tally::from_words(s.sink);
                 write!(f, "\n  sink: {good} records good, {missing} missing, {repeated} repeated, {damaged} damaged")?;
             }
+            // A blocks sink reports where it writes next and its bytes.
+            k if k == (StageSpec::Blocks { first: 0, count: 1 }).kind() => {
+                write!(f, "\n  sink: next sector {a}, {b} bytes")?
+            }
             0 => {}
             _ => write!(f, "\n  sink: {a} buffers, {b} bytes")?,
         }
@@ -480,5 +484,19 @@ mod tests {
         assert!(Lines(&s)
             .to_string()
             .contains("\n  sink: 10 buffers, 10240 bytes\n"));
+        let s = FlowStats {
+            sink: [2068, 10240],
+            sink_kind: StageSpec::Blocks {
+                first: 2048,
+                count: 64,
+            }
+            .kind(),
+            ..s
+        };
+        let text = Lines(&s).to_string();
+        assert!(
+            text.contains("\n  sink: next sector 2068, 10240 bytes\n"),
+            "{text}"
+        );
     }
 }

@@ -220,6 +220,14 @@ pub fn run() -> Result<(), String> {
         Duration::from_secs(3600),
         move |console| feed(console, &manifest),
     )?;
+    // The guest's console, for reading a run's flow statistics afterwards.
+    let log = crate::workspace::root().join("target/bench/flow.console.log");
+    if let Err(e) = std::fs::write(&log, &output) {
+        println!(
+            "bench flow: cannot keep the console in {}: {e}",
+            log.display()
+        );
+    }
     let results = outcomes(&output);
     if results.is_empty() {
         return Err(format!("bench flow: no results; console:\n{}", output));
