@@ -116,7 +116,7 @@ fn resumable(req: &FlowRequest) -> bool {
 
 /// How a stage call went wrong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Fail {
+pub(crate) enum Fail {
     Dead,
     Refused(u32),
 }
@@ -142,7 +142,7 @@ impl StageFailed {
 
 /// Calls a stage; a `Dead` call is tried once more, since the first call
 /// after the task restarted fails only to tell the caller so.
-fn ask(
+pub(crate) fn ask(
     sys: &mut impl Sys,
     task: usize,
     l: u32,

@@ -11,8 +11,9 @@
 //! so this also reaches copies a stage kept after `STOP`. Only then can a
 //! slot hold a new flow without an old stage seeing its buffers.
 
+use crate::manager::{ask, Fail};
 use crate::sys::Sys;
-use conflux_flow_protocol::stage::{label, StageStatus, MAX_FLOWS};
+use conflux_flow_protocol::stage::{label, MAX_FLOWS};
 
 /// What was found of a previous instance.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -29,15 +30,11 @@ pub fn reclaim(sys: &mut impl Sys, tasks: usize, slots: usize) -> Reclaimed {
     let mut found = Reclaimed::default();
     for task in 0..tasks {
         for n in 0..u64::from(MAX_FLOWS) {
-            // A task restarted since this capability last reached it fails
-            // the first call once (the kernel's `DeadPeer`): ask again.
-            let r = sys
-                .call(task, label::STOP, &[n], None)
-                .or_else(|_| sys.call(task, label::STOP, &[n], None));
-            match r {
-                Ok(r) if r.label == StageStatus::Ok as u32 => found.stopped += 1,
-                Ok(_) => {}
-                Err(_) => {
+            match ask(sys, task, label::STOP, &[n], None) {
+                Ok(_) => found.stopped += 1,
+                // `UnknownFlow`: a number nobody used.
+                Err(Fail::Refused(_)) => {}
+                Err(Fail::Dead) => {
                     found.silent += 1;
                     break;
                 }
