@@ -18,7 +18,7 @@
 use conflux_flow_protocol::api::{FlowRequest, FlowStats, RequestError, MAX_STAGES};
 use conflux_flow_protocol::record::Tally;
 use conflux_flow_protocol::stage::{
-    Cipher, Direction, Engine, FilePath, Key, Mode, Peer, StageSpec,
+    kind, Cipher, Direction, Engine, FilePath, Key, Mode, Peer, StageSpec,
 };
 use core::fmt;
 
@@ -259,14 +259,12 @@ impl fmt::Display for Lines<'_> {
         )?;
         let [a, b] = s.sink;
         match s.sink_kind {
-            k if k == (StageSpec::Check { seed: 0 }).kind() => {
+            kind::CHECK => {
                 let (good, missing, repeated, damaged) = Tally::from_words(s.sink);
                 write!(f, "\n  sink: {good} records good, {missing} missing, {repeated} repeated, {damaged} damaged")?;
             }
             // A blocks sink reports where it writes next and its bytes.
-            k if k == (StageSpec::Blocks { first: 0, count: 1 }).kind() => {
-                write!(f, "\n  sink: next sector {a}, {b} bytes")?
-            }
+            kind::BLOCKS => write!(f, "\n  sink: next sector {a}, {b} bytes")?,
             0 => {}
             _ => write!(f, "\n  sink: {a} buffers, {b} bytes")?,
         }

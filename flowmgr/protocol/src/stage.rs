@@ -275,7 +275,9 @@ impl fmt::Display for SpecError {
 /// has fixed places).
 pub const SPEC_WORDS: usize = 8;
 
-mod kind {
+/// Each spec's kind number, as encoded and as [`StageSpec::kind`] gives it
+/// (`1 << kind` in INFO answers; `FlowStats::sink_kind`).
+pub mod kind {
     pub const UDP: u64 = 1;
     pub const BLOCKS: u64 = 2;
     pub const CIPHER: u64 = 3;
