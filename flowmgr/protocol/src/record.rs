@@ -165,6 +165,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_tally_travels_in_two_words_and_saturates() {
+        let t = Tally {
+            good: 1 << 40,
+            missing: 3,
+            repeated: 5,
+            damaged: 7,
+            bytes: 0,
+        };
+        assert_eq!(Tally::from_words(t.to_words()), (1 << 40, 3, 5, 7));
+        let big = Tally {
+            missing: 1 << 30,
+            ..t
+        };
+        assert_eq!(
+            Tally::from_words(big.to_words()),
+            (1 << 40, (1 << 21) - 1, 5, 7)
+        );
+    }
+
+    #[test]
     fn a_checker_started_mid_flow_counts_from_there() {
         let mut c = Checker::from(5, 10);
         c.check(&rec(5, 9, 64));

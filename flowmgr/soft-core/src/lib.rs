@@ -5,11 +5,11 @@
 //!   IV, the same bytes a virtio-crypto device gives, so a flow may
 //!   encrypt on the device and decrypt here (or be moved between them).
 //! - [`crc`]: the buffer with its CRC-32C appended.
-//! - [`Tally`] packing: a check sink's figures in the two words a stage's
-//!   STATS answer has room for.
+//!
+//! A check sink's tally travels in its STATS figures as
+//! `conflux_flow_protocol::record::Tally::to_words`.
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 
 pub mod cipher;
 pub mod crc;
-pub mod figures;

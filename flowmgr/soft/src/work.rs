@@ -3,7 +3,7 @@
 
 use conflux_flow_protocol::record::{self, Checker, HEADER};
 use conflux_flow_protocol::stage::{Cipher, Engine, StageSpec, StageStatus, Start};
-use conflux_flow_soft_core::{cipher, crc, figures};
+use conflux_flow_soft_core::{cipher, crc};
 use conflux_flow_stage::{edges_match, Failure, FlowIo, Os, Step, Work};
 
 /// One flow's job.
@@ -71,7 +71,7 @@ impl Work for Soft {
 
     fn figures(&self, job: &Job) -> [u64; 2] {
         match job {
-            Job::Check(c) => figures::pack(&c.tally),
+            Job::Check(c) => c.tally.to_words(),
             Job::Pattern { made, .. } => [*made, 0],
             Job::Null { buffers, bytes } => [*buffers, *bytes],
             Job::Cipher(_) | Job::Crc32c => [0, 0],

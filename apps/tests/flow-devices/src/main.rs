@@ -11,8 +11,8 @@
 #![forbid(unsafe_code)]
 
 use conflux_flow_protocol::api::FlowRequest;
+use conflux_flow_protocol::record::Tally;
 use conflux_flow_protocol::stage::{Cipher, Direction, Engine, Key, Mode, StageSpec};
-use conflux_flow_soft_core::figures;
 use conflux_userlib::println;
 use flow_client::text::Lines;
 use flow_client::{FlowState, FlowStats, Flows};
@@ -67,7 +67,7 @@ fn run(
 fn good(s: &Option<FlowStats>) -> Option<(u64, u64, u64, u64)> {
     s.as_ref()
         .filter(|s| s.state == FlowState::Done)
-        .map(|s| figures::unpack(s.sink))
+        .map(|s| Tally::from_words(s.sink))
 }
 
 fn main() {

@@ -22,10 +22,10 @@
 
 use conflux_flow_protocol::api::{FlowRequest, FlowStatus};
 use conflux_flow_protocol::record::Checker;
+use conflux_flow_protocol::record::Tally;
 use conflux_flow_protocol::stage::{
     Cipher, Direction, Engine, FilePath, Key, Mode, StageSpec, StageStatus,
 };
-use conflux_flow_soft_core::figures;
 use conflux_fs_client::{Error as FsError, Fs};
 use conflux_fs_protocol::ops;
 use conflux_userlib::println;
@@ -102,7 +102,7 @@ fn run(flows: &Flows, what: &str, req: &FlowRequest) -> Option<FlowStats> {
 fn tally(s: &Option<FlowStats>) -> Option<(u64, u64, u64, u64)> {
     s.as_ref()
         .filter(|s| s.state == FlowState::Done)
-        .map(|s| figures::unpack(s.sink))
+        .map(|s| Tally::from_words(s.sink))
 }
 
 /// Every edge carried `n` buffers, none dropped or left queued.

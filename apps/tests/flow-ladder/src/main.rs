@@ -22,8 +22,8 @@
 #![forbid(unsafe_code)]
 
 use conflux_flow_protocol::api::FlowRequest;
+use conflux_flow_protocol::record::Tally;
 use conflux_flow_protocol::stage::{Cipher, Direction, Engine, Key, Mode, StageSpec};
-use conflux_flow_soft_core::figures;
 use conflux_userlib::ipc::Notification;
 use conflux_userlib::println;
 use flow_client::text::Lines;
@@ -166,7 +166,7 @@ fn main() {
     check("the app saw the flow recovering", saw_recovering);
     check("the app was notified", signals > 0);
     if fallback() {
-        let (good, missing, repeated, damaged) = figures::unpack(s.sink);
+        let (good, missing, repeated, damaged) = Tally::from_words(s.sink);
         println!(
             "check sink: {good} good, {missing} missing, {repeated} repeated, {damaged} damaged"
         );

@@ -18,8 +18,8 @@
 
 use conflux_abi::SysError;
 use conflux_flow_protocol::api::{FlowRequest, FlowStatus};
+use conflux_flow_protocol::record::Tally;
 use conflux_flow_protocol::stage::StageSpec;
-use conflux_flow_soft_core::figures;
 use conflux_userlib::ipc::Notification;
 use conflux_userlib::println;
 use flow_client::Refusal;
@@ -169,7 +169,7 @@ fn main() {
     c.check("B finishes", wait_for(&app, clock, b, FlowState::Done));
     match app.stats(b) {
         Ok(s) => {
-            let tally = figures::unpack(s.sink);
+            let tally = Tally::from_words(s.sink);
             println!("B's check sink: {tally:?} (good, missing, repeated, damaged)");
             c.check(
                 "every record of B whole, once, in order",

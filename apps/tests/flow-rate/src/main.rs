@@ -17,8 +17,8 @@
 #![forbid(unsafe_code)]
 
 use conflux_flow_protocol::api::FlowRequest;
+use conflux_flow_protocol::record::Tally;
 use conflux_flow_protocol::stage::{Sched, StageSpec};
-use conflux_flow_soft_core::figures;
 use conflux_userlib::println;
 use flow_client::text::Lines;
 use flow_client::{FlowState, Flows};
@@ -72,7 +72,7 @@ fn main() {
         return;
     };
     println!("flow {}: {}", id.0, Lines(&s));
-    let (good, missing, repeated, damaged) = figures::unpack(s.sink);
+    let (good, missing, repeated, damaged) = Tally::from_words(s.sink);
     let e = s.edges[0];
     let cycles = e.last.saturating_sub(e.first);
     let bytes = RECORDS * u64::from(BUFFER);

@@ -13,8 +13,8 @@
 #![forbid(unsafe_code)]
 
 use conflux_flow_protocol::api::FlowRequest;
+use conflux_flow_protocol::record::Tally;
 use conflux_flow_protocol::stage::{Cipher, Direction, Engine, Key, Mode, StageSpec};
-use conflux_flow_soft_core::figures;
 use conflux_userlib::println;
 use flow_client::text::Lines;
 use flow_client::{FlowState, Flows};
@@ -80,7 +80,7 @@ fn main() {
         return;
     };
     println!("flow {}: {}", id.0, Lines(&s));
-    let (good, missing, repeated, damaged) = figures::unpack(s.sink);
+    let (good, missing, repeated, damaged) = Tally::from_words(s.sink);
     println!("check sink: {good} good, {missing} missing, {repeated} repeated, {damaged} damaged");
     let mut failed = 0;
     let mut check = |what: &str, ok: bool| {

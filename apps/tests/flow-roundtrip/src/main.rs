@@ -13,8 +13,8 @@
 #![forbid(unsafe_code)]
 
 use conflux_flow_protocol::api::{FlowRequest, FlowStatus};
+use conflux_flow_protocol::record::Tally;
 use conflux_flow_protocol::stage::{Cipher, Direction, Engine, Key, Mode, StageSpec};
-use conflux_flow_soft_core::figures;
 use conflux_userlib::ipc::Notification;
 use conflux_userlib::println;
 use flow_client::text::Lines;
@@ -128,7 +128,7 @@ fn main() {
         "every edge of both carried every record, none dropped",
         edges_carried(&sa, RECORDS) && edges_carried(&sb, RECORDS),
     );
-    let (good, missing, repeated, damaged) = figures::unpack(sa.sink);
+    let (good, missing, repeated, damaged) = Tally::from_words(sa.sink);
     println!("check sink: {good} good, {missing} missing, {repeated} repeated, {damaged} damaged");
     c.check(
         "every record came back whole, in order, once",

@@ -9,8 +9,8 @@
 #![forbid(unsafe_code)]
 
 use conflux_flow_protocol::api::FlowRequest;
+use conflux_flow_protocol::record::Tally;
 use conflux_flow_protocol::stage::{Cipher, Direction, Engine, Key, Mode, StageSpec};
-use conflux_flow_soft_core::figures;
 use conflux_userlib::ipc::Notification;
 use conflux_userlib::println;
 use flow_client::text::Lines;
@@ -63,7 +63,7 @@ fn main() {
             println!("FAIL: stats");
             return;
         };
-        let tally = figures::unpack(s.sink);
+        let tally = Tally::from_words(s.sink);
         last = Some((s, tally));
         if tally.0 + tally.1 + tally.3 >= DATAGRAMS {
             break;

@@ -15,11 +15,11 @@ extern crate alloc;
 mod wire;
 
 use conflux_flow_protocol::edge::{Input, Taken};
+use conflux_flow_protocol::record::Tally;
 use conflux_flow_protocol::stage::{
     label, Cipher, Direction, Engine, Grant, Key, Mode, StageSpec, StageStatus, Start,
 };
 use conflux_flow_protocol::{Buf, Span};
-use conflux_flow_soft_core::figures;
 use conflux_userlib::ipc::Notification;
 use conflux_userlib::testing::Checks;
 use wire::{simple, task, Stage, Task};
@@ -73,7 +73,7 @@ fn stage(
 /// A check sink's tally: (good, missing, repeated, damaged).
 fn tally(s: &Stage) -> (u64, u64, u64, u64) {
     let (_, w) = simple(s.task, label::STATS, s.flow);
-    figures::unpack([w[3], w[4]])
+    Tally::from_words([w[3], w[4]])
 }
 
 /// Polls `done` until it holds; whether it did.
