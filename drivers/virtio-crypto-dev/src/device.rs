@@ -13,6 +13,7 @@
 //! (data queues 0..max_dataqueues-1, then the control queue).
 #![allow(unsafe_code)]
 
+use alloc::boxed::Box;
 use core::hint::spin_loop;
 use core::mem::offset_of;
 
@@ -22,13 +23,15 @@ use virtio_drivers::transport::{DeviceStatus, DeviceType, InterruptStatus, Trans
 use virtio_drivers::Hal;
 
 use crate::error::Error;
-use crate::protocol::{Algorithm, Core, Direction, Exchange, Limits, SessionId, IV_LEN};
+use crate::protocol::{
+    Algorithm, Core, DataReq, Direction, Exchange, Job, Limits, SessionId, IV_LEN, MAX_BATCH,
+};
 use crate::wire::{self, Config};
 
 /// Descriptors in the data queue: a cipher request takes 5 (header, IV,
-/// source, destination, status), so three can be out at once when the
-/// non-blocking variants come.
-const DATA_QUEUE_SIZE: usize = 16;
+/// source, destination, status), so a batch of [`MAX_BATCH`] fits.
+const DATA_QUEUE_SIZE: usize = 64;
+const _: () = assert!(5 * MAX_BATCH <= DATA_QUEUE_SIZE);
 /// Descriptors in the control queue: a session request takes 2 or 3.
 const CONTROL_QUEUE_SIZE: usize = 4;
 /// The data queue this driver uses.
@@ -82,7 +85,10 @@ impl DeviceConfig {
 /// A virtio crypto device: AES-CBC/CTR cipher sessions, one direction
 /// each, and synchronous encrypt/decrypt requests on data queue 0.
 pub struct VirtIOCrypto<H: Hal, T: Transport> {
-    core: Core<Queues<H, T>>,
+    // Boxed: the queues' shadow descriptor tables are kilobytes, and a
+    // driver's small stack must not carry them through every frame that
+    // holds the device.
+    core: Core<Box<Queues<H, T>>>,
     config: DeviceConfig,
 }
 
@@ -142,7 +148,10 @@ impl<H: Hal, T: Transport> VirtIOCrypto<H, T> {
         Ok((config, control_index))
     }
 
-    fn queues(mut transport: T, control_index: u16) -> Result<Queues<H, T>, Error> {
+    // Not inlined: the queues are built on this frame only, and leave it
+    // boxed.
+    #[inline(never)]
+    fn queues(mut transport: T, control_index: u16) -> Result<Box<Queues<H, T>>, Error> {
         let queues = VirtQueue::new(&mut transport, DATA_QUEUE, false, false).and_then(|data| {
             let control = VirtQueue::new(&mut transport, control_index, false, false)?;
             Ok((data, control))
@@ -156,13 +165,13 @@ impl<H: Hal, T: Transport> VirtIOCrypto<H, T> {
                 data.set_dev_notify(false);
                 control.set_dev_notify(false);
                 transport.finish_init();
-                Ok(Queues {
+                Ok(Box::new(Queues {
                     transport,
                     data,
                     control,
                     control_index,
                     broken: false,
-                })
+                }))
             }
             Err(e) => {
                 transport.set_status(DeviceStatus::FAILED);
@@ -221,6 +230,15 @@ impl<H: Hal, T: Transport> VirtIOCrypto<H, T> {
         self.core.cipher(session, Direction::Decrypt, iv, src, dst)
     }
 
+    /// Ciphers every job, `results[i]` answering `jobs[i]` (as many of
+    /// each): up to [`MAX_BATCH`] requests are handed to the device at
+    /// once and waited for together, so one notification and one pass
+    /// of the device over its queue serve them all. A job the checks
+    /// refuse (as [`Self::encrypt`] would) never reaches the device.
+    pub fn cipher_batch(&mut self, jobs: &mut [Job<'_>], results: &mut [Result<(), Error>]) {
+        self.core.cipher_batch(jobs, results)
+    }
+
     /// Acknowledges an interrupt (for the interrupt-driven variants).
     pub fn ack_interrupt(&mut self) -> InterruptStatus {
         self.core.exchange.transport.ack_interrupt()
@@ -266,6 +284,16 @@ impl<H: Hal, T: Transport> Exchange for Queues<H, T> {
             outputs,
         )
     }
+
+    fn data_batch(&mut self, reqs: &mut [DataReq<'_>]) {
+        transact_many(
+            &mut self.data,
+            DATA_QUEUE,
+            &mut self.transport,
+            &mut self.broken,
+            reqs,
+        );
+    }
 }
 
 /// Adds one request, notifies, polls until the device uses it, pops it;
@@ -308,6 +336,87 @@ fn transact<'a, H: Hal, T: Transport, const N: usize>(
     match unsafe { queue.pop_used(token, inputs, outputs) } {
         Ok(used) => Ok(used),
         Err(e) => Err(reset(transport, broken, e.into())),
+    }
+}
+
+/// [`transact`] for several requests: adds them all, notifies once and
+/// polls until the device used every one, popping each as it comes (in
+/// whatever order the device uses them), so the device's latency is paid
+/// once per batch. Any failure to add, a device needing a reset or a
+/// used element that is none of ours resets the device: every request
+/// not yet popped then answers the error and the device no longer
+/// touches its buffers.
+fn transact_many<H: Hal, T: Transport, const N: usize>(
+    queue: &mut VirtQueue<H, N>,
+    index: u16,
+    transport: &mut T,
+    broken: &mut bool,
+    reqs: &mut [DataReq<'_>],
+) {
+    let mut tokens = [None; MAX_BATCH];
+    let mut out = 0;
+    // Why the requests still out fail, once the device was reset.
+    let mut why = Error::Broken;
+    for (r, token) in reqs.iter_mut().zip(&mut tokens) {
+        r.used = Err(Error::Broken);
+        if *broken {
+            continue;
+        }
+        // Safety: every request's buffers are borrowed for this whole
+        // call, and it returns only after `pop_used` gave each added one
+        // back or the device was reset, so the device never accesses them
+        // after the borrow ends.
+        match unsafe { queue.add(&r.inputs, &mut r.outputs) } {
+            Ok(t) => {
+                *token = Some(t);
+                out += 1;
+            }
+            Err(e) => {
+                why = reset(transport, broken, e.into());
+                r.used = Err(why);
+            }
+        }
+    }
+    if out > 0 && queue.should_notify() {
+        transport.notify(index);
+    }
+    while out > 0 && !*broken {
+        let Some(used) = queue.peek_used() else {
+            if transport
+                .get_status()
+                .contains(DeviceStatus::DEVICE_NEEDS_RESET)
+            {
+                why = reset(transport, broken, Error::DeviceNeedsReset);
+                break;
+            }
+            spin_loop();
+            continue;
+        };
+        let Some(k) = tokens.iter().position(|t| *t == Some(used)) else {
+            why = reset(transport, broken, Error::Broken);
+            break;
+        };
+        tokens[k] = None;
+        out -= 1;
+        let r = &mut reqs[k];
+        let [a, b] = &mut r.outputs;
+        let mut outputs: [&mut [u8]; 2] = [a, b];
+        // Safety: the same buffers as given to `add` above, still borrowed.
+        r.used = match unsafe { queue.pop_used(used, &r.inputs, &mut outputs) } {
+            Ok(len) => Ok(len),
+            Err(e) => {
+                why = reset(transport, broken, e.into());
+                Err(why)
+            }
+        };
+    }
+    // After a reset the requests still out answer why.
+    if *broken {
+        for (r, t) in reqs.iter_mut().zip(tokens) {
+            if t.is_some() {
+                r.used = Err(why);
+            }
+        }
     }
 }
 

@@ -33,4 +33,4 @@ pub mod wire;
 
 pub use device::{DeviceConfig, VirtIOCrypto};
 pub use error::Error;
-pub use protocol::{Algorithm, Direction, Limits, SessionId, IV_LEN};
+pub use protocol::{Algorithm, Direction, Job, Limits, SessionId, IV_LEN, MAX_BATCH};

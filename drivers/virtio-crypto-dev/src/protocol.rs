@@ -18,6 +18,8 @@
 //! | encrypt/decrypt | [`CipherDataReq`], IV, source | destination, status byte | len + 1 |
 
 use alloc::collections::BTreeMap;
+use alloc::vec;
+use alloc::vec::Vec;
 use core::mem::size_of;
 use zerocopy::{FromBytes, IntoBytes};
 
@@ -109,6 +111,56 @@ pub(crate) trait Exchange {
         inputs: &'a [&'a [u8]],
         outputs: &'a mut [&'a mut [u8]],
     ) -> Result<u32, Error>;
+    /// Several requests on the data queue, each answered in its `used`.
+    /// A device that can have them out at once overrides this; the
+    /// default asks one after the other.
+    fn data_batch(&mut self, reqs: &mut [DataReq<'_>]) {
+        for r in reqs {
+            let [a, b] = &mut r.outputs;
+            let mut outputs: [&mut [u8]; 2] = [a, b];
+            r.used = self.data(&r.inputs, &mut outputs);
+        }
+    }
+}
+
+impl<X: Exchange + ?Sized> Exchange for alloc::boxed::Box<X> {
+    fn control<'a>(
+        &mut self,
+        inputs: &'a [&'a [u8]],
+        outputs: &'a mut [&'a mut [u8]],
+    ) -> Result<u32, Error> {
+        (**self).control(inputs, outputs)
+    }
+    fn data<'a>(
+        &mut self,
+        inputs: &'a [&'a [u8]],
+        outputs: &'a mut [&'a mut [u8]],
+    ) -> Result<u32, Error> {
+        (**self).data(inputs, outputs)
+    }
+    fn data_batch(&mut self, reqs: &mut [DataReq<'_>]) {
+        (**self).data_batch(reqs)
+    }
+}
+
+/// The most cipher requests one batch hands the device at once.
+pub const MAX_BATCH: usize = 8;
+
+/// One data request of a batch: header, IV and source out; destination
+/// and status in; `used` once answered.
+pub struct DataReq<'a> {
+    pub(crate) inputs: [&'a [u8]; 3],
+    pub(crate) outputs: [&'a mut [u8]; 2],
+    pub(crate) used: Result<u32, Error>,
+}
+
+/// One cipher operation of a batch ([`crate::VirtIOCrypto::cipher_batch`]).
+pub struct Job<'a> {
+    pub session: SessionId,
+    pub dir: Direction,
+    pub iv: &'a [u8; IV_LEN],
+    pub src: &'a [u8],
+    pub dst: &'a mut [u8],
 }
 
 /// Checks an AES key against the cipher and the device's limit.
@@ -331,17 +383,69 @@ impl<X: Exchange> Core<X> {
         src: &[u8],
         dst: &mut [u8],
     ) -> Result<(), Error> {
-        let session = self.sessions.get(&id).ok_or(Error::UnknownSession)?;
-        if session.dir != dir {
+        let mut jobs = [Job {
+            session: id,
+            dir,
+            iv,
+            src,
+            dst,
+        }];
+        let mut result = [Ok(())];
+        self.cipher_batch(&mut jobs, &mut result);
+        result[0]
+    }
+
+    /// Ciphers every job, `results[i]` answering `jobs[i]` (the slices
+    /// are as long), [`MAX_BATCH`] at a time: a job the checks refuse
+    /// never reaches the device; the others of its chunk go together.
+    pub(crate) fn cipher_batch(&mut self, jobs: &mut [Job<'_>], results: &mut [Result<(), Error>]) {
+        for (jobs, results) in jobs
+            .chunks_mut(MAX_BATCH)
+            .zip(results.chunks_mut(MAX_BATCH))
+        {
+            self.cipher_chunk(jobs, results);
+        }
+    }
+
+    fn cipher_chunk(&mut self, jobs: &mut [Job<'_>], results: &mut [Result<(), Error>]) {
+        let checked: Vec<Result<CipherDataReq, Error>> =
+            jobs.iter().map(|j| self.check_job(j)).collect();
+        let mut statuses = vec![[0xffu8; INHDR_LEN]; jobs.len()];
+        let mut reqs = Vec::with_capacity(jobs.len());
+        let mut carried = Vec::with_capacity(jobs.len());
+        let requests = jobs.iter_mut().zip(&checked).zip(statuses.iter_mut());
+        for (i, ((job, checked), status)) in requests.enumerate() {
+            match checked {
+                Ok(header) => {
+                    reqs.push(DataReq {
+                        inputs: [header.as_bytes(), &job.iv[..], job.src],
+                        outputs: [&mut *job.dst, &mut status[..]],
+                        used: Err(Error::Broken),
+                    });
+                    carried.push(i);
+                }
+                Err(e) => results[i] = Err(*e),
+            }
+        }
+        self.exchange.data_batch(&mut reqs);
+        let used: Vec<Result<u32, Error>> = reqs.into_iter().map(|r| r.used).collect();
+        for (i, used) in carried.into_iter().zip(used) {
+            results[i] =
+                used.and_then(|u| parse_cipher_status(statuses[i][0], u, jobs[i].src.len()));
+        }
+    }
+
+    /// The request header for `job`, or why it may not reach the device.
+    fn check_job(&self, job: &Job<'_>) -> Result<CipherDataReq, Error> {
+        let session = self
+            .sessions
+            .get(&job.session)
+            .ok_or(Error::UnknownSession)?;
+        if session.dir != job.dir {
             return Err(Error::WrongDirection);
         }
-        let len = check_lengths(src.len(), dst.len(), &self.limits)?;
-        let req = cipher_req(id, session.algo, dir, len);
-        let mut status = [0xffu8; INHDR_LEN];
-        let used = self
-            .exchange
-            .data(&[req.as_bytes(), &iv[..], src], &mut [dst, &mut status[..]])?;
-        parse_cipher_status(status[0], used, src.len())
+        let len = check_lengths(job.src.len(), job.dst.len(), &self.limits)?;
+        Ok(cipher_req(job.session, session.algo, job.dir, len))
     }
 
     pub(crate) fn limits(&self) -> &Limits {
@@ -505,6 +609,53 @@ mod tests {
             assert_eq!(back, plain);
             c.destroy_session(enc).unwrap();
             c.destroy_session(dec).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_batch_answers_each_job_and_sends_only_the_good_ones() {
+        let mut c = core();
+        let enc = c
+            .create_session(Algorithm::Cbc, &KEY, Direction::Encrypt)
+            .unwrap();
+        let sent = c.exchange.requests;
+        // Eleven jobs (two chunks): 3 refused before the device.
+        let plain: Vec<Vec<u8>> = (0..11u8).map(|i| vec![i; 32]).collect();
+        let mut outs: Vec<Vec<u8>> = (0..11)
+            .map(|i| vec![0u8; if i == 4 { 16 } else { 32 }])
+            .collect();
+        let mut jobs: Vec<Job<'_>> = plain
+            .iter()
+            .zip(outs.iter_mut())
+            .enumerate()
+            .map(|(i, (p, o))| Job {
+                session: if i == 2 { SessionId(99) } else { enc },
+                dir: if i == 9 {
+                    Direction::Decrypt
+                } else {
+                    Direction::Encrypt
+                },
+                iv: &IV,
+                src: p,
+                dst: o,
+            })
+            .collect();
+        let mut results = vec![Ok(()); 11];
+        c.cipher_batch(&mut jobs, &mut results);
+        drop(jobs);
+        assert_eq!(results[2], Err(Error::UnknownSession));
+        assert_eq!(results[4], Err(Error::LengthMismatch { src: 32, dst: 16 }));
+        assert_eq!(results[9], Err(Error::WrongDirection));
+        assert_eq!(
+            c.exchange.requests - sent,
+            8,
+            "only the good jobs reach the device"
+        );
+        for i in [0, 1, 3, 5, 6, 7, 8, 10] {
+            assert_eq!(results[i], Ok(()), "job {i}");
+            let mut want = plain[i].clone();
+            soft::apply(Algorithm::Cbc, Direction::Encrypt, &KEY, &IV, &mut want).unwrap();
+            assert_eq!(outs[i], want, "job {i}");
         }
     }
 

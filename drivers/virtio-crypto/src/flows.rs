@@ -21,7 +21,7 @@ use conflux_flow_stage::{
 };
 use conflux_userlib::ipc::Region;
 use conflux_virtio_crypto as device;
-use conflux_virtio_crypto::{Error, SessionId};
+use conflux_virtio_crypto::{Error, Job, SessionId};
 use conflux_virtio_hal::{register_shared, unregister_shared, Window};
 
 /// One flow's cipher on the device.
@@ -105,40 +105,63 @@ pub enum Device {
     NeedsReset,
 }
 
-/// One step of flow `f`: cipher one buffer on the device.
+/// One step of flow `f`: cipher the buffers waiting (up to
+/// [`conflux_flow_stage::BATCH`]) on the device, handed to it together.
 pub fn step(c: &mut Crypto, os: &mut impl Os, io: &mut FlowIo, f: &mut Flow) -> (Step, Device) {
     let generation = c.generation();
     let mut needs_reset = false;
-    let step = io.transform(os, |src, dst| {
+    let mut ciphered = 0;
+    let step = io.transform_batch(os, |pairs, results| {
         let Some(dev) = c.device.as_mut() else {
             // The device did not come back from a reset.
-            return Err(Failure::Permanent);
+            results.fill(Err(Failure::Permanent));
+            return;
         };
         let session = match f.session {
             Some((id, g)) if g == generation => id,
-            _ => {
-                let id = dev
-                    .create_session(
-                        algorithm(f.spec.mode),
-                        f.spec.key.as_bytes(),
-                        direction(f.spec.direction),
-                    )
-                    .map_err(|e| failure(e, &mut needs_reset))?;
-                f.session = Some((id, generation));
-                id
-            }
+            _ => match dev.create_session(
+                algorithm(f.spec.mode),
+                f.spec.key.as_bytes(),
+                direction(f.spec.direction),
+            ) {
+                Ok(id) => {
+                    f.session = Some((id, generation));
+                    id
+                }
+                Err(e) => {
+                    results.fill(Err(failure(e, &mut needs_reset)));
+                    return;
+                }
+            },
         };
-        let dst = dst.get_mut(..src.len()).ok_or(Failure::Permanent)?;
-        match f.spec.direction {
-            Direction::Encrypt => dev.encrypt(session, &f.spec.iv, src, dst),
-            Direction::Decrypt => dev.decrypt(session, &f.spec.iv, src, dst),
+        let mut jobs: Vec<Job<'_>> = Vec::with_capacity(pairs.len());
+        for (src, dst) in pairs.iter_mut() {
+            let src: &[u8] = src;
+            // A destination shorter than the source is refused by the
+            // device layer's length check (a permanent failure).
+            let len = src.len().min(dst.len());
+            jobs.push(Job {
+                session,
+                dir: direction(f.spec.direction),
+                iv: &f.spec.iv,
+                src,
+                dst: &mut dst[..len],
+            });
         }
-        .map_err(|e| failure(e, &mut needs_reset))?;
-        Ok(src.len())
+        let mut done = [Ok(()); conflux_flow_stage::BATCH];
+        let done = &mut done[..jobs.len()];
+        dev.cipher_batch(&mut jobs, done);
+        for ((r, d), job) in results.iter_mut().zip(done.iter()).zip(&jobs) {
+            *r = match d {
+                Ok(()) => {
+                    ciphered += 1;
+                    Ok(job.src.len())
+                }
+                Err(e) => Err(failure(*e, &mut needs_reset)),
+            };
+        }
     });
-    if step == Step::Progress {
-        dies_on_purpose();
-    }
+    dies_on_purpose(ciphered);
     let device = if needs_reset {
         Device::NeedsReset
     } else {
@@ -152,12 +175,14 @@ pub fn step(c: &mut Crypto, os: &mut impl Os, io: &mut FlowIo, f: &mut Flow) -> 
 /// manifest does not restart it, so the in-guest test sees the exception
 /// ladder lose the only crypto device for good and fall back to software.
 /// Every other system never takes this path.
-fn dies_on_purpose() {
+fn dies_on_purpose(ciphered: u64) {
     use core::sync::atomic::{AtomicU64, Ordering};
     static CIPHERED: AtomicU64 = AtomicU64::new(0);
-    if crate::config::SYSTEM_NAME == "flow-device-dies"
-        && CIPHERED.fetch_add(1, Ordering::Relaxed) + 1 == 300
-    {
+    if crate::config::SYSTEM_NAME != "flow-device-dies" {
+        return;
+    }
+    let before = CIPHERED.fetch_add(ciphered, Ordering::Relaxed);
+    if before < 300 && before + ciphered >= 300 {
         conflux_userlib::println!(
             "test system 'flow-device-dies': faulting on purpose after ciphering 300 flow buffers"
         );

@@ -16,6 +16,8 @@
 //! rate-limited source's doorbell at each of its 100 ms looks, so the
 //! task wakes) and a push source drops what it is offered, and counts it.
 
+use crate::carve::carve;
+use crate::held::{Held, BATCH};
 use crate::mem::Mapping;
 use crate::os::Os;
 use crate::rate::Bucket;
@@ -61,8 +63,8 @@ pub struct FlowIo {
     downs: [Option<usize>; 2],
     ups: [Option<usize>; 2],
     /// The buffers held, each with the lane it came from.
-    held_in: Option<(Buf, usize)>,
-    held_out: Option<(Buf, usize)>,
+    held_in: Held,
+    held_out: Held,
     /// Buffers taken from the inputs and sent on the outputs so far: the
     /// next lane of each is this count modulo the lanes.
     taken: u64,
@@ -114,8 +116,8 @@ impl FlowIo {
             outputs,
             downs,
             ups,
-            held_in: None,
-            held_out: None,
+            held_in: Held::default(),
+            held_out: Held::default(),
             taken: 0,
             sent: 0,
             replica: false,
@@ -162,53 +164,73 @@ impl FlowIo {
         }
     }
 
+    /// The lanes of the next buffers taken: counted over those handed on
+    /// and those still held.
     fn in_lane(&self) -> usize {
-        Self::lane(&self.inputs, self.taken)
+        Self::lane(&self.inputs, self.taken + self.held_in.len() as u64)
     }
 
     fn out_lane(&self) -> usize {
-        Self::lane(&self.outputs, self.sent)
+        Self::lane(&self.outputs, self.sent + self.held_out.len() as u64)
     }
 
-    /// Holds an empty output buffer of the next output lane, if one can
-    /// be had.
+    /// Holds one more empty output buffer of the next output lane;
+    /// whether one could be had.
+    fn hold_empty(&mut self) -> Result<bool, EdgeError> {
+        let lane = self.out_lane();
+        let Some(out) = self.outputs[lane]
+            .as_mut()
+            .filter(|_| !self.held_out.is_full())
+        else {
+            return Ok(false);
+        };
+        // Refused descriptors are counted by the edge; skip them.
+        while let Some(t) = out.take_empty()? {
+            if let Ok(b) = t {
+                return Ok(self.held_out.push(b, lane));
+            }
+        }
+        Ok(false)
+    }
+
+    /// Holds one more full buffer of the next input lane; whether one
+    /// could be had.
+    fn hold_full(&mut self) -> Result<bool, EdgeError> {
+        let lane = self.in_lane();
+        let Some(inp) = self.inputs[lane]
+            .as_mut()
+            .filter(|_| !self.held_in.is_full())
+        else {
+            return Ok(false);
+        };
+        while let Some(t) = inp.take_full()? {
+            if let Ok(b) = t {
+                return Ok(self.held_in.push(b, lane));
+            }
+        }
+        Ok(false)
+    }
+
+    /// The oldest held empty output buffer, holding one if none is.
     fn empty(&mut self) -> Result<Option<Buf>, EdgeError> {
-        if self.held_out.is_none() {
-            let lane = self.out_lane();
-            let Some(out) = self.outputs[lane].as_mut() else {
-                return Ok(None);
-            };
-            // Refused descriptors are counted by the edge; skip them.
-            while let Some(t) = out.take_empty()? {
-                if let Ok(b) = t {
-                    self.held_out = Some((b, lane));
-                    break;
-                }
-            }
+        if self.held_out.is_empty() {
+            self.hold_empty()?;
         }
-        Ok(self.held_out.map(|(b, _)| b))
+        Ok(self.held_out.front().map(|(b, _)| b))
     }
 
-    /// Holds a full buffer of the next input lane, if one can be had.
+    /// The oldest held full input buffer, holding one if none is.
     fn full(&mut self) -> Result<Option<Buf>, EdgeError> {
-        if self.held_in.is_none() {
-            let lane = self.in_lane();
-            let Some(inp) = self.inputs[lane].as_mut() else {
-                return Ok(None);
-            };
-            while let Some(t) = inp.take_full()? {
-                if let Ok(b) = t {
-                    self.held_in = Some((b, lane));
-                    break;
-                }
-            }
+        if self.held_in.is_empty() {
+            self.hold_full()?;
         }
-        Ok(self.held_in.map(|(b, _)| b))
+        Ok(self.held_in.front().map(|(b, _)| b))
     }
 
-    /// Sends the held output buffer with `len` bytes and number `seq`.
+    /// Sends the oldest held output buffer with `len` bytes and number
+    /// `seq`.
     fn send(&mut self, os: &mut impl Os, len: u32, seq: u32) -> Result<(), EdgeError> {
-        let Some((b, lane)) = self.held_out.take() else {
+        let Some((b, lane)) = self.held_out.pop() else {
             return Ok(());
         };
         self.sent += 1;
@@ -222,9 +244,9 @@ impl FlowIo {
         Ok(())
     }
 
-    /// Gives the held input buffer back.
+    /// Gives the oldest held input buffer back.
     fn recycle(&mut self, os: &mut impl Os) -> Result<(), EdgeError> {
-        let Some((b, lane)) = self.held_in.take() else {
+        let Some((b, lane)) = self.held_in.pop() else {
             return Ok(());
         };
         self.taken += 1;
@@ -270,8 +292,8 @@ impl FlowIo {
                 self.count_drop();
                 // A replica passes the sequence number on, empty, so the
                 // merge after it does not wait for it.
-                if let (true, Some((inp, _))) = (self.replica, self.held_in) {
-                    if self.held_out.is_some() {
+                if let (true, Some((inp, _))) = (self.replica, self.held_in.front()) {
+                    if !self.held_out.is_empty() {
                         self.send(os, 0, inp.seq)?;
                     }
                 }
@@ -311,6 +333,121 @@ impl FlowIo {
                 }
                 Err(e) => io.fail(os, e),
             }
+        })
+    }
+
+    /// A transformer's step over up to [`BATCH`] buffers at once, for a
+    /// stage whose device takes several together: `f(pairs, results)`
+    /// turns each `pairs[i].0` into `pairs[i].1` and says in
+    /// `results[i]` the output's length or how it failed. Results are
+    /// applied in order: a permanent failure gives that buffer up and
+    /// goes on; a transient one stops there, and that buffer and the
+    /// ones after it stay held, in order, for the next turn. A stage that
+    /// splits or merges lanes goes buffer by buffer ([`Self::transform`]),
+    /// so its lanes keep their turns.
+    pub fn transform_batch(
+        &mut self,
+        os: &mut impl Os,
+        f: impl FnOnce(&mut [(&[u8], &mut [u8])], &mut [Result<usize, Failure>]),
+    ) -> Step {
+        if self.inputs[1].is_some() || self.outputs[1].is_some() {
+            return self.transform_one_by_one(os, f);
+        }
+        self.step(|io| {
+            // An output for each input before the input is taken.
+            while io.held_in.len() < BATCH {
+                if io.held_out.len() <= io.held_in.len() && !io.hold_empty()? {
+                    break;
+                }
+                if !io.hold_full()? {
+                    break;
+                }
+            }
+            let n = io.held_in.len().min(io.held_out.len());
+            if n == 0 {
+                return Ok(if io.held_out.is_empty() {
+                    Step::WaitOutput
+                } else {
+                    Step::WaitInput
+                });
+            }
+            let mut ranges: [Range<usize>; 2 * BATCH] = Default::default();
+            for i in 0..n {
+                let (Some((inp, _)), Some((out, _))) = (io.held_in.get(i), io.held_out.get(i))
+                else {
+                    break;
+                };
+                ranges[2 * i] = inp.range();
+                ranges[2 * i + 1] = out.offset as usize..(out.offset + u64::from(out.len)) as usize;
+            }
+            let mut pieces: [Option<&mut [u8]>; 2 * BATCH] = Default::default();
+            carve(io.pool.bytes(), &ranges[..2 * n], &mut pieces);
+            // Pairs whose buffers could both be lent go to the work;
+            // the others fail for good.
+            let mut results = [Ok(0usize); BATCH];
+            let mut which = [0usize; BATCH];
+            let mut count = 0;
+            {
+                let mut pairs: [(&[u8], &mut [u8]); BATCH] = Default::default();
+                let lent = pieces.chunks_exact_mut(2).take(n);
+                for (i, (piece, result)) in lent.zip(&mut results).enumerate() {
+                    if let [Some(src), Some(dst)] = piece {
+                        let src: &mut [u8] = core::mem::take(src);
+                        pairs[count] = (src, core::mem::take(dst));
+                        which[count] = i;
+                        count += 1;
+                    } else {
+                        *result = Err(Failure::Permanent);
+                    }
+                }
+                let mut done = [Ok(0usize); BATCH];
+                f(&mut pairs[..count], &mut done[..count]);
+                for (&i, d) in which.iter().zip(done).take(count) {
+                    results[i] = d;
+                }
+            }
+            for result in results.iter().take(n) {
+                let Some((inp, _)) = io.held_in.front() else {
+                    break;
+                };
+                let Some((out, _)) = io.held_out.front() else {
+                    break;
+                };
+                match *result {
+                    Ok(len) => {
+                        let len = u32::try_from(len).unwrap_or(u32::MAX).min(out.len);
+                        io.send(os, len, inp.seq)?;
+                        io.recycle(os)?;
+                    }
+                    Err(Failure::Permanent) => {
+                        io.fail(os, Failure::Permanent)?;
+                        // The output buffer was not used (a replica's went
+                        // on as its marker): it waits behind the others,
+                        // which the later results wrote.
+                        if !io.replica {
+                            if let Some((b, lane)) = io.held_out.pop() {
+                                io.held_out.push(b, lane);
+                            }
+                        }
+                    }
+                    // This one and those after it are tried again.
+                    Err(Failure::Transient) => return io.fail(os, Failure::Transient),
+                }
+            }
+            Ok(Step::Progress)
+        })
+    }
+
+    /// [`Self::transform_batch`]'s work given one buffer at a time.
+    fn transform_one_by_one(
+        &mut self,
+        os: &mut impl Os,
+        f: impl FnOnce(&mut [(&[u8], &mut [u8])], &mut [Result<usize, Failure>]),
+    ) -> Step {
+        self.transform(os, |src, dst| {
+            let mut result = [Ok(0usize)];
+            f(&mut [(src, dst)], &mut result);
+            result[0]
         })
     }
 

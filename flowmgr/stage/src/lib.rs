@@ -20,6 +20,8 @@
 #![cfg_attr(not(test), no_std)]
 #![deny(unsafe_code)]
 
+mod carve;
+mod held;
 mod io;
 #[allow(unsafe_code)]
 mod mem;
@@ -29,6 +31,7 @@ mod rate;
 mod serve;
 mod table;
 
+pub use held::BATCH;
 pub use io::{Failure, FlowIo, Step};
 pub use mem::Mapping;
 pub use os::Os;

@@ -944,3 +944,5 @@ proptest::proptest! {
         proptest::prop_assert_eq!(got, want);
     }
 }
+
+mod batch;
