@@ -76,22 +76,14 @@ impl Flow {
             .flows
             .create(&request)
             .unwrap_or_else(|e| fail(&format!("flowmgr refused the flow: {e}")));
-        let mut over = None;
-        for _ in 0..LOOKS {
+        let sleep = || {
             let _ = self.clock.timer(EVERY);
             let _ = self.clock.wait();
-            let s = self
-                .flows
-                .stats(id)
-                .unwrap_or_else(|e| fail(&format!("flowmgr refused the statistics: {e}")));
-            if matches!(s.state, FlowState::Done | FlowState::Terminated) {
-                // Once more: flowmgr reads the stages' figures before the
-                // edges that made the flow `Done`, so the sink's may be
-                // from just before its last buffers.
-                over = self.flows.stats(id).ok();
-                break;
-            }
-        }
+        };
+        let over = self
+            .flows
+            .wait_finished(id, LOOKS, sleep)
+            .unwrap_or_else(|e| fail(&format!("flowmgr refused the statistics: {e}")));
         let Some(s) = over else {
             fail("the flow did not end within 10 minutes");
         };

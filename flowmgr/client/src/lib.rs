@@ -104,6 +104,38 @@ impl Flows {
         FlowStats::decode(&a.words[..a.len]).ok_or(Error::BadAnswer)
     }
 
+    /// Asks the flow's STATS until it is `Done` or `Terminated`, at most
+    /// `polls` times, calling `between` before each (a sleep, or nothing
+    /// to ask as fast as flowmgr answers): its figures then (a `Done`
+    /// flow's first STATS has its sink's final figures), or `None` if it
+    /// was still going.
+    pub fn wait_finished(
+        &self,
+        id: FlowId,
+        polls: u32,
+        mut between: impl FnMut(),
+    ) -> Result<Option<FlowStats>, Error> {
+        for _ in 0..polls {
+            between();
+            let s = self.stats(id)?;
+            if matches!(s.state, FlowState::Done | FlowState::Terminated) {
+                return Ok(Some(s));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Creates the flow for `req`, waits for it to finish (at most
+    /// `polls` STATS, as [`Self::wait_finished`]) and destroys it,
+    /// finished or not: its figures when it finished.
+    pub fn run(&self, req: &FlowRequest, polls: u32) -> Result<Option<FlowStats>, Error> {
+        let id = self.create(req)?;
+        let end = self.wait_finished(id, polls, || {});
+        let destroyed = self.destroy(id);
+        let end = end?;
+        destroyed.map(|()| end)
+    }
+
     pub fn pause(&self, id: FlowId) -> Result<(), Error> {
         self.call(label::PAUSE, &[id.0], None).map(drop)
     }

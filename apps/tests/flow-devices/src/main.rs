@@ -43,25 +43,20 @@ fn run(
     sink: StageSpec,
 ) -> Option<FlowStats> {
     let req = FlowRequest::new(source, ts, sink, 0, 0, BUFFER).ok()?;
-    let id = match flows.create(&req) {
-        Ok(id) => id,
-        Err(e) => {
-            println!("FAIL: {what}: create: {e}");
-            return None;
-        }
-    };
-    for _ in 0..PATIENCE {
-        let s = flows.stats(id).ok()?;
-        if matches!(s.state, FlowState::Done | FlowState::Terminated) {
+    match flows.run(&req, PATIENCE) {
+        Ok(Some(s)) => {
             println!("{what}: {}", Lines(&s));
-            if flows.destroy(id).is_err() {
-                println!("FAIL: {what}: destroy");
-            }
-            return Some(s);
+            Some(s)
+        }
+        Ok(None) => {
+            println!("FAIL: {what}: did not finish");
+            None
+        }
+        Err(e) => {
+            println!("FAIL: {what}: {e}");
+            None
         }
     }
-    println!("FAIL: {what}: did not finish");
-    None
 }
 
 fn good(s: &Option<FlowStats>) -> Option<(u64, u64, u64, u64)> {

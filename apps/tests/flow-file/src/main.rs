@@ -73,29 +73,20 @@ fn request(source: StageSpec, ts: &[StageSpec], sink: StageSpec) -> FlowRequest 
 
 /// Creates the flow, watches it to the end, destroys it; its last stats.
 fn run(flows: &Flows, what: &str, req: &FlowRequest) -> Option<FlowStats> {
-    let id = match flows.create(req) {
-        Ok(id) => id,
-        Err(e) => {
-            println!("FAIL: {what}: create: {e}");
-            return None;
-        }
-    };
-    for _ in 0..PATIENCE {
-        let s = flows.stats(id).ok()?;
-        if matches!(s.state, FlowState::Done | FlowState::Terminated) {
-            // flowmgr asked the sink for its figures just before it read
-            // the edges that made the flow Done: the sink may have taken
-            // its last buffer in between. Asked again now, they are final.
-            let s = flows.stats(id).ok()?;
+    match flows.run(req, PATIENCE) {
+        Ok(Some(s)) => {
             println!("{what}: {}", Lines(&s));
-            if flows.destroy(id).is_err() {
-                println!("FAIL: {what}: destroy");
-            }
-            return Some(s);
+            Some(s)
+        }
+        Ok(None) => {
+            println!("FAIL: {what}: did not finish");
+            None
+        }
+        Err(e) => {
+            println!("FAIL: {what}: {e}");
+            None
         }
     }
-    println!("FAIL: {what}: did not finish");
-    None
 }
 
 /// `(good, missing, repeated, damaged)` of a finished flow's check sink.

@@ -53,23 +53,16 @@ fn main() {
             return;
         }
     };
-    let mut last = None;
-    for _ in 0..PATIENCE {
-        match flows.stats(id) {
-            Ok(s) if matches!(s.state, FlowState::Done | FlowState::Terminated) => {
-                last = Some(s);
-                break;
-            }
-            Ok(_) => {}
-            Err(e) => {
-                println!("FAIL: stats: {e}");
-                return;
-            }
+    let s = match flows.wait_finished(id, PATIENCE, || {}) {
+        Ok(Some(s)) => s,
+        Ok(None) => {
+            println!("FAIL: the rate-limited flow did not finish");
+            return;
         }
-    }
-    let Some(s) = last else {
-        println!("FAIL: the rate-limited flow did not finish");
-        return;
+        Err(e) => {
+            println!("FAIL: stats: {e}");
+            return;
+        }
     };
     println!("flow {}: {}", id.0, Lines(&s));
     let (good, missing, repeated, damaged) = Tally::from_words(s.sink);

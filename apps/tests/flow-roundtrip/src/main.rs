@@ -62,15 +62,9 @@ impl Checks {
 /// Watches `ids` until every one is done (or terminated), or patience
 /// runs out; their last stats.
 fn watch(flows: &Flows, ids: [FlowId; 2]) -> Option<[FlowStats; 2]> {
-    for _ in 0..PATIENCE {
-        let a = flows.stats(ids[0]).ok()?;
-        let b = flows.stats(ids[1]).ok()?;
-        let over = |s: &FlowStats| matches!(s.state, FlowState::Done | FlowState::Terminated);
-        if over(&a) && over(&b) {
-            return Some([a, b]);
-        }
-    }
-    None
+    let a = flows.wait_finished(ids[0], PATIENCE, || {}).ok()??;
+    let b = flows.wait_finished(ids[1], PATIENCE, || {}).ok()??;
+    Some([a, b])
 }
 
 fn edges_carried(s: &FlowStats, records: u64) -> bool {

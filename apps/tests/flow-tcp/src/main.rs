@@ -166,22 +166,16 @@ fn destroy_mid_stream(flows: &Flows, clock: Notification) {
     }
 }
 
-/// The flow's statistics once it is over (done or terminated), read once
-/// more after that: flowmgr asks the stages for their figures before it
-/// reads the edges that make the flow `Done`, so the look that saw it
-/// end may carry the sink's figures from just before its last buffers.
+/// The flow's statistics once it is over (done or terminated), looking
+/// every `EVERY` ticks.
 pub fn wait_done(
     flows: &Flows,
     clock: Notification,
     id: FlowId,
 ) -> Option<conflux_flow_protocol::api::FlowStats> {
-    for _ in 0..LOOKS {
+    let sleep = || {
         let _ = clock.timer(EVERY);
         let _ = clock.wait();
-        let s = flows.stats(id).ok()?;
-        if matches!(s.state, FlowState::Done | FlowState::Terminated) {
-            return flows.stats(id).ok();
-        }
-    }
-    None
+    };
+    flows.wait_finished(id, LOOKS, sleep).ok().flatten()
 }
