@@ -162,6 +162,7 @@ pub fn step(c: &mut Crypto, os: &mut impl Os, io: &mut FlowIo, f: &mut Flow) -> 
         }
     });
     dies_on_purpose(ciphered);
+    slow_on_purpose(ciphered);
     let device = if needs_reset {
         Device::NeedsReset
     } else {
@@ -187,6 +188,23 @@ fn dies_on_purpose(ciphered: u64) {
             "test system 'flow-device-dies': faulting on purpose after ciphering 300 flow buffers"
         );
         conflux_userlib::testing::fault_on_purpose();
+    }
+}
+
+/// Test systems only: in the system named `flow-autoreplicate`, the task
+/// named `crypto` (not its twin `crypto2`) takes about a millisecond
+/// more per buffer, yielding meanwhile, so that the in-guest test sees
+/// `flowmgr` find it the bottleneck and replicate it onto the other
+/// device. Every other system never takes this path.
+fn slow_on_purpose(ciphered: u64) {
+    if crate::config::SYSTEM_NAME != "flow-autoreplicate" || crate::config::TASK_NAME != "crypto" {
+        return;
+    }
+    // About a millisecond at the few GHz a host's TSC runs at.
+    const CYCLES: u64 = 3_000_000;
+    let until = conflux_userlib::sys::rdtsc().saturating_add(CYCLES.saturating_mul(ciphered));
+    while conflux_userlib::sys::rdtsc() < until {
+        conflux_userlib::sys::yield_now();
     }
 }
 
