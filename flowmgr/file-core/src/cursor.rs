@@ -61,6 +61,26 @@ impl ReadCursor {
         usize::try_from(left).map_or(room, |left| left.min(room))
     }
 
+    /// How one read fills several buffers of `rooms[i]` bytes: the bytes
+    /// each takes into `wants`, for as many buffers as the range has
+    /// bytes for and whose bytes together fit `cap` (the first always
+    /// counts); returns how many (0 once the range is read).
+    pub fn plan(&self, rooms: &[usize], cap: usize, wants: &mut [usize]) -> usize {
+        let mut left = self.take(usize::MAX);
+        let (mut total, mut n) = (0usize, 0);
+        for (&room, want) in rooms.iter().zip(wants.iter_mut()) {
+            let w = room.min(left);
+            if w == 0 || (n > 0 && total.saturating_add(w) > cap) {
+                break;
+            }
+            *want = w;
+            total += w;
+            left -= w;
+            n += 1;
+        }
+        n
+    }
+
     /// Whether the whole range has been read.
     pub fn finished(&self) -> bool {
         self.next >= self.end
@@ -87,6 +107,21 @@ impl ReadCursor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_plan_fills_buffers_up_to_the_cap_and_the_range() {
+        let c = ReadCursor::new(0, u64::MAX, 2500).unwrap();
+        let mut wants = [0; 8];
+        assert_eq!(c.plan(&[1024; 8], 4096, &mut wants), 3);
+        assert_eq!(wants[..3], [1024, 1024, 452]);
+        assert_eq!(c.plan(&[1024; 8], 2048, &mut wants), 2);
+        // A buffer larger than the cap still goes, alone.
+        assert_eq!(c.plan(&[4096; 8], 1024, &mut wants), 1);
+        assert_eq!(wants[0], 2500);
+        let done = ReadCursor::new(2500, 10, 2500).unwrap();
+        assert_eq!(done.plan(&[1024; 8], 4096, &mut wants), 0);
+        assert_eq!(c.plan(&[], 4096, &mut wants), 0);
+    }
 
     #[test]
     fn whole_file_in_buffers_then_a_short_tail() {

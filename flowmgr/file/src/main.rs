@@ -15,6 +15,8 @@
 #![no_main]
 #![forbid(unsafe_code)]
 
+extern crate alloc;
+
 mod files;
 mod work;
 

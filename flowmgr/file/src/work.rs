@@ -8,9 +8,10 @@
 //! source finished, or is slower) and at STOP, so a flow reading the file
 //! after `DESTROY`, or the host after the run, finds every byte.
 
+use alloc::vec::Vec;
 use conflux_flow_file_core::{figures, ReadCursor, WriteLimit};
 use conflux_flow_protocol::stage::{FilePath, StageSpec, StageStatus, Start};
-use conflux_flow_stage::{edges_match, Failure, FlowIo, Os, Step, Work};
+use conflux_flow_stage::{edges_match, Failure, FlowIo, Os, Step, Work, BATCH};
 use conflux_fs_client::Error;
 use conflux_fs_protocol::record::Kind;
 use conflux_userlib::println;
@@ -39,6 +40,9 @@ pub struct Sink {
     over: bool,
 }
 
+/// The most bytes one read fetches for several buffers.
+const COALESCE: usize = 16 * 1024;
+
 /// The spec kind this task runs (`StageSpec::File`'s `kind`).
 const KIND: u64 = 8;
 
@@ -51,11 +55,16 @@ pub enum Job {
 /// The file stage: the flows' shared session with the file server.
 pub struct FileStage {
     files: Files,
+    /// Where one read for several buffers lands (one flow at a time).
+    staging: Vec<u8>,
 }
 
 impl FileStage {
     pub fn new(files: Files) -> Self {
-        Self { files }
+        Self {
+            files,
+            staging: Vec::new(),
+        }
     }
 
     /// One step of `job` (flow `flow`) on `io`.
@@ -63,7 +72,10 @@ impl FileStage {
         let files = &mut self.files;
         match job {
             Job::Source(s) => {
-                let step = io.source(os, |dst| s.fill(files, flow, dst));
+                let staging = &mut self.staging;
+                let step = io.source_batch(os, |bufs, results| {
+                    s.fill_batch(files, staging, flow, bufs, results)
+                });
                 if core::mem::take(&mut s.skipped) {
                     io.count_drop();
                 }
@@ -171,6 +183,69 @@ impl Source {
     /// Reads the next piece of the range into `dst`: its length,
     /// `Ok(None)` if it was skipped, `Err(Permanent)` once the range is
     /// read (the source step then finishes).
+    /// Fills `bufs` from the first on with one read of the file (as many
+    /// as [`COALESCE`] bytes take, at least one); returns how many it
+    /// got to, `results[i]` as [`Self::fill`] would say it. A read that
+    /// fails goes again as [`Self::fill`] of the first buffer alone,
+    /// which says what failed.
+    fn fill_batch(
+        &mut self,
+        files: &mut Files,
+        staging: &mut Vec<u8>,
+        flow: u32,
+        bufs: &mut [&mut [u8]],
+        results: &mut [Result<Option<usize>, Failure>],
+    ) -> usize {
+        let mut rooms = [0usize; BATCH];
+        for (room, b) in rooms.iter_mut().zip(bufs.iter()) {
+            *room = b.len();
+        }
+        let mut wants = [0usize; BATCH];
+        let n = self
+            .cursor
+            .plan(&rooms[..bufs.len().min(BATCH)], COALESCE, &mut wants);
+        let (Some(first), Some(result)) = (bufs.first_mut(), results.first_mut()) else {
+            return 0;
+        };
+        if n <= 1 {
+            *result = self.fill(files, flow, first);
+            return 1;
+        }
+        let total: usize = wants[..n].iter().sum();
+        let at = self.cursor.position();
+        staging.resize(total, 0);
+        let got = files
+            .fd(&mut self.file)
+            .and_then(|fd| files.fs()?.pread(fd, staging, at));
+        let handled = match got {
+            Ok(got) if got > 0 => {
+                self.cursor.advance(total, got);
+                let mut from = 0;
+                let mut handled = 0;
+                let pieces = bufs.iter_mut().zip(results.iter_mut()).zip(&wants[..n]);
+                for ((buf, result), &want) in pieces {
+                    let len = want.min(got - from);
+                    if len == 0 {
+                        break;
+                    }
+                    buf[..len].copy_from_slice(&staging[from..from + len]);
+                    from += len;
+                    self.made += 1;
+                    *result = Ok(Some(len));
+                    handled += 1;
+                }
+                handled
+            }
+            // The end of the file, or a failure: the first buffer alone
+            // says which.
+            _ => {
+                *result = self.fill(files, flow, first);
+                1
+            }
+        };
+        handled
+    }
+
     fn fill(
         &mut self,
         files: &mut Files,

@@ -23,6 +23,8 @@ use conflux_userlib::println;
 /// ports); a connection not made by then is refused rather than left
 /// to hold buffers.
 const CONNECT_MS: u64 = 2000;
+/// The most bytes of several buffers copied together into one send.
+const COALESCE: usize = 16 * 1024;
 /// One wait for room in the socket at STOP (ms).
 pub const FLUSH_WAIT_MS: u64 = 100;
 
@@ -36,6 +38,8 @@ pub struct Stream {
     done: usize,
     /// The connection is gone (said once on the console).
     gone: bool,
+    /// Where small buffers are put together for one send.
+    staging: alloc::vec::Vec<u8>,
     /// Buffers sent whole, and bytes sent (STATS figures).
     pub buffers: u64,
     pub bytes: u64,
@@ -60,6 +64,7 @@ impl Stream {
                 held: None,
                 done: 0,
                 gone: false,
+                staging: alloc::vec::Vec::new(),
                 buffers: 0,
                 bytes: 0,
             }),
@@ -73,30 +78,96 @@ impl Stream {
     /// Sends `src` (the buffer numbered `seq`), or its rest if it was
     /// held over from a transient failure.
     pub fn take(&mut self, net: &mut Net, src: &[u8], seq: u32) -> Result<(), Failure> {
+        let mut result = [Ok(())];
+        self.take_batch(net, &[(src, seq)], &mut result);
+        result[0]
+    }
+
+    /// Sends the buffers `bufs` (bytes and sequence number, in order),
+    /// the first from where a transient failure left it, as one piece of
+    /// the stream: as many as fit [`COALESCE`] bytes (at least one),
+    /// copied together so one call to the network server carries them
+    /// all (a buffer alone goes straight from the pool). Returns how many
+    /// it covered; `results[i]` is `Ok` for each that went whole. The
+    /// first one the socket did not take whole is a transient failure
+    /// (held, [`Self::done`] remembering how much of it went) and so are
+    /// those after it; after a lost connection the rest are permanent.
+    pub fn take_batch(
+        &mut self,
+        net: &mut Net,
+        bufs: &[(&[u8], u32)],
+        results: &mut [Result<(), Failure>],
+    ) -> usize {
         if self.gone {
-            return Err(Failure::Permanent);
+            results.fill(Err(Failure::Permanent));
+            return bufs.len();
         }
+        let Some(&(first, seq)) = bufs.first() else {
+            return 0;
+        };
         if self.held != Some(seq) {
             self.held = Some(seq);
             self.done = 0;
         }
-        while let Some(rest) = src.get(self.done..).filter(|r| !r.is_empty()) {
-            match net.send(self.socket, rest) {
-                Ok(0) | Err(Error::Net(NetError::WouldBlock)) => return Err(Failure::Transient),
+        let rest = first.get(self.done..).unwrap_or(&[]);
+        let (mut group, mut total) = (1, rest.len());
+        while let Some((b, _)) = bufs.get(group).filter(|(b, _)| total + b.len() <= COALESCE) {
+            total += b.len();
+            group += 1;
+        }
+        let mut staging = core::mem::take(&mut self.staging);
+        let bytes = if group == 1 {
+            rest
+        } else {
+            staging.clear();
+            staging.extend_from_slice(rest);
+            for (b, _) in &bufs[1..group] {
+                staging.extend_from_slice(b);
+            }
+            &staging[..]
+        };
+        let mut sent = 0;
+        let mut stopped = None;
+        while sent < bytes.len() {
+            match net.send(self.socket, &bytes[sent..]) {
+                Ok(0) | Err(Error::Net(NetError::WouldBlock)) => {
+                    stopped = Some(Failure::Transient);
+                    break;
+                }
                 Ok(n) => {
-                    self.done += n;
+                    sent += n;
                     self.bytes += n as u64;
                 }
                 Err(e) => {
                     self.lose(e);
-                    return Err(Failure::Permanent);
+                    stopped = Some(Failure::Permanent);
+                    break;
                 }
             }
         }
+        self.staging = staging;
+        // The bytes of the group gone so far, the first buffer's earlier
+        // part included, handed out to the buffers in order.
+        let mut left = sent + self.done;
         self.held = None;
         self.done = 0;
-        self.buffers += 1;
-        Ok(())
+        let mut blocked = false;
+        for ((b, seq), result) in bufs.iter().zip(results.iter_mut()).take(group) {
+            if !blocked && left >= b.len() {
+                left -= b.len();
+                self.buffers += 1;
+                *result = Ok(());
+                continue;
+            }
+            let failure = stopped.unwrap_or(Failure::Transient);
+            if !blocked && failure == Failure::Transient {
+                self.held = Some(*seq);
+                self.done = left;
+            }
+            blocked = true;
+            *result = Err(failure);
+        }
+        group
     }
 
     fn lose(&mut self, e: Error) {

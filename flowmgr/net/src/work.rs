@@ -5,7 +5,7 @@ use crate::datagram::Datagrams;
 use crate::stream::Stream;
 use alloc::vec::Vec;
 use conflux_flow_protocol::stage::{StageSpec, StageStatus, Start};
-use conflux_flow_stage::{edges_match, FlowIo, Os, Step, System, Work};
+use conflux_flow_stage::{edges_match, Failure, FlowIo, Os, Step, System, Work};
 use conflux_net_client::{Error, Events, Net, NetError, PollEntry, SockKind, Socket};
 use conflux_userlib::ipc::Notification;
 
@@ -50,9 +50,21 @@ impl Sinks {
     /// retry when the socket cannot take it now.
     pub fn step(&mut self, os: &mut impl Os, io: &mut FlowIo, job: &mut Job) -> Step {
         let net = &mut self.net;
-        let step = io.sink(os, |src, seq| match job {
-            Job::Tcp(s) => s.take(net, src, seq),
-            Job::Udp(d) => d.take(net, src),
+        let step = io.sink_batch(os, |bufs, results| match job {
+            Job::Tcp(s) => s.take_batch(net, bufs, results),
+            // One datagram per buffer, up to the first the socket cannot
+            // take now (those after it must wait their turn).
+            Job::Udp(d) => {
+                let mut got = 0;
+                for ((src, _), result) in bufs.iter().zip(results.iter_mut()) {
+                    *result = d.take(net, src);
+                    got += 1;
+                    if *result == Err(Failure::Transient) {
+                        break;
+                    }
+                }
+                got
+            }
         });
         if step == Step::WaitOther {
             self.full.push(match job {

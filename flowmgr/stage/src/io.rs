@@ -492,6 +492,79 @@ impl FlowIo {
         })
     }
 
+    /// A source's step over up to [`BATCH`] empty buffers at once, for a
+    /// source that fills several from one read: `f(bufs, results)` fills
+    /// `bufs` from the first on, says in `results[i]` what
+    /// [`Self::source`]'s `f` would have (a length, `None` for nothing
+    /// now, or a failure) and returns how many it got to; those after
+    /// stay held for the next step. Buffers are numbered and sent in
+    /// order up to the first that is not a length. A rate-limited or
+    /// splitting source goes buffer by buffer.
+    pub fn source_batch(
+        &mut self,
+        os: &mut impl Os,
+        f: impl FnOnce(&mut [&mut [u8]], &mut [Result<Option<usize>, Failure>]) -> usize,
+    ) -> Step {
+        if self.bucket.is_some() || self.outputs[1].is_some() {
+            return self.source(os, |dst| {
+                let mut result = [Ok(None)];
+                f(&mut [dst], &mut result);
+                result[0]
+            });
+        }
+        self.step(|io| {
+            while io.hold_empty()? {}
+            let n = io.held_out.len();
+            if n == 0 {
+                return Ok(Step::WaitOutput);
+            }
+            let mut ranges: [Range<usize>; BATCH] = Default::default();
+            for (i, range) in ranges.iter_mut().enumerate().take(n) {
+                if let Some((b, _)) = io.held_out.get(i) {
+                    *range = b.offset as usize..(b.offset + u64::from(b.len)) as usize;
+                }
+            }
+            let mut pieces: [Option<&mut [u8]>; BATCH] = Default::default();
+            carve(io.pool.bytes(), &ranges[..n], &mut pieces);
+            // Only the buffers lent, from the first on: an empty buffer a
+            // hostile neighbour handed back twice ends the batch there,
+            // and when it is the first it is let go (used once only).
+            let lent = pieces.iter().take(n).take_while(|p| p.is_some()).count();
+            if lent == 0 {
+                io.held_out.pop();
+                return Ok(Step::Progress);
+            }
+            let mut results = [Ok(None); BATCH];
+            let got = {
+                let mut bufs: [&mut [u8]; BATCH] = Default::default();
+                for (buf, piece) in bufs.iter_mut().zip(pieces.iter_mut()).take(lent) {
+                    *buf = piece.take().unwrap_or_default();
+                }
+                f(&mut bufs[..lent], &mut results[..lent]).min(lent)
+            };
+            for result in results.iter().take(got) {
+                match *result {
+                    Ok(Some(len)) => {
+                        let Some((out, _)) = io.held_out.front() else {
+                            break;
+                        };
+                        let seq = io.next_seq;
+                        io.next_seq = seq.wrapping_add(1);
+                        let len = u32::try_from(len).unwrap_or(u32::MAX).min(out.len);
+                        io.send(os, len, seq)?;
+                    }
+                    Ok(None) => return Ok(Step::WaitOther),
+                    Err(Failure::Transient) => {
+                        io.retries += 1;
+                        return Ok(Step::WaitOther);
+                    }
+                    Err(Failure::Permanent) => return Ok(Step::Finished),
+                }
+            }
+            Ok(Step::Progress)
+        })
+    }
+
     /// A source that has data but no buffer for it (a datagram arriving
     /// while the flow is backed up, or over its rate): counts the drop. Returns whether a
     /// buffer was free after all, in which case `fill` wrote into it.
@@ -534,6 +607,81 @@ impl FlowIo {
                 }
                 Err(e) => io.fail(os, e),
             }
+        })
+    }
+
+    /// A sink's step over up to [`BATCH`] buffers at once, for a sink
+    /// that hands several on together (one send for many): `f(bufs,
+    /// results)` consumes `bufs` (bytes and sequence number each) from
+    /// the first on, says in `results[i]` how each went, and returns how
+    /// many it got to: those after stay held, untouched, for the next
+    /// step (a sink that takes only so many bytes at once). Results are
+    /// applied in order as [`Self::transform_batch`]'s are; a merging
+    /// sink goes buffer by buffer ([`Self::sink`]).
+    pub fn sink_batch(
+        &mut self,
+        os: &mut impl Os,
+        f: impl FnOnce(&[(&[u8], u32)], &mut [Result<(), Failure>]) -> usize,
+    ) -> Step {
+        if self.inputs[1].is_some() {
+            return self.sink(os, |src, seq| {
+                let mut result = [Ok(())];
+                f(&[(src, seq)], &mut result);
+                result[0]
+            });
+        }
+        self.step(|io| {
+            while io.hold_full()? {}
+            let n = io.held_in.len();
+            if n == 0 {
+                return Ok(Step::WaitInput);
+            }
+            let mut ranges: [Range<usize>; BATCH] = Default::default();
+            let mut seqs = [0u32; BATCH];
+            for (i, (range, seq)) in ranges.iter_mut().zip(&mut seqs).enumerate().take(n) {
+                if let Some((b, _)) = io.held_in.get(i) {
+                    (*range, *seq) = (b.range(), b.seq);
+                }
+            }
+            let mut pieces: [Option<&mut [u8]>; BATCH] = Default::default();
+            carve(io.pool.bytes(), &ranges[..n], &mut pieces);
+            let mut results = [Ok(()); BATCH];
+            let mut which = [0usize; BATCH];
+            let mut count = 0;
+            let reached;
+            {
+                let mut bufs: [(&[u8], u32); BATCH] = [(&[], 0); BATCH];
+                let lent = pieces.iter_mut().zip(&mut results).zip(seqs);
+                for (i, ((piece, result), seq)) in lent.enumerate().take(n) {
+                    match piece.take() {
+                        Some(p) => {
+                            bufs[count] = (p, seq);
+                            which[count] = i;
+                            count += 1;
+                        }
+                        None => *result = Err(Failure::Permanent),
+                    }
+                }
+                let mut done = [Ok(()); BATCH];
+                let got = f(&bufs[..count], &mut done[..count]).min(count);
+                for (&i, d) in which.iter().zip(done).take(got) {
+                    results[i] = d;
+                }
+                // The first one the sink did not get to, and those after.
+                reached = if got < count { which[got] } else { n };
+            }
+            for result in results.iter().take(reached) {
+                match *result {
+                    Ok(()) => io.recycle(os)?,
+                    // Dropped and counted; the others go on.
+                    Err(Failure::Permanent) => {
+                        io.fail(os, Failure::Permanent)?;
+                    }
+                    // This one and those after it are tried again.
+                    Err(Failure::Transient) => return io.fail(os, Failure::Transient),
+                }
+            }
+            Ok(Step::Progress)
         })
     }
 

@@ -123,3 +123,150 @@ fn a_transient_failure_retries_that_buffer_and_the_rest_in_order() {
     let unique: HashSet<u32> = seen.iter().map(|(s, _)| *s).collect();
     assert_eq!(unique.len(), 40, "nothing delivered twice");
 }
+
+/// Source (40 records, up to four per turn) → a sink taking up to
+/// [`crate::BATCH`] at once, each judged by `verdict`; what it took,
+/// in order, and the largest batch.
+fn sink_pipeline(verdict: Verdict) -> (Vec<u32>, usize) {
+    let mut rig = Rig::new();
+    let mut works = [Toy::default(), Toy::default()];
+    let mut stages = [Stages::new(config(0)), Stages::new(config(1))];
+    let specs = [
+        spec(1, StageSpec::Udp { port: 9 }, None, Some(IN)),
+        spec(1, StageSpec::Null, Some(IN), None),
+    ];
+    // The sink sits where the rig's middle stage would: input edge 0.
+    for (p, at) in [(0, 0), (1, 1)] {
+        rig.attach(&mut stages[p], &mut works[p], 1, at);
+    }
+    let [s0, s1] = &mut stages;
+    assert_eq!(
+        start(s0, &mut works[0], &mut rig.os, specs[0]),
+        StageStatus::Ok
+    );
+    // The middle position also took an output edge; a sink ignores it.
+    assert_eq!(
+        start(s1, &mut works[1], &mut rig.os, specs[1]),
+        StageStatus::Ok
+    );
+    let (mut sent, mut largest) = (0u32, 0usize);
+    let mut tries: HashMap<u32, u32> = HashMap::new();
+    let mut taken = Vec::new();
+    for _round in 0..200 {
+        for _ in 0..4 {
+            s0.run(|_, io, _| {
+                io.source(&mut rig.os, |dst| {
+                    if sent == 40 {
+                        return Err(io::Failure::Permanent);
+                    }
+                    dst[..4].copy_from_slice(&sent.to_le_bytes());
+                    sent += 1;
+                    Ok(Some(4))
+                })
+            });
+        }
+        s1.run(|_, io, _| {
+            io.sink_batch(&mut rig.os, |bufs, results| {
+                largest = largest.max(bufs.len());
+                // Like a sink that takes at most three at once.
+                let mut got = 0;
+                for ((src, seq), r) in bufs.iter().zip(results.iter_mut()).take(3) {
+                    assert_eq!(u32::from_le_bytes(src[..4].try_into().unwrap()), *seq);
+                    let n = tries.entry(*seq).or_default();
+                    *n += 1;
+                    *r = verdict(*seq, *n);
+                    got += 1;
+                    match r {
+                        Ok(()) => taken.push(*seq),
+                        // Like a socket that is full: nothing after it.
+                        Err(io::Failure::Transient) => break,
+                        Err(io::Failure::Permanent) => {}
+                    }
+                }
+                got
+            })
+        });
+    }
+    (taken, largest)
+}
+
+#[test]
+fn a_sink_batch_takes_every_buffer_once_in_order() {
+    let (taken, largest) = sink_pipeline(|_, _| Ok(()));
+    assert_eq!(taken, (0..40).collect::<Vec<u32>>());
+    assert!(largest > 1, "the sink was handed one buffer at a time");
+}
+
+#[test]
+fn a_sink_batch_retries_from_the_buffer_that_did_not_go() {
+    let (taken, _) = sink_pipeline(|seq, n| match (seq % 4, n) {
+        (3, 1) => Err(io::Failure::Transient),
+        (1, _) if seq == 9 => Err(io::Failure::Permanent),
+        _ => Ok(()),
+    });
+    let want: Vec<u32> = (0..40).filter(|&s| s != 9).collect();
+    assert_eq!(
+        taken, want,
+        "each once, in order; only the given-up one missing"
+    );
+}
+
+#[test]
+fn a_source_batch_numbers_its_buffers_in_order_and_keeps_the_rest() {
+    let mut rig = Rig::new();
+    let mut works = [Toy::default(), Toy::default()];
+    let mut stages = [Stages::new(config(0)), Stages::new(config(1))];
+    for (p, at) in [(0, 0), (1, 1)] {
+        rig.attach(&mut stages[p], &mut works[p], 1, at);
+    }
+    let [s0, s1] = &mut stages;
+    let source = spec(1, StageSpec::Udp { port: 9 }, None, Some(IN));
+    let sink = spec(1, StageSpec::Null, Some(IN), None);
+    assert_eq!(
+        start(s0, &mut works[0], &mut rig.os, source),
+        StageStatus::Ok
+    );
+    assert_eq!(start(s1, &mut works[1], &mut rig.os, sink), StageStatus::Ok);
+    let (mut made, mut largest, mut finished) = (0u32, 0usize, false);
+    let mut taken = Vec::new();
+    for _round in 0..200 {
+        s0.run(|_, io, _| {
+            let step = io.source_batch(&mut rig.os, |bufs, results| {
+                largest = largest.max(bufs.len());
+                // Up to three per read; a fourth of the way through, the
+                // source has nothing for a moment.
+                let mut got = 0;
+                for (buf, r) in bufs.iter_mut().zip(results.iter_mut()).take(3) {
+                    got += 1;
+                    *r = if made == 40 {
+                        Err(io::Failure::Permanent)
+                    } else if made == 10 && !finished {
+                        finished = true;
+                        Ok(None)
+                    } else {
+                        buf[..4].copy_from_slice(&made.to_le_bytes());
+                        made += 1;
+                        Ok(Some(4))
+                    };
+                    if !matches!(r, Ok(Some(_))) {
+                        break;
+                    }
+                }
+                got
+            });
+            step
+        });
+        s1.run(|_, io, _| {
+            io.sink(&mut rig.os, |src, seq| {
+                taken.push((seq, u32::from_le_bytes(src[..4].try_into().unwrap())));
+                Ok(())
+            })
+        });
+    }
+    let want: Vec<(u32, u32)> = (0..40).map(|i| (i, i)).collect();
+    assert_eq!(
+        taken, want,
+        "each buffer numbered in order, none lost or repeated"
+    );
+    assert!(largest > 1, "the source was lent one buffer at a time");
+}
