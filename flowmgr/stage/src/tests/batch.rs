@@ -5,6 +5,24 @@
 use super::*;
 use std::collections::HashSet;
 
+/// Runs the source `s0` four turns, so it fills its whole edge (4
+/// buffers) between its neighbour's turns and the neighbour has several
+/// to batch: records 0 to 39, each its number in its first 4 bytes.
+fn feed(s0: &mut Stages<Toy>, os: &mut FakeOs, sent: &mut u32) {
+    for _ in 0..4 {
+        s0.run(|_, io, _| {
+            io.source(os, |dst| {
+                if *sent == 40 {
+                    return Err(io::Failure::Permanent);
+                }
+                dst[..4].copy_from_slice(&sent.to_le_bytes());
+                *sent += 1;
+                Ok(Some(4))
+            })
+        });
+    }
+}
+
 /// What the batch work does with the buffer of sequence number `seq`
 /// the `n`th time it sees it.
 type Verdict = fn(seq: u32, n: u32) -> Result<(), io::Failure>;
@@ -37,20 +55,7 @@ fn pipeline(verdict: Verdict) -> (Vec<(u32, u8)>, usize, u64) {
     let mut tries: HashMap<u32, u32> = HashMap::new();
     let mut seen = Vec::new();
     for _round in 0..200 {
-        // The source fills its whole edge (4 buffers) between the
-        // transformer's turns, so the transformer has several to batch.
-        for _ in 0..4 {
-            s0.run(|_, io, _| {
-                io.source(&mut rig.os, |dst| {
-                    if sent == 40 {
-                        return Err(io::Failure::Permanent);
-                    }
-                    dst[..4].copy_from_slice(&sent.to_le_bytes());
-                    sent += 1;
-                    Ok(Some(4))
-                })
-            });
-        }
+        feed(s0, &mut rig.os, &mut sent);
         s1.run(|_, io, _| {
             io.transform_batch(&mut rig.os, |pairs, results| {
                 largest = largest.max(pairs.len());
@@ -153,18 +158,7 @@ fn sink_pipeline(verdict: Verdict) -> (Vec<u32>, usize) {
     let mut tries: HashMap<u32, u32> = HashMap::new();
     let mut taken = Vec::new();
     for _round in 0..200 {
-        for _ in 0..4 {
-            s0.run(|_, io, _| {
-                io.source(&mut rig.os, |dst| {
-                    if sent == 40 {
-                        return Err(io::Failure::Permanent);
-                    }
-                    dst[..4].copy_from_slice(&sent.to_le_bytes());
-                    sent += 1;
-                    Ok(Some(4))
-                })
-            });
-        }
+        feed(s0, &mut rig.os, &mut sent);
         s1.run(|_, io, _| {
             io.sink_batch(&mut rig.os, |bufs, results| {
                 largest = largest.max(bufs.len());
