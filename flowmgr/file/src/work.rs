@@ -1,12 +1,13 @@
 //! What `flowfile` does for a flow, as a [`Work`]: checking the file at
 //! START (refusing, with a console line, what it could never read or
-//! write), then one step per turn — the source reads the next piece of
-//! its range into an output buffer, the sink writes an input buffer at
-//! its place — and making the sink's bytes durable.
+//! write), then one step per turn — the source reads the next pieces of
+//! its range into the output buffers waiting, the sink writes the input
+//! buffers waiting at their place — and making the sink's bytes durable.
 //!
-//! The sink asks the file server to sync when its input runs dry (the
-//! source finished, or is slower) and at STOP, so a flow reading the file
-//! after `DESTROY`, or the host after the run, finds every byte.
+//! The sink writes every buffer waiting and has the file server sync
+//! them before it gives any back, so what the flow let go of is on the
+//! disk even if the file server restarts (and loses what it had not
+//! synced): such a restart sends the sink back to the start of its batch.
 
 use alloc::vec::Vec;
 use conflux_flow_file_core::{figures, ReadCursor, WriteLimit};
@@ -36,8 +37,9 @@ pub struct Sink {
     buffers: u64,
     bytes: u64,
     dirty: bool,
-    /// The last buffer ran past the limit: count it as a drop.
-    over: bool,
+    /// Buffers that ran past the limit since the last step: counted as
+    /// drops.
+    over: u64,
 }
 
 /// The most bytes one read fetches for several buffers.
@@ -82,12 +84,11 @@ impl FileStage {
                 step
             }
             Job::Sink(s) => {
-                let step = io.sink(os, |src, _seq| s.write(files, flow, src));
-                if core::mem::take(&mut s.over) {
+                let step = io.sink_batch(os, |bufs, results| {
+                    s.write_durably(files, flow, bufs, results)
+                });
+                for _ in 0..core::mem::take(&mut s.over) {
                     io.count_drop();
-                }
-                if step == Step::WaitInput && s.dirty {
-                    s.sync(files, flow);
                 }
                 step
             }
@@ -161,7 +162,7 @@ impl FileStage {
                 buffers: 0,
                 bytes: 0,
                 dirty: false,
-                over: false,
+                over: 0,
             })),
             Err(s) => {
                 self.files.close(&mut file);
@@ -289,11 +290,47 @@ impl Source {
 }
 
 impl Sink {
+    /// Writes every buffer lent (`bufs`, in order) at the sink's place
+    /// and makes them durable before any is given back: a buffer the
+    /// flow no longer holds is on the disk, whatever happens to the file
+    /// server after. A file server that restarts meanwhile (which loses
+    /// what it had not synced) is a transient failure of the first
+    /// buffer: the sink goes back to where the batch began and the next
+    /// step writes all of it again. Returns how many it got to (all, or
+    /// the first alone after such a failure).
+    fn write_durably(
+        &mut self,
+        files: &mut Files,
+        flow: u32,
+        bufs: &[(&[u8], u32)],
+        results: &mut [Result<(), Failure>],
+    ) -> usize {
+        let mark = (self.limit, self.buffers, self.bytes, self.over);
+        let rewind = |s: &mut Self, results: &mut [Result<(), Failure>]| {
+            (s.limit, s.buffers, s.bytes, s.over) = mark;
+            if let Some(first) = results.first_mut() {
+                *first = Err(Failure::Transient);
+            }
+            1
+        };
+        for ((src, _), result) in bufs.iter().zip(results.iter_mut()) {
+            *result = self.write(files, flow, src);
+            if *result == Err(Failure::Transient) {
+                return rewind(self, results);
+            }
+        }
+        if self.dirty && self.sync(files, flow) == Err(Failure::Transient) {
+            self.dirty = true;
+            return rewind(self, results);
+        }
+        bufs.len()
+    }
+
     /// Writes what of `src` fits the limit at the sink's place.
     fn write(&mut self, files: &mut Files, flow: u32, src: &[u8]) -> Result<(), Failure> {
         let a = self.limit.accept(src.len());
         if a.len == 0 {
-            self.over = a.excess > 0;
+            self.over += u64::from(a.excess > 0);
             return Ok(());
         }
         let wrote = files
@@ -312,7 +349,7 @@ impl Sink {
                 }
                 self.buffers += 1;
                 self.bytes += n as u64;
-                self.over = a.excess > 0;
+                self.over += u64::from(a.excess > 0);
                 Ok(())
             }
             Err(e) => {
@@ -328,22 +365,25 @@ impl Sink {
         }
     }
 
-    /// Asks the file server to make the written bytes durable.
-    fn sync(&mut self, files: &mut Files, flow: u32) {
+    /// Asks the file server to make the written bytes durable; how it
+    /// failed, if it did (a permanent failure is said on the console,
+    /// and the bytes are given up as written).
+    fn sync(&mut self, files: &mut Files, flow: u32) -> Result<(), Failure> {
         let synced = files
             .fd(&mut self.file)
             .and_then(|fd| files.fs()?.fsync(fd));
+        self.dirty = false;
         match synced {
-            Ok(()) => self.dirty = false,
+            Ok(()) => Ok(()),
             Err(e) => {
-                if files.failed(e) == Failure::Permanent {
-                    // Tried again only after the next write.
-                    self.dirty = false;
+                let f = files.failed(e);
+                if f == Failure::Permanent {
+                    println!(
+                        "flow {flow}: file sink {}: sync failed: {e}; the bytes written since the last sync may not be on the disk (check the disk)",
+                        self.file.path
+                    );
                 }
-                println!(
-                    "flow {flow}: file sink {}: sync failed: {e}; bytes written since the last sync may not be on the disk",
-                    self.file.path
-                );
+                Err(f)
             }
         }
     }
@@ -376,7 +416,7 @@ impl Work for FileStage {
             Job::Source(mut s) => self.files.close(&mut s.file),
             Job::Sink(mut s) => {
                 if s.dirty {
-                    s.sync(&mut self.files, flow);
+                    let _ = s.sync(&mut self.files, flow);
                 }
                 self.files.close(&mut s.file);
             }

@@ -1,4 +1,5 @@
-//! Test systems only: in the system named `fs-restart`, the server's first
+//! Test systems only: in the systems named `fs-restart` and
+//! `flow-file-restart`, the server's first
 //! instance faults on purpose in the middle of a client's workload: once
 //! files were fsynced, when an fsync arrives while writes made since the
 //! previous one sit in the cache, it dies in that fsync's write-back with
@@ -40,10 +41,14 @@ pub struct Injection {
 }
 
 impl Injection {
-    /// Armed in `fs-restart` for an instance that was not restarted.
+    /// Armed in `fs-restart` and `flow-file-restart` for an instance that
+    /// was not restarted.
     pub fn new(restarted: bool) -> Self {
         Injection {
-            armed: crate::config::SYSTEM_NAME == "fs-restart" && !restarted,
+            armed: matches!(
+                crate::config::SYSTEM_NAME,
+                "fs-restart" | "flow-file-restart"
+            ) && !restarted,
             fsyncs: 0,
             unsynced: 0,
         }

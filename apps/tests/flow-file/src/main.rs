@@ -141,6 +141,33 @@ fn refused_at(flows: &Flows, req: &FlowRequest, stage: u64) -> bool {
     }
 }
 
+/// The system `flow-file-restart`: the file server dies in an fsync's
+/// write-back while the sink's batch waits in its cache, and restarts.
+fn across_a_restart(flows: &Flows, check: &mut impl FnMut(&str, bool), bytes: u64) {
+    let w = run(
+        flows,
+        "pattern to file across a restart",
+        &request(pattern(23), &[], whole("/flows/restart")),
+    );
+    check(
+        "the sink wrote every record once across the restart",
+        carried(&w, RECORDS) && w.as_ref().is_some_and(|s| s.sink == [RECORDS, bytes]),
+    );
+    check(
+        "the restart was a transient failure, retried",
+        w.as_ref().is_some_and(|s| s.ladder[0] >= 1),
+    );
+    let r = run(
+        flows,
+        "file to check after the restart",
+        &request(whole("/flows/restart"), &[], StageSpec::Check { seed: 23 }),
+    );
+    check(
+        "read back after the restart: every record whole, in order, once",
+        tally(&r) == Some((RECORDS, 0, 0, 0)),
+    );
+}
+
 fn main() {
     let flows = Flows::new(config::caps::FLOWMGR);
     let mut fs = Fs::connect_or_fail(conflux_fs_client::manifest_caps!());
@@ -158,6 +185,13 @@ fn main() {
         Err(e) => println!("FAIL: mkdir /flows: {e}"),
     }
     let bytes = RECORDS * u64::from(BUFFER);
+    if config::SYSTEM_NAME == "flow-file-restart" {
+        across_a_restart(&flows, &mut check, bytes);
+        if failed == 0 {
+            println!("all restart checks passed");
+        }
+        return;
+    }
 
     let w = run(
         &flows,
