@@ -126,6 +126,7 @@ fn main() {
     blocks_round_trip(&mut c, soft, blk);
     crc_then_null(&mut c, soft);
     hostile(&mut c, soft);
+    named_twice(&mut c, crypto);
     udp_ports(&mut c, soft, nic);
     for (name, t) in [
         ("soft", soft),
@@ -451,6 +452,89 @@ fn hostile(c: &mut Checks, soft: Task) {
         simple(soft, label::STOP, flow).0,
         Some(StageStatus::Ok),
     );
+}
+
+/// (e) A hostile upstream hands the crypto device's stage, which takes
+/// several buffers at once, the same full buffer twice under two
+/// sequence numbers: the pool is lent once, so the device ciphers it
+/// once and the other is given up and counted; the stage goes on.
+fn named_twice(c: &mut Checks, crypto: Task) {
+    let slot = wire::slot(1);
+    let flow = 4;
+    let (s_in, s_out) = (span(0), span(1));
+    c.that(
+        "format the crypto stage's edges",
+        slot.format(0, s_in) && slot.format(1, s_out),
+        (),
+    );
+    let st = stage(
+        crypto,
+        flow,
+        cipher(Direction::Encrypt, Engine::Device),
+        Some(0),
+        Some(1),
+    );
+    c.eq(
+        "attach the crypto stage",
+        slot.attach(&st, None, None),
+        None,
+    );
+    let start = Start {
+        flow,
+        spec: st.spec,
+        input: Some(s_in),
+        output: Some(s_out),
+        sched: Default::default(),
+        position: 0,
+        input2: None,
+        output2: None,
+        replica: false,
+    };
+    c.eq(
+        "START the crypto stage",
+        wire::start(crypto, &start),
+        Some(StageStatus::Ok),
+    );
+    let (Some(mut up), Some(mut down)) = (slot.output(0, s_in), slot.input(1, s_out)) else {
+        c.that("attach to both edges as the stage's neighbours", false, ());
+        return;
+    };
+    let now = conflux_userlib::sys::rdtsc;
+    let Some(Ok(b)) = up.take_empty().ok().flatten() else {
+        c.that("an empty buffer to fill", false, ());
+        return;
+    };
+    // The same buffer as records 0 and 1, then a buffer of its own as 2.
+    let sent = [0, 1].map(|seq| up.send(&b, RECORD, seq, now()).is_ok());
+    let third = up.take_empty().ok().flatten().and_then(Result::ok);
+    let sent_third = third.is_some_and(|t| up.send(&t, RECORD, 2, now()).is_ok());
+    c.that(
+        "send one buffer twice, then another",
+        sent == [true, true] && sent_third,
+        (),
+    );
+    let _ = Notification(crypto.bell).signal();
+    let mut seqs = alloc::vec::Vec::new();
+    wait(|| {
+        if let Ok(Some(Ok(b))) = down.take_full() {
+            seqs.push(b.seq);
+            let _ = down.recycle(&b, b.len, now());
+        }
+        let dropped = slot.observe(1).map_or(0, |e| e.upstream[2]);
+        seqs.len() + dropped as usize >= 3
+    });
+    let dropped = slot.observe(1).map_or(0, |e| e.upstream[2]);
+    c.that(
+        "the twice-named buffer was ciphered once and the other counted as a drop",
+        seqs.len() == 2 && dropped == 1 && seqs.last() == Some(&2),
+        (seqs.clone(), dropped),
+    );
+    c.eq(
+        "STOP the crypto stage",
+        simple(crypto, label::STOP, flow).0,
+        Some(StageStatus::Ok),
+    );
+    c.eq("copies left after STOP", slot.revoke(), 0);
 }
 
 /// (d) The NIC's UDP source: a port is one flow's at a time.

@@ -3,7 +3,7 @@
 //! and the slot's capabilities revoked afterwards.
 
 use crate::config;
-use conflux_flow_protocol::edge::{self, EdgeStats, Input, EDGE_BYTES};
+use conflux_flow_protocol::edge::{self, EdgeStats, Input, Output, EDGE_BYTES};
 use conflux_flow_protocol::stage::{label, Grant, StageSpec, StageStatus, Start, START_WORDS};
 use conflux_flow_protocol::Span;
 use conflux_userlib::ipc::{long_word, set_long_word, Endpoint, Message, Slot};
@@ -128,6 +128,12 @@ impl FlowSlot {
         // Safety: mapped writable for the task's life (see `format`); the
         // `Input` is dropped before the test ends.
         unsafe { edge::attach_input(self.addrs[e] as *mut u8, EDGE_BYTES, POOL, span) }.ok()
+    }
+
+    /// Edge `e`'s upstream end, for a test that plays a stage itself.
+    pub fn output(&self, e: usize, span: Span) -> Option<Output> {
+        // Safety: as for `input`.
+        unsafe { edge::attach_output(self.addrs[e] as *mut u8, EDGE_BYTES, POOL, span) }.ok()
     }
 
     /// Attaches everything `stage` needs, its neighbours' doorbells from
