@@ -17,7 +17,7 @@ mod wire;
 use conflux_flow_protocol::edge::{Input, Taken};
 use conflux_flow_protocol::record::Tally;
 use conflux_flow_protocol::stage::{
-    label, Cipher, Direction, Engine, Grant, Key, Mode, StageSpec, StageStatus, Start,
+    label, Cipher, Direction, Engine, Grant, Key, Mode, StageSpec, StageStatus,
 };
 use conflux_flow_protocol::{Buf, Span};
 use conflux_userlib::ipc::Notification;
@@ -351,17 +351,7 @@ fn hostile(c: &mut Checks, soft: Task) {
         lo: wire::POOL - u64::from(RECORD),
         ..s
     };
-    let start = |output| Start {
-        flow,
-        spec: source.spec,
-        input: None,
-        output: Some(output),
-        sched: Default::default(),
-        position: 0,
-        input2: None,
-        output2: None,
-        replica: false,
-    };
+    let start = |output| wire::start_of(&source, None, Some(output));
     c.eq(
         "START with a span past the pool's end",
         wire::start(soft, &start(outside)),
@@ -479,17 +469,7 @@ fn named_twice(c: &mut Checks, crypto: Task) {
         slot.attach(&st, None, None),
         None,
     );
-    let start = Start {
-        flow,
-        spec: st.spec,
-        input: Some(s_in),
-        output: Some(s_out),
-        sched: Default::default(),
-        position: 0,
-        input2: None,
-        output2: None,
-        replica: false,
-    };
+    let start = wire::start_of(&st, Some(s_in), Some(s_out));
     c.eq(
         "START the crypto stage",
         wire::start(crypto, &start),
@@ -562,17 +542,7 @@ fn udp_ports(c: &mut Checks, soft: Task, nic: Task) {
         other.attach(&second, None, None),
         None,
     );
-    let start = |s: &Stage| Start {
-        flow: s.flow,
-        spec: s.spec,
-        input: None,
-        output: Some(span(0)),
-        sched: Default::default(),
-        position: 0,
-        input2: None,
-        output2: None,
-        replica: false,
-    };
+    let start = |s: &Stage| wire::start_of(s, None, Some(span(0)));
     c.eq(
         "a second UDP flow on port 5700",
         wire::start(nic, &start(&second)),

@@ -196,23 +196,29 @@ pub fn wire(
         }
     }
     for s in stages.iter().rev() {
-        let msg = Start {
-            flow: s.flow,
-            spec: s.spec,
-            input: s.input.map(|e| spans[e]),
-            output: s.output.map(|e| spans[e]),
-            sched: Default::default(),
-            position: 0,
-            input2: None,
-            output2: None,
-            replica: false,
-        };
+        let msg = start_of(s, s.input.map(|e| spans[e]), s.output.map(|e| spans[e]));
         match start(s.task, &msg) {
             Some(StageStatus::Ok) => {}
             other => return Err(alloc::format!("starting {:?}: {other:?}", s.spec.kind())),
         }
     }
     Ok(())
+}
+
+/// The START message of `s` with one lane each way, its edges' spans
+/// given, at position 0 and default scheduling.
+pub fn start_of(s: &Stage, input: Option<Span>, output: Option<Span>) -> Start {
+    Start {
+        flow: s.flow,
+        spec: s.spec,
+        input,
+        output,
+        sched: Default::default(),
+        position: 0,
+        input2: None,
+        output2: None,
+        replica: false,
+    }
 }
 
 /// Stops every stage; whether each answered Ok.
