@@ -320,8 +320,7 @@ impl FlowIo {
             if io.skip_marker(os, &inp)? {
                 return Ok(Step::Progress);
             }
-            let dst_range = out.offset as usize..(out.offset + u64::from(out.len)) as usize;
-            let Some((src, dst)) = two(io.pool.bytes(), inp.range(), dst_range) else {
+            let Some((src, dst)) = two(io.pool.bytes(), inp.range(), out.range()) else {
                 return io.fail(os, Failure::Permanent);
             };
             match f(src, dst) {
@@ -378,7 +377,7 @@ impl FlowIo {
                     break;
                 };
                 ranges[2 * i] = inp.range();
-                ranges[2 * i + 1] = out.offset as usize..(out.offset + u64::from(out.len)) as usize;
+                ranges[2 * i + 1] = out.range();
             }
             let mut pieces: [Option<&mut [u8]>; 2 * BATCH] = Default::default();
             carve(io.pool.bytes(), &ranges[..2 * n], &mut pieces);
@@ -521,7 +520,7 @@ impl FlowIo {
             let mut ranges: [Range<usize>; BATCH] = Default::default();
             for (i, range) in ranges.iter_mut().enumerate().take(n) {
                 if let Some((b, _)) = io.held_out.get(i) {
-                    *range = b.offset as usize..(b.offset + u64::from(b.len)) as usize;
+                    *range = b.range();
                 }
             }
             let mut pieces: [Option<&mut [u8]>; BATCH] = Default::default();
@@ -554,10 +553,7 @@ impl FlowIo {
                         io.send(os, len, seq)?;
                     }
                     Ok(None) => return Ok(Step::WaitOther),
-                    Err(Failure::Transient) => {
-                        io.retries += 1;
-                        return Ok(Step::WaitOther);
-                    }
+                    Err(Failure::Transient) => return io.fail(os, Failure::Transient),
                     Err(Failure::Permanent) => return Ok(Step::Finished),
                 }
             }
