@@ -11,12 +11,13 @@
 //! dropped and counted.
 //!
 //! Flows share the device with the driver's clients without a second
-//! virtqueue: a flow's request runs to completion (virtio-drivers'
-//! blocking calls) and only while no client request is on the device, so
-//! the used ring never holds another request's completion when the flow
-//! waits for its own. The pool is registered with the HAL as DMA memory,
+//! virtqueue: a flow's request runs to completion, the driver sleeping
+//! until the device's interrupt (`sleep`), and only while no client
+//! request is on the device, so the used ring never holds another
+//! request's completion when the flow waits for its own. The pool is registered with the HAL as DMA memory,
 //! so reads land in the flow's buffers directly.
 
+mod sleep;
 mod staging;
 
 use crate::device::Blk;
@@ -156,9 +157,7 @@ fn step(blk: &mut Blk, os: &mut impl Os, io: &mut FlowIo, f: &mut Flow) -> Step 
             }
             let sectors = (dst.len() / SECTOR).min(left as usize);
             let buf = &mut dst[..sectors * SECTOR];
-            blk.blk
-                .read_blocks(at.next as usize, buf)
-                .map_err(|_| Failure::Transient)?;
+            sleep::read(blk, at.next, buf).map_err(|_| Failure::Transient)?;
             at.next += sectors as u64;
             *bytes += buf.len() as u64;
             Ok(Some(buf.len()))
@@ -198,9 +197,7 @@ fn write_whole(blk: &mut Blk, at: &mut Cursor, s: &mut Sink) -> Result<(), ()> {
     }
     let n = sectors * SECTOR;
     let bytes = s.staging.bytes();
-    blk.blk
-        .write_blocks(at.next as usize, &bytes[..n])
-        .map_err(|_| ())?;
+    sleep::write(blk, at.next, &bytes[..n]).map_err(|_| ())?;
     bytes.copy_within(n..s.fill, 0);
     at.next += sectors as u64;
     s.fill -= n;
@@ -218,9 +215,7 @@ fn flush(blk: &mut Blk, at: &mut Cursor, s: &mut Sink) -> Result<(), ()> {
     if s.fill > 0 {
         let bytes = s.staging.bytes();
         bytes[s.fill..SECTOR].fill(0);
-        blk.blk
-            .write_blocks(at.next as usize, &bytes[..SECTOR])
-            .map_err(|_| ())?;
+        sleep::write(blk, at.next, &bytes[..SECTOR]).map_err(|_| ())?;
     }
     s.dirty = false;
     Ok(())

@@ -14,7 +14,6 @@
 #![allow(unsafe_code)]
 
 use alloc::boxed::Box;
-use core::hint::spin_loop;
 use core::mem::offset_of;
 
 use virtio_drivers::device::common::Feature;
@@ -26,6 +25,7 @@ use crate::error::Error;
 use crate::protocol::{
     Algorithm, Core, DataReq, Direction, Exchange, Job, Limits, SessionId, IV_LEN, MAX_BATCH,
 };
+use crate::wait::{Sleep, Wait};
 use crate::wire::{self, Config};
 
 /// Descriptors in the data queue: a cipher request takes 5 (header, IV,
@@ -99,6 +99,8 @@ struct Queues<H: Hal, T: Transport> {
     control_index: u16,
     /// Set once the device has been reset after a failure.
     broken: bool,
+    /// How to wait for the device; `None` polls.
+    sleep: Option<Sleep>,
 }
 
 impl<H: Hal, T: Transport> VirtIOCrypto<H, T> {
@@ -158,10 +160,10 @@ impl<H: Hal, T: Transport> VirtIOCrypto<H, T> {
         });
         match queues {
             Ok((mut data, mut control)) => {
-                // Every request is polled to completion (`transact`), so
-                // an interrupt per request would only cost the guest a
-                // trap and a wake-up: ask the device for none
-                // (VIRTQ_AVAIL_F_NO_INTERRUPT, virtio 1.2 §2.7.10).
+                // No interrupt unless a request is waited for by
+                // sleeping (`crate::wait`), which asks for one just
+                // before it sleeps (VIRTQ_AVAIL_F_NO_INTERRUPT, virtio
+                // 1.2 §2.7.10).
                 data.set_dev_notify(false);
                 control.set_dev_notify(false);
                 transport.finish_init();
@@ -171,6 +173,7 @@ impl<H: Hal, T: Transport> VirtIOCrypto<H, T> {
                     control,
                     control_index,
                     broken: false,
+                    sleep: None,
                 }))
             }
             Err(e) => {
@@ -239,6 +242,12 @@ impl<H: Hal, T: Transport> VirtIOCrypto<H, T> {
         self.core.cipher_batch(jobs, results)
     }
 
+    /// Waits for the device's answers by sleeping until its interrupt
+    /// (see [`Sleep`]) instead of polling for them.
+    pub fn sleep_on_interrupt(&mut self, sleep: Sleep) {
+        self.core.exchange.sleep = Some(sleep);
+    }
+
     /// Acknowledges an interrupt (for the interrupt-driven variants).
     pub fn ack_interrupt(&mut self) -> InterruptStatus {
         self.core.exchange.transport.ack_interrupt()
@@ -265,6 +274,7 @@ impl<H: Hal, T: Transport> Exchange for Queues<H, T> {
             index,
             &mut self.transport,
             &mut self.broken,
+            self.sleep,
             inputs,
             outputs,
         )
@@ -280,6 +290,7 @@ impl<H: Hal, T: Transport> Exchange for Queues<H, T> {
             DATA_QUEUE,
             &mut self.transport,
             &mut self.broken,
+            self.sleep,
             inputs,
             outputs,
         )
@@ -291,6 +302,7 @@ impl<H: Hal, T: Transport> Exchange for Queues<H, T> {
             DATA_QUEUE,
             &mut self.transport,
             &mut self.broken,
+            self.sleep,
             reqs,
         );
     }
@@ -310,6 +322,7 @@ fn transact<'a, H: Hal, T: Transport, const N: usize>(
     index: u16,
     transport: &mut T,
     broken: &mut bool,
+    sleep: Option<Sleep>,
     inputs: &'a [&'a [u8]],
     outputs: &'a mut [&'a mut [u8]],
 ) -> Result<u32, Error> {
@@ -323,14 +336,11 @@ fn transact<'a, H: Hal, T: Transport, const N: usize>(
     if queue.should_notify() {
         transport.notify(index);
     }
+    let mut wait = Wait::new(sleep);
     while !queue.can_pop() {
-        if transport
-            .get_status()
-            .contains(DeviceStatus::DEVICE_NEEDS_RESET)
-        {
+        if wait.gave_up(queue, transport) {
             return Err(reset(transport, broken, Error::DeviceNeedsReset));
         }
-        spin_loop();
     }
     // Safety: the same buffers as given to `add` above, still borrowed.
     match unsafe { queue.pop_used(token, inputs, outputs) } {
@@ -351,6 +361,7 @@ fn transact_many<H: Hal, T: Transport, const N: usize>(
     index: u16,
     transport: &mut T,
     broken: &mut bool,
+    sleep: Option<Sleep>,
     reqs: &mut [DataReq<'_>],
 ) {
     let mut tokens = [None; MAX_BATCH];
@@ -380,16 +391,13 @@ fn transact_many<H: Hal, T: Transport, const N: usize>(
     if out > 0 && queue.should_notify() {
         transport.notify(index);
     }
+    let mut wait = Wait::new(sleep);
     while out > 0 && !*broken {
         let Some(used) = queue.peek_used() else {
-            if transport
-                .get_status()
-                .contains(DeviceStatus::DEVICE_NEEDS_RESET)
-            {
+            if wait.gave_up(queue, transport) {
                 why = reset(transport, broken, Error::DeviceNeedsReset);
                 break;
             }
-            spin_loop();
             continue;
         };
         let Some(k) = tokens.iter().position(|t| *t == Some(used)) else {

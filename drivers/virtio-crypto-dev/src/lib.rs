@@ -29,8 +29,10 @@ pub mod error;
 pub mod protocol;
 #[cfg(any(test, feature = "soft"))]
 pub mod soft;
+mod wait;
 pub mod wire;
 
 pub use device::{DeviceConfig, VirtIOCrypto};
 pub use error::Error;
 pub use protocol::{Algorithm, Direction, Job, Limits, SessionId, IV_LEN, MAX_BATCH};
+pub use wait::Sleep;

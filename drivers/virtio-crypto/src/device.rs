@@ -9,8 +9,9 @@ use crate::config::device as dev;
 use crate::shared;
 use alloc::vec::Vec;
 use conflux_abi::pci::Bdf;
+use conflux_userlib::ipc::{Irq, Notification};
 use conflux_userlib::region::{Mapped, Region};
-use conflux_virtio_crypto::VirtIOCrypto;
+use conflux_virtio_crypto::{Sleep, VirtIOCrypto};
 use conflux_virtio_hal::{
     bring_up, device_function, BarMapping, BringUpError, ConfluxHal, Pool, Window,
 };
@@ -129,5 +130,23 @@ fn start(windows: &[Window]) -> Result<Device, OpenError> {
         windows,
     )
     .map_err(OpenError::BringUp)?;
-    VirtIOCrypto::new(transport).map_err(OpenError::Device)
+    let mut device = VirtIOCrypto::new(transport).map_err(OpenError::Device)?;
+    device.sleep_on_interrupt(Sleep {
+        wait: wait_for_interrupt,
+        rearm: rearm_interrupt,
+    });
+    Ok(device)
+}
+
+/// Sleeps on the device's notification. Doorbells that ring meanwhile are
+/// taken with it; that loses nothing, as the loop steps every flow after
+/// the request and a flow waits only after looking at its edges again.
+fn wait_for_interrupt() -> bool {
+    Notification(dev::IRQ_NOTIFY)
+        .wait()
+        .is_ok_and(|bits| bits & 1 != 0)
+}
+
+fn rearm_interrupt() {
+    let _ = Irq(dev::IRQ).ack();
 }
