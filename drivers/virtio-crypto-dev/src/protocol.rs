@@ -18,8 +18,6 @@
 //! | encrypt/decrypt | [`CipherDataReq`], IV, source | destination, status byte | len + 1 |
 
 use alloc::collections::BTreeMap;
-use alloc::vec;
-use alloc::vec::Vec;
 use core::mem::size_of;
 use zerocopy::{FromBytes, IntoBytes};
 
@@ -152,6 +150,17 @@ pub struct DataReq<'a> {
     pub(crate) inputs: [&'a [u8]; 3],
     pub(crate) outputs: [&'a mut [u8]; 2],
     pub(crate) used: Result<u32, Error>,
+}
+
+impl DataReq<'_> {
+    /// A place holder, never handed to the device.
+    fn unused() -> Self {
+        Self {
+            inputs: [&[]; 3],
+            outputs: [&mut [], &mut []],
+            used: Err(Error::Broken),
+        }
+    }
 }
 
 /// One cipher operation of a batch ([`crate::VirtIOCrypto::cipher_batch`]).
@@ -407,29 +416,38 @@ impl<X: Exchange> Core<X> {
         }
     }
 
+    /// At most [`MAX_BATCH`] jobs (as [`Self::cipher_batch`] cuts them),
+    /// on the stack: this runs for every batch a flow hands the device.
     fn cipher_chunk(&mut self, jobs: &mut [Job<'_>], results: &mut [Result<(), Error>]) {
-        let checked: Vec<Result<CipherDataReq, Error>> =
-            jobs.iter().map(|j| self.check_job(j)).collect();
-        let mut statuses = vec![[0xffu8; INHDR_LEN]; jobs.len()];
-        let mut reqs = Vec::with_capacity(jobs.len());
-        let mut carried = Vec::with_capacity(jobs.len());
+        let mut checked = [Err(Error::Broken); MAX_BATCH];
+        for (c, job) in checked.iter_mut().zip(jobs.iter()) {
+            *c = self.check_job(job);
+        }
+        let mut statuses = [[0xffu8; INHDR_LEN]; MAX_BATCH];
+        let mut reqs: [DataReq<'_>; MAX_BATCH] = core::array::from_fn(|_| DataReq::unused());
+        let mut carried = [0usize; MAX_BATCH];
+        let mut count = 0;
         let requests = jobs.iter_mut().zip(&checked).zip(statuses.iter_mut());
         for (i, ((job, checked), status)) in requests.enumerate() {
             match checked {
                 Ok(header) => {
-                    reqs.push(DataReq {
+                    reqs[count] = DataReq {
                         inputs: [header.as_bytes(), &job.iv[..], job.src],
                         outputs: [&mut *job.dst, &mut status[..]],
                         used: Err(Error::Broken),
-                    });
-                    carried.push(i);
+                    };
+                    carried[count] = i;
+                    count += 1;
                 }
                 Err(e) => results[i] = Err(*e),
             }
         }
-        self.exchange.data_batch(&mut reqs);
-        let used: Vec<Result<u32, Error>> = reqs.into_iter().map(|r| r.used).collect();
-        for (i, used) in carried.into_iter().zip(used) {
+        self.exchange.data_batch(&mut reqs[..count]);
+        let mut used = [Err(Error::Broken); MAX_BATCH];
+        for (u, r) in used.iter_mut().zip(&reqs[..count]) {
+            *u = r.used;
+        }
+        for (&i, used) in carried.iter().zip(used).take(count) {
             results[i] =
                 used.and_then(|u| parse_cipher_status(statuses[i][0], u, jobs[i].src.len()));
         }

@@ -14,7 +14,7 @@
 
 use crate::work::socket;
 use conflux_flow_protocol::stage::{Peer, StageStatus};
-use conflux_flow_stage::Failure;
+use conflux_flow_stage::{coalesce, Failure};
 use conflux_net_client::{Error, Events, Net, NetError, PollEntry, SockAddr, SockKind, Socket};
 use conflux_userlib::println;
 
@@ -110,11 +110,7 @@ impl Stream {
             self.done = 0;
         }
         let rest = first.get(self.done..).unwrap_or(&[]);
-        let (mut group, mut total) = (1, rest.len());
-        while let Some((b, _)) = bufs.get(group).filter(|(b, _)| total + b.len() <= COALESCE) {
-            total += b.len();
-            group += 1;
-        }
+        let group = coalesce::group(rest.len(), lens(&bufs[1..]), COALESCE);
         let mut staging = core::mem::take(&mut self.staging);
         let bytes = if group == 1 {
             rest
@@ -148,23 +144,21 @@ impl Stream {
         self.staging = staging;
         // The bytes of the group gone so far, the first buffer's earlier
         // part included, handed out to the buffers in order.
-        let mut left = sent + self.done;
+        let r = coalesce::reached(lens(&bufs[..group]), sent + self.done);
         self.held = None;
         self.done = 0;
-        let mut blocked = false;
-        for ((b, seq), result) in bufs.iter().zip(results.iter_mut()).take(group) {
-            if !blocked && left >= b.len() {
-                left -= b.len();
+        let each = bufs.iter().zip(results.iter_mut()).take(group);
+        for (i, ((_, seq), result)) in each.enumerate() {
+            if i < r.whole {
                 self.buffers += 1;
                 *result = Ok(());
                 continue;
             }
             let failure = stopped.unwrap_or(Failure::Transient);
-            if !blocked && failure == Failure::Transient {
+            if i == r.whole && failure == Failure::Transient {
                 self.held = Some(*seq);
-                self.done = left;
+                self.done = r.part;
             }
-            blocked = true;
             *result = Err(failure);
         }
         group
@@ -258,4 +252,9 @@ fn connect(net: &mut Net, s: Socket, to: SockAddr) -> Result<(), NotMade> {
         Err(Error::Net(NetError::Already | NetError::InProgress)) => Err(NotMade::Slow),
         Err(e) => Err(NotMade::Failed(e)),
     }
+}
+
+/// The lengths of `bufs`.
+fn lens<'a>(bufs: &'a [(&[u8], u32)]) -> impl Iterator<Item = usize> + 'a {
+    bufs.iter().map(|(b, _)| b.len())
 }

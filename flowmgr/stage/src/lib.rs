@@ -21,6 +21,7 @@
 #![deny(unsafe_code)]
 
 mod carve;
+pub mod coalesce;
 mod held;
 mod io;
 #[allow(unsafe_code)]
