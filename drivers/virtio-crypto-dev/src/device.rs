@@ -30,7 +30,7 @@ use crate::wire::{self, Config};
 
 /// Descriptors in the data queue: a cipher request takes 5 (header, IV,
 /// source, destination, status), so a batch of [`MAX_BATCH`] fits.
-const DATA_QUEUE_SIZE: usize = 64;
+const DATA_QUEUE_SIZE: usize = 128;
 const _: () = assert!(5 * MAX_BATCH <= DATA_QUEUE_SIZE);
 /// Descriptors in the control queue: a session request takes 2 or 3.
 const CONTROL_QUEUE_SIZE: usize = 4;

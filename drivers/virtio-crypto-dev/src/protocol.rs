@@ -142,7 +142,7 @@ impl<X: Exchange + ?Sized> Exchange for alloc::boxed::Box<X> {
 }
 
 /// The most cipher requests one batch hands the device at once.
-pub const MAX_BATCH: usize = 8;
+pub const MAX_BATCH: usize = 16;
 
 /// One data request of a batch: header, IV and source out; destination
 /// and status in; `used` once answered.

@@ -10,7 +10,7 @@
 use conflux_flow_protocol::Buf;
 
 /// The most buffers one flow holds on each side.
-pub const BATCH: usize = 8;
+pub const BATCH: usize = 16;
 
 /// Held buffers, oldest first.
 #[derive(Clone, Copy, Debug)]
@@ -103,7 +103,10 @@ mod tests {
             }
             // One left: the next round starts off the array's start.
             assert_eq!(h.len(), 1);
-            assert_eq!(h.pop().map(|(b, _)| b.seq), Some(round * 100 + 7));
+            assert_eq!(
+                h.pop().map(|(b, _)| b.seq),
+                Some(round * 100 + BATCH as u32 - 1)
+            );
             assert!(h.is_empty() && h.pop().is_none() && h.get(0).is_none());
             assert!(h.push(buf(1), 0) && h.pop().is_some());
         }
