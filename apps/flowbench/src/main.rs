@@ -52,7 +52,7 @@ pub const IV: [u8; 16] = *b"conflux-flow-iv!";
 /// The records' seed.
 pub const SEED: u64 = 0xf10e;
 /// Sectors each run stores into (32 MiB: 20,000 records of 1 KiB and room;
-/// the benchmark's 26 disk runs fill 832 MiB of its 896 MiB disk).
+/// the benchmark's 30 disk runs fill 960 MiB of its 1024 MiB disk).
 pub const RUN_SECTORS: u64 = 32 << 11;
 
 /// Stops the benchmark with a message (its figures would be wrong).

@@ -25,7 +25,7 @@ impl Plan {
         if system == "flowbench" {
             Self {
                 count: 20_000,
-                rounds: 6,
+                rounds: 7,
             }
         } else {
             Self {
