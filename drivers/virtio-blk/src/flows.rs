@@ -14,8 +14,9 @@
 //! virtqueue: a flow's request runs to completion, the driver sleeping
 //! until the device's interrupt (`sleep`), and only while no client
 //! request is on the device, so the used ring never holds another
-//! request's completion when the flow waits for its own. The pool is registered with the HAL as DMA memory,
-//! so reads land in the flow's buffers directly.
+//! request's completion when the flow waits for its own. The pool is
+//! registered with the HAL as DMA memory, so reads land in the flow's
+//! buffers directly.
 
 mod sleep;
 mod staging;
