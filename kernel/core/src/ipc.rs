@@ -125,6 +125,7 @@ impl<M: Machine> Kernel<M> {
                 .is_some_and(|to| self.caps.move_to(flight, to).is_ok());
             if placed {
                 info.cap = Some(0);
+                info.lend = sent.lend;
             } else {
                 let _ = self.caps.remove(flight);
                 info.cap_dropped = true;
@@ -173,9 +174,15 @@ impl<M: Machine> Kernel<M> {
             return Err(SysError::DeadPeer);
         }
         if let Some(s) = info.cap {
-            let cap = self
+            let mut cap = self
                 .caps
                 .derive(NodeId::slot(me, s as u64)?, rights::ALL, 0)?;
+            if info.lend && cap.obj.kind() != ObjectKind::Region {
+                return Err(SysError::WrongKind); // only memory can be lent
+            }
+            // Lease or not is the sender's choice at each transfer: a
+            // borrower passing a lease on shares it unless it lends it.
+            cap.lease = info.lend;
             let flight = NodeId::in_flight(me);
             let _ = self.caps.remove(flight);
             self.caps.insert(flight, cap)?;

@@ -6,7 +6,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use conflux_cosy_ipc::regions::{Layout, RegionError, Regions};
+use conflux_cosy_ipc::regions::{Layout, Lent, RegionError, Regions};
 use conflux_socket_protocol::NetError;
 use cosy_abi::{Insn, Program};
 
@@ -47,6 +47,7 @@ fn region_error(e: RegionError) -> NetError {
     match e {
         RegionError::Full => NetError::SessionFull,
         RegionError::NotARegion => NetError::Invalid,
+        RegionError::NotLent => NetError::NotLent,
     }
 }
 
@@ -72,10 +73,9 @@ impl Clients {
         self.slots[i].as_mut().ok_or(NetError::NoSession)
     }
 
-    /// Starts a session for `badge` with the control region whose
-    /// capability is in `received` (the caller ended any old one); returns
-    /// the region's size.
-    pub fn connect(&mut self, badge: u64, received: usize) -> Result<usize, NetError> {
+    /// Starts a session for `badge` with the lent control region
+    /// `received` (the caller ended any old one); returns the region's size.
+    pub fn connect(&mut self, badge: u64, received: Lent) -> Result<usize, NetError> {
         let index = self
             .slots
             .iter()
@@ -95,9 +95,9 @@ impl Clients {
         Ok(len)
     }
 
-    /// Maps the region in `received` as the client's next data region;
+    /// Maps the lent region `received` as the client's next data region;
     /// returns its number.
-    pub fn attach(&mut self, badge: u64, received: usize) -> Result<usize, NetError> {
+    pub fn attach(&mut self, badge: u64, received: Lent) -> Result<usize, NetError> {
         let index = self.index(badge)?;
         let client = self.slots[index].as_mut().ok_or(NetError::NoSession)?;
         client

@@ -10,6 +10,7 @@ mod cspace_props;
 mod fastpath_equiv;
 mod hostile_props;
 mod ipc;
+mod lease;
 mod mock;
 mod revoke;
 mod sched_props;
