@@ -11,6 +11,7 @@ mod fastpath_equiv;
 mod hostile_props;
 mod ipc;
 mod mock;
+mod panic;
 mod revoke;
 mod sched_props;
 mod sim;
