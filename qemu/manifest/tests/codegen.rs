@@ -163,7 +163,10 @@ fn a_server_knows_its_clients_badges() {
         caps.contains("    pub const ECHO_CLIENTS: &[u64] = &[0x0, 0x10, 0x30];\n"),
         "ascending, each once, the unbadged client as 0: {caps}"
     );
-    assert!(!task_constants(&m, "a").contains("_CLIENTS"), "only servers");
+    assert!(
+        !task_constants(&m, "a").contains("_CLIENTS"),
+        "only servers"
+    );
 }
 
 /// Tasks are binaries that `include!` their constants in a `config`
