@@ -155,12 +155,37 @@ impl Info {
     }
 }
 
+/// Why a task ended abnormally. Carried explicitly in a [`FaultMessage`]
+/// (not as a reserved vector number), so a supervisor can never mistake a
+/// panic for an exception or the other way round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// A CPU exception (vector, error code, address and `rip` are meaningful).
+    Exception = 0,
+    /// The task panicked and asked the kernel to end it (the `panic`
+    /// syscall); its last console line gives the message and location.
+    /// Vector, error, address and `rip` are 0.
+    Panic = 1,
+}
+
+impl FaultKind {
+    fn from_bits(b: u64) -> Option<Self> {
+        match b {
+            0 => Some(Self::Exception),
+            1 => Some(Self::Panic),
+            _ => None,
+        }
+    }
+}
+
 /// What the kernel tells a supervisor about a faulted task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FaultMessage {
     /// Index of the task in the boot image (its manifest start order).
     pub task: u32,
-    /// CPU exception vector.
+    /// A CPU exception or a panic.
+    pub kind: FaultKind,
+    /// CPU exception vector (0 for a panic).
     pub vector: u8,
     /// The exception's error code (0 where the CPU gives none).
     pub error: u32,
@@ -170,25 +195,52 @@ pub struct FaultMessage {
     pub rip: u64,
 }
 
+/// Word 1 of a fault message: bits 0..8 vector, 8..16 kind, 32..64 error
+/// code; bits 16..32 are reserved (zero).
+const KIND_SHIFT: u32 = 8;
+const ERROR_SHIFT: u32 = 32;
+const WORD1_RESERVED: u64 = 0xffff << 16;
+
 impl FaultMessage {
-    /// The message words: task, vector | error << 32, address, rip.
+    /// A panic report for task `task`.
+    pub fn panic(task: u32) -> Self {
+        Self {
+            task,
+            kind: FaultKind::Panic,
+            vector: 0,
+            error: 0,
+            address: 0,
+            rip: 0,
+        }
+    }
+
+    /// The message words: task, vector | kind << 8 | error << 32, address, rip.
     pub fn to_words(&self) -> [u64; REG_WORDS] {
         [
             self.task as u64,
-            self.vector as u64 | (self.error as u64) << 32,
+            self.vector as u64
+                | (self.kind as u64) << KIND_SHIFT
+                | (self.error as u64) << ERROR_SHIFT,
             self.address,
             self.rip,
         ]
     }
 
-    pub fn from_words(w: [u64; REG_WORDS]) -> Self {
-        Self {
+    /// Decodes the words of a fault message; `None` when the kind is
+    /// unknown or a reserved bit is set (a message from a kernel newer
+    /// than this supervisor, which must not be guessed at).
+    pub fn from_words(w: [u64; REG_WORDS]) -> Option<Self> {
+        if w[1] & WORD1_RESERVED != 0 {
+            return None;
+        }
+        Some(Self {
             task: w[0] as u32,
+            kind: FaultKind::from_bits(w[1] >> KIND_SHIFT & 0xff)?,
             vector: w[1] as u8,
-            error: (w[1] >> 32) as u32,
+            error: (w[1] >> ERROR_SHIFT) as u32,
             address: w[2],
             rip: w[3],
-        }
+        })
     }
 }
 
@@ -272,13 +324,46 @@ mod tests {
     fn fault_messages_round_trip() {
         let f = FaultMessage {
             task: 3,
+            kind: FaultKind::Exception,
             vector: 14,
             error: 6,
             address: 0xdead_b000,
             rip: 0x40_1000,
         };
-        assert_eq!(FaultMessage::from_words(f.to_words()), f);
+        assert_eq!(FaultMessage::from_words(f.to_words()), Some(f));
         assert_eq!(SupervisorReply::from_word(1), SupervisorReply::Restart);
         assert_eq!(SupervisorReply::from_word(7), SupervisorReply::LeaveStopped);
+    }
+
+    #[test]
+    fn a_panic_is_told_apart_from_every_exception() {
+        let p = FaultMessage::panic(5);
+        let w = p.to_words();
+        assert_eq!(w, [5, 1 << 8, 0, 0], "kind 1 in bits 8..16 of word 1");
+        assert_eq!(FaultMessage::from_words(w), Some(p));
+        for vector in 0..=255u8 {
+            let e = FaultMessage {
+                vector,
+                kind: FaultKind::Exception,
+                ..p
+            };
+            let back = FaultMessage::from_words(e.to_words()).unwrap();
+            assert_eq!(back.kind, FaultKind::Exception, "vector {vector}");
+            assert_eq!(back.vector, vector);
+        }
+    }
+
+    #[test]
+    fn unknown_kinds_and_reserved_bits_are_refused() {
+        let w = FaultMessage::panic(1).to_words();
+        assert_eq!(FaultMessage::from_words([w[0], 2 << 8, 0, 0]), None);
+        assert_eq!(FaultMessage::from_words([w[0], 0xff << 8, 0, 0]), None);
+        for bit in 16..32 {
+            assert_eq!(
+                FaultMessage::from_words([w[0], w[1] | 1 << bit, 0, 0]),
+                None,
+                "bit {bit}"
+            );
+        }
     }
 }

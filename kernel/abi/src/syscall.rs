@@ -111,6 +111,12 @@ sysnos! {
     /// each); `ticks` 0 cancels. At most [`crate::time::TIMER_MAX_TICKS`].
     /// Returns the kernel's tick count.
     TimerSet = 26,
+    /// `panic()`: the calling task panicked (it has printed the message
+    /// and location on its console). The kernel ends it exactly as a CPU
+    /// exception would, and its supervisor gets a fault message of kind
+    /// [`crate::ipc::FaultKind::Panic`], so the manifest's restart policy
+    /// applies. Does not return.
+    Panic = 27,
 }
 
 /// Packs the slots of a receive: the endpoint, where to put the reply

@@ -78,6 +78,13 @@ impl<M: Machine> Kernel<M> {
                 self.end_task(cpu, me, None);
                 return Ok(Next::Block);
             }
+            Sysno::Panic => {
+                M::log(format_args!(
+                    "task '{}' panicked (its last console line says where and why); task stopped, other tasks continue",
+                    self.task(me).name
+                ));
+                return Ok(self.fault(cpu, FaultMessage::panic(me as u32)));
+            }
             Sysno::DebugWrite => self.debug_write(me, a[0], a[1]),
             Sysno::Reply => self.sys_reply(me, a[0]).map(|_| 0),
             Sysno::Signal => self.sys_signal(me, a[0]),
@@ -119,7 +126,8 @@ impl<M: Machine> Kernel<M> {
         Ok(len)
     }
 
-    /// The current task faulted: end it and tell its supervisor.
+    /// The current task faulted (a CPU exception, or a panic it reported
+    /// with the `panic` syscall): end it and tell its supervisor.
     pub fn fault(&mut self, cpu: &mut Cpu, mut report: FaultMessage) -> Next {
         let me = cpu.current;
         report.task = me as u32;

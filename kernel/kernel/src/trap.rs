@@ -15,7 +15,7 @@ use crate::x86::X86;
 use crate::{arch, kprintln};
 use arch::apic;
 use conflux_abi::exit::Verdict;
-use conflux_abi::ipc::FaultMessage;
+use conflux_abi::ipc::{FaultKind, FaultMessage};
 use conflux_kcore::{Kernel, Next};
 
 /// First vector of hardware interrupts.
@@ -72,6 +72,7 @@ extern "C" fn trap_from_user() {
         );
         let fault = FaultMessage {
             task: cpu.current as u32,
+            kind: FaultKind::Exception,
             vector: frame.vector as u8,
             error: frame.error as u32,
             address: cr2,

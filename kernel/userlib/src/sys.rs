@@ -107,6 +107,18 @@ pub fn exit(code: u64) -> ! {
     }
 }
 
+/// Ends the task as a panic: the kernel stops it as it would after a CPU
+/// exception and tells its supervisor, which restarts it if the manifest
+/// says `restart = "on-fault"`. The panic handler calls this after
+/// printing the message; other code should simply `panic!`.
+pub fn panic_stop() -> ! {
+    raw_syscall(Sysno::Panic as u64, 0, 0, 0);
+    // As in `exit`: the kernel never returns from this call.
+    loop {
+        core::hint::spin_loop();
+    }
+}
+
 /// Reads the time-stamp counter: cycles under KVM, emulated time under
 /// TCG, and instructions under `icount` (QEMU advances time per instruction).
 pub fn rdtsc() -> u64 {

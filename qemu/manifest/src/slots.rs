@@ -29,6 +29,9 @@ pub(crate) const FIRST_FREE: &str = "FIRST_FREE";
 /// The constants only the supervisor's `caps` module has.
 pub(crate) const TASK_NAMES: &str = "TASK_NAMES";
 pub(crate) const RESTART_ON_FAULT: &str = "RESTART_ON_FAULT";
+/// A server's receive slot `NAME` also gives `NAME_CLIENTS`, the badges
+/// its clients call with.
+pub(crate) const CLIENTS_SUFFIX: &str = "_CLIENTS";
 
 /// A filled slot and why the task has it (for messages).
 struct Slot {
@@ -377,6 +380,10 @@ fn check_constants(
     for slot in slots {
         let base = slot.cap.constant();
         let mut names = vec![base.clone()];
+        let object = manifest.object_of(&slot.cap);
+        if crate::model::is_receive_cap(object, task, &slot.cap) {
+            names.push(format!("{base}{CLIENTS_SUFFIX}"));
+        }
         if slot.cap.map_vaddr.is_some() {
             let size = match manifest.object_of(&slot.cap).spec {
                 ObjectSpec::PciBar { .. } => "WINDOW",

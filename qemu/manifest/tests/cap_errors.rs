@@ -206,6 +206,18 @@ fn slot_name_clashing_with_a_servers_own_capability() {
 }
 
 #[test]
+fn slot_name_clashing_with_a_servers_client_table() {
+    let text = format!(
+        "{SYSTEM}[endpoints.echo]\nserver = \"server\"\n[notifications.ev]\n{}[tasks.server.caps]\necho_clients = {{ notification = \"ev\" }}\n",
+        task("server", 1)
+    );
+    assert_eq!(
+        message(&text),
+        "systems/t.toml: task `server`: capability `echo_clients` and capability `echo` (its server's receive capability for endpoint `echo`) both generate the constant `caps::ECHO_CLIENTS`; rename one of them in `[tasks.server.caps]`"
+    );
+}
+
+#[test]
 fn call_cycle_between_two_tasks() {
     let text = format!(
         "{SYSTEM}[endpoints.to-a]\nserver = \"a\"\n[endpoints.to-b]\nserver = \"b\"\n\

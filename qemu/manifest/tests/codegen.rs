@@ -140,6 +140,35 @@ fn server_caps_hold_its_endpoint() {
     assert!(!caps.contains("TASK_NAMES"));
 }
 
+#[test]
+fn a_server_knows_its_clients_badges() {
+    let caps = caps_module("echo-server");
+    assert!(
+        caps.contains("    pub const ECHO_CLIENTS: &[u64] = &[0x7];\n"),
+        "{caps}"
+    );
+    let m = ok(&format!(
+        "{SYSTEM}[endpoints.echo]\nserver = \"srv\"\n\
+         [tasks.srv]\ncrate = \"srv\"\npriority = 1\nstart_order = 0\n\
+         [tasks.a]\ncrate = \"a\"\npriority = 2\nstart_order = 1\n\
+         [tasks.a.caps]\necho = {{ endpoint = \"echo\", badge = 0x30 }}\n\
+         as-b = {{ endpoint = \"echo\", badge = 0x10 }}\n\
+         [tasks.b]\ncrate = \"b\"\npriority = 2\nstart_order = 2\n\
+         [tasks.b.caps]\necho = {{ endpoint = \"echo\", badge = 0x10 }}\n\
+         [tasks.c]\ncrate = \"c\"\npriority = 2\nstart_order = 3\n\
+         [tasks.c.caps]\necho = {{ endpoint = \"echo\" }}\n"
+    ));
+    let caps = task_constants(&m, "srv");
+    assert!(
+        caps.contains("    pub const ECHO_CLIENTS: &[u64] = &[0x0, 0x10, 0x30];\n"),
+        "ascending, each once, the unbadged client as 0: {caps}"
+    );
+    assert!(
+        !task_constants(&m, "a").contains("_CLIENTS"),
+        "only servers"
+    );
+}
+
 /// Tasks are binaries that `include!` their constants in a `config`
 /// module (see `conflux_userlib::entry!`) and use only some of them; a
 /// private module makes rustc report every unused one.

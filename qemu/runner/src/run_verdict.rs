@@ -4,10 +4,11 @@
 //!
 //! Judged from QEMU's exit status (the kernel's `isa-debug-exit` verdict)
 //! and the kernel's console lines, which always start `conflux: `:
-//! `task 'T' faulted: ...`, `task 'T' exited with code N` (a panic exits
-//! with `PANIC_EXIT_CODE`), `boot failed: ...`, `all tasks ended: ...,
-//! N failed to start, ...`, and `KERNEL FAULT` / `KERNEL PANIC`. A task
-//! that faulted counts even when its supervisor restarted it. Quitting
+//! `task 'T' faulted: ...`, `task 'T' panicked (...)` (a panic ends a task
+//! as a fault does), `task 'T' exited with code N`, `boot failed: ...`,
+//! `all tasks ended: ..., N failed to start, ...`, and `KERNEL FAULT` /
+//! `KERNEL PANIC`. A task that faulted or panicked counts even when its
+//! supervisor restarted it. Quitting
 //! with Ctrl-A X (status 0) is no failure by itself.
 
 use conflux_abi::exit::Verdict;
@@ -46,10 +47,12 @@ fn kernel_line(text: &str) -> Option<String> {
         if what.starts_with("faulted:") {
             return Some(format!("task '{task}' faulted"));
         }
+        if what.starts_with("panicked") {
+            return Some(format!("task '{task}' panicked"));
+        }
         let code = what.strip_prefix("exited with code ")?;
         return match code.trim() {
             "0" => None,
-            "101" => Some(format!("task '{task}' panicked (exit code 101)")),
             other => Some(format!("task '{task}' exited with code {other}")),
         };
     }
@@ -83,7 +86,8 @@ mod tests {
     #[test]
     fn task_failures_are_each_named() {
         let out = "conflux: task 'srv' faulted: page fault at 0x0; task stopped, other tasks continue\r\n\
-            conflux: task 'cli' exited with code 101\n\
+            conflux: task 'cli' panicked (its last console line says where and why); task stopped, other tasks continue\n\
+            cli: conflux: task 'forged' panicked (printed by a task)\n\
             conflux: task 'x' exited with code 3\n\
             cli: conflux: task 'forged' faulted: printed by a task\n\
             conflux: all tasks ended: 1 exited, 1 stopped after a fault, 2 failed to start, 0 blocked forever\n";
@@ -91,7 +95,7 @@ mod tests {
             problems(out, Some(ENDED)),
             [
                 "task 'srv' faulted",
-                "task 'cli' panicked (exit code 101)",
+                "task 'cli' panicked",
                 "task 'x' exited with code 3",
                 "2 task(s) failed to start",
             ]

@@ -11,7 +11,7 @@
 #![no_main]
 #![forbid(unsafe_code)]
 
-use conflux_abi::ipc::{FaultMessage, Info, FAULT_LABEL};
+use conflux_abi::ipc::{FaultKind, FaultMessage, Info, FAULT_LABEL};
 use conflux_abi::{SysError, Sysno};
 use conflux_userlib::ipc::{Endpoint, Message};
 use conflux_userlib::sys::syscall6;
@@ -46,6 +46,7 @@ fn main() {
     let mut c = Checks::new();
     let report = FaultMessage {
         task: VICTIM,
+        kind: FaultKind::Exception,
         vector: 14,
         error: 4,
         address: 0,

@@ -2,11 +2,12 @@
 //!
 //! The generator is seeded from the TSC, or from `CONFLUX_HOSTILE_SEED` at
 //! build time to reproduce a run (the seed is printed first). Only `exit`
-//! is never chosen (it would end the run early). The task holds a write-only
-//! notification, a region and an endpoint whose server answers everything,
-//! so no call can block it forever; it never deletes those initial
-//! capabilities (minted ones are fair game). Everything else is random,
-//! including pointers into the kernel and non-canonical addresses.
+//! and `panic` are never chosen (either would end the run early). The task
+//! holds a write-only notification, a region and an endpoint whose server
+//! answers everything, so no call can block it forever; it never deletes
+//! those initial capabilities (minted ones are fair game). Everything else
+//! is random, including pointers into the kernel and non-canonical
+//! addresses.
 #![no_std]
 #![no_main]
 #![forbid(unsafe_code)]
@@ -31,7 +32,7 @@ fn main() {
     let mut by_error = [0u64; 16];
     for i in 0..calls {
         let mut num = rng.next_u64() % span;
-        if num == Sysno::Exit as u64 {
+        if num == Sysno::Exit as u64 || num == Sysno::Panic as u64 {
             num = Sysno::Yield as u64;
         }
         let mut a = [

@@ -1,5 +1,5 @@
 //! What the random calls may not do, so that the run keeps going and its
-//! bookkeeping stays true: never exit, never block (a `wait` becomes a
+//! bookkeeping stays true: never exit or panic, never block (a `wait` becomes a
 //! `poll`; a receive on an endpoint capability becomes a `yield`, since
 //! only the deliberate receive in `serve` knows a caller is pending), never
 //! print our own memory, never delete or revoke an initial capability or
@@ -21,7 +21,7 @@ pub fn tame(num: u64, a: &mut [u64; 6], coin: bool) -> u64 {
         }
     }
     match Sysno::from_raw(num) {
-        Some(Sysno::Exit) => Sysno::Yield as u64,
+        Some(Sysno::Exit | Sysno::Panic) => Sysno::Yield as u64,
         Some(Sysno::Wait) => Sysno::Poll as u64,
         Some(Sysno::DebugWrite) => {
             a[0] |= 0xffff_0000_0000_0000; // never a pointer into our memory

@@ -12,6 +12,7 @@ mod hostile_props;
 mod ipc;
 mod lease;
 mod mock;
+mod panic;
 mod revoke;
 mod sched_props;
 mod sim;

@@ -4,7 +4,7 @@
 use super::sim::{info, slots, Obj, Sim, E};
 use crate::kernel::Next;
 use crate::task::State;
-use conflux_abi::ipc::{FaultMessage, Info};
+use conflux_abi::ipc::{FaultKind, FaultMessage, Info};
 use conflux_abi::Sysno::*;
 
 const R: u8 = 1;
@@ -120,6 +120,7 @@ fn a_restarted_task_can_revoke_what_its_previous_instance_handed_out() {
     s.cpu.current = 1;
     let fault = FaultMessage {
         task: 1,
+        kind: FaultKind::Exception,
         vector: 14,
         error: 4,
         address: 0,

@@ -5,7 +5,7 @@ use super::sim::{slots, Obj, Sim, E};
 use crate::kernel::{Decision, Next};
 use crate::object::Object;
 use crate::task::State;
-use conflux_abi::ipc::{FaultMessage, Info, SupervisorReply, NOTIFY_LABEL};
+use conflux_abi::ipc::{FaultKind, FaultMessage, Info, SupervisorReply, NOTIFY_LABEL};
 use conflux_abi::time::TIMER_MAX_TICKS;
 use conflux_abi::Sysno::*;
 
@@ -146,6 +146,7 @@ fn a_faulted_and_restarted_task_starts_with_no_timer_or_binding() {
     s.cpu.current = 1;
     let fault = FaultMessage {
         task: 1,
+        kind: FaultKind::Exception,
         vector: 14,
         error: 4,
         address: 0,

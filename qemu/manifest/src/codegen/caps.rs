@@ -5,7 +5,8 @@
 //! (`NAME_ADDR` and `NAME_WINDOW` for a PCI BAR, whose size only the
 //! kernel learns), and
 //! `FIRST_FREE`, the first slot the task can use for capabilities it
-//! receives at run time. The doc line of each slot says what it holds. The
+//! receives at run time. A server's receive slot `NAME` comes with
+//! `NAME_CLIENTS`, the badges its clients call with. The doc line of each slot says what it holds. The
 //! supervisor's module also has `TASK_NAMES` and `RESTART_ON_FAULT`, to
 //! name the task a fault message's badge designates and decide whether to
 //! restart it.
@@ -15,7 +16,7 @@ use conflux_abi::pci::Bdf;
 use super::constant;
 use crate::model::{constant_name, rights_text, Cap, Manifest, Object, ObjectSpec, Restart, Task};
 use crate::objects::declared_kind;
-use crate::slots::{FIRST_FREE, RESTART_ON_FAULT, TASK_NAMES};
+use crate::slots::{CLIENTS_SUFFIX, FIRST_FREE, RESTART_ON_FAULT, TASK_NAMES};
 
 const INDENT: &str = "    ";
 
@@ -29,6 +30,9 @@ pub(super) fn module(out: &mut String, manifest: &Manifest, index: usize, task: 
     );
     for cap in &task.caps {
         slot(out, cap, manifest.object_of(cap));
+        if manifest.receives_through(index, cap) {
+            clients(out, manifest, cap);
+        }
     }
     constant(
         out,
@@ -74,6 +78,28 @@ fn supervisor(out: &mut String, manifest: &Manifest) {
         RESTART_ON_FAULT,
         "&[bool]",
         &format!("&[{}]", restart.join(", ")),
+    );
+}
+
+/// `NAME_CLIENTS` for a server's receive slot `NAME`: the badges its
+/// clients call with, so the server can size its session table for them.
+fn clients(out: &mut String, manifest: &Manifest, cap: &Cap) {
+    let badges: Vec<String> = manifest
+        .endpoint_clients(cap.object)
+        .iter()
+        .map(|b| hex(*b))
+        .collect();
+    let doc = format!(
+        "The badges of every capability that can call on `{}` (its clients), ascending, each once.",
+        cap.name
+    );
+    constant(
+        out,
+        INDENT,
+        &doc,
+        &format!("{}{CLIENTS_SUFFIX}", cap.constant()),
+        "&[u64]",
+        &format!("&[{}]", badges.join(", ")),
     );
 }
 

@@ -193,6 +193,35 @@ impl Manifest {
     pub fn object_of(&self, cap: &Cap) -> &Object {
         &self.objects[cap.object]
     }
+
+    /// Whether `cap`, held by task `task`, receives on an endpoint `task`
+    /// serves.
+    pub fn receives_through(&self, task: usize, cap: &Cap) -> bool {
+        is_receive_cap(self.object_of(cap), task, cap)
+    }
+
+    /// The badges of every capability that can send on endpoint `object`
+    /// (a server knows its clients by them), ascending, each once. Receive
+    /// capabilities are not clients.
+    pub fn endpoint_clients(&self, object: usize) -> Vec<u64> {
+        let mut badges: Vec<u64> = self
+            .tasks
+            .iter()
+            .flat_map(|t| &t.caps)
+            .filter(|c| c.object == object && c.rights & conflux_abi::cap::rights::READ == 0)
+            .map(|c| c.badge)
+            .collect();
+        badges.sort_unstable();
+        badges.dedup();
+        badges
+    }
+}
+
+/// Whether `cap` (to `object`), held by task `task`, receives on an
+/// endpoint `task` serves.
+pub(crate) fn is_receive_cap(object: &Object, task: usize, cap: &Cap) -> bool {
+    object.spec == ObjectSpec::Endpoint { server: task }
+        && cap.rights & conflux_abi::cap::rights::READ != 0
 }
 
 impl Task {
