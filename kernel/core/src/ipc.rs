@@ -199,6 +199,7 @@ impl<M: Machine> Kernel<M> {
             },
         );
         let Some(r) = self.receiver_on(obj) else {
+            self.raise_for_waiter(server as usize, me);
             return Ok(Next::Block);
         };
         self.deliver_from(me, r);
@@ -211,6 +212,19 @@ impl<M: Machine> Kernel<M> {
 
     /// True when task `a` may run in place of `b` without passing over a
     /// more urgent ready task (`b` was running, so it was the most urgent).
+    /// A server that lowered itself (`set_priority`, to run a client's
+    /// long work at that client's priority) is raised back, at most to its
+    /// manifest priority, while a more urgent task waits to call it: the
+    /// waiter is never held up by tasks less urgent than itself.
+    fn raise_for_waiter(&mut self, server: usize, waiter: usize) {
+        let p = self.task(waiter).priority;
+        if let Some(s) = self.tasks[server].as_mut() {
+            if s.priority > p {
+                s.priority = p.max(s.base_priority);
+            }
+        }
+    }
+
     fn at_least_as_urgent(&mut self, a: usize, b: usize) -> bool {
         self.task(a).priority <= self.task(b).priority
     }

@@ -30,8 +30,9 @@ pub(crate) const FIRST_FREE: &str = "FIRST_FREE";
 pub(crate) const TASK_NAMES: &str = "TASK_NAMES";
 pub(crate) const RESTART_ON_FAULT: &str = "RESTART_ON_FAULT";
 /// A server's receive slot `NAME` also gives `NAME_CLIENTS`, the badges
-/// its clients call with.
+/// its clients call with, and `NAME_CLIENT_PRIORITIES`, their priorities.
 pub(crate) const CLIENTS_SUFFIX: &str = "_CLIENTS";
+pub(crate) const CLIENT_PRIORITIES_SUFFIX: &str = "_CLIENT_PRIORITIES";
 
 /// A filled slot and why the task has it (for messages).
 struct Slot {
@@ -383,6 +384,7 @@ fn check_constants(
         let object = manifest.object_of(&slot.cap);
         if crate::model::is_receive_cap(object, task, &slot.cap) {
             names.push(format!("{base}{CLIENTS_SUFFIX}"));
+            names.push(format!("{base}{CLIENT_PRIORITIES_SUFFIX}"));
         }
         if slot.cap.map_vaddr.is_some() {
             let size = match manifest.object_of(&slot.cap).spec {

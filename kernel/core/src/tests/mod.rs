@@ -13,6 +13,7 @@ mod ipc;
 mod lease;
 mod mock;
 mod panic;
+mod priority;
 mod revoke;
 mod sched_props;
 mod sim;

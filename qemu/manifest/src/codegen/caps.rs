@@ -16,7 +16,9 @@ use conflux_abi::pci::Bdf;
 use super::constant;
 use crate::model::{constant_name, rights_text, Cap, Manifest, Object, ObjectSpec, Restart, Task};
 use crate::objects::declared_kind;
-use crate::slots::{CLIENTS_SUFFIX, FIRST_FREE, RESTART_ON_FAULT, TASK_NAMES};
+use crate::slots::{
+    CLIENTS_SUFFIX, CLIENT_PRIORITIES_SUFFIX, FIRST_FREE, RESTART_ON_FAULT, TASK_NAMES,
+};
 
 const INDENT: &str = "    ";
 
@@ -100,6 +102,23 @@ fn clients(out: &mut String, manifest: &Manifest, cap: &Cap) {
         &format!("{}{CLIENTS_SUFFIX}", cap.constant()),
         "&[u64]",
         &format!("&[{}]", badges.join(", ")),
+    );
+    let priorities: Vec<String> = manifest
+        .endpoint_client_priorities(cap.object)
+        .iter()
+        .map(|(_, p)| p.to_string())
+        .collect();
+    let doc = format!(
+        "The priority of each of `{}`'s clients, in the order of its `_CLIENTS` (the least urgent task calling with that badge).",
+        cap.name
+    );
+    constant(
+        out,
+        INDENT,
+        &doc,
+        &format!("{}{CLIENT_PRIORITIES_SUFFIX}", cap.constant()),
+        "&[u8]",
+        &format!("&[{}]", priorities.join(", ")),
     );
 }
 
