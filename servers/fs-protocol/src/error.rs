@@ -60,6 +60,10 @@ cosy_abi::service_errors! {
         /// CONNECT or ATTACH came without the region capability it needs (or
         /// the kernel dropped it on the way).
         MissingCap = 126, "the request needs a region capability and carries none";
+        /// The badge on the client's capability is none the manifest gave
+        /// this server's clients (it was minted at run time): the server
+        /// keeps a session only for each client the manifest names.
+        UnknownClient = 131, "unknown client: the manifest gives no capability with this badge to a client of the file server";
         /// CONNECT or ATTACH shared its region instead of lending it; the
         /// server maps only lent regions, which cannot be revoked under it.
         NotLent = 1, "the region was shared, not lent: send it with Message::lending";

@@ -20,8 +20,14 @@ use cosy_abi::{Insn, Program};
 
 use crate::jobs::Job;
 
-/// Clients served at once.
-pub const MAX_CLIENTS: usize = 8;
+/// Clients served at once: one session slot for each badge the manifest
+/// gives a capability to this server (`FS_CLIENTS`), reserved for it, so
+/// no client can be locked out by others, however many they are or how
+/// often they reconnect. A badge the manifest does not list (minted at
+/// run time) is refused with `UnknownClient`. The capability table bounds
+/// how many there can be (see `main.rs`): a manifest with more fails to
+/// build with a message saying so.
+pub const MAX_CLIENTS: usize = crate::config::caps::FS_CLIENTS.len();
 /// Prepared compounds one client may keep.
 pub const MAX_PREPARED: usize = 4;
 
@@ -69,18 +75,15 @@ impl Clients {
     /// No clients yet; region capabilities go from `cap_base` on.
     pub fn new(cap_base: usize) -> Self {
         Clients {
-            slots: Default::default(),
+            slots: core::array::from_fn(|_| None),
             layout: Layout { cap_base },
         }
     }
 
     /// The client with this badge.
     pub fn get(&mut self, badge: u64) -> Result<&mut Client, FsError> {
-        self.slots
-            .iter_mut()
-            .flatten()
-            .find(|c| c.badge == badge)
-            .ok_or(FsError::NotConnected)
+        let index = self.index(badge)?;
+        self.slots[index].as_mut().ok_or(FsError::NotConnected)
     }
 
     /// The client in slot `index`, if one is connected there.
@@ -105,11 +108,7 @@ impl Clients {
         received: Lent,
     ) -> Result<&mut Client, FsError> {
         self.disconnect(inodes, badge);
-        let index = self
-            .slots
-            .iter()
-            .position(Option::is_none)
-            .ok_or(FsError::TooManyOpen)?;
+        let index = reserved(badge)?;
         self.slots[index] = Some(Client {
             badge,
             session: Session::default(),
@@ -149,10 +148,11 @@ impl Clients {
     }
 
     fn index(&self, badge: u64) -> Result<usize, FsError> {
-        self.slots
-            .iter()
-            .position(|c| c.as_ref().is_some_and(|c| c.badge == badge))
-            .ok_or(FsError::NotConnected)
+        let index = reserved(badge)?;
+        match &self.slots[index] {
+            Some(_) => Ok(index),
+            None => Err(FsError::NotConnected),
+        }
     }
 
     /// Ends `badge`'s session if it has one: closes its handles, unmaps
@@ -166,4 +166,13 @@ impl Clients {
             client.regions.unmap_all();
         }
     }
+}
+
+/// The session slot reserved for `badge`: its place among the manifest's
+/// clients of this server.
+fn reserved(badge: u64) -> Result<usize, FsError> {
+    crate::config::caps::FS_CLIENTS
+        .iter()
+        .position(|b| *b == badge)
+        .ok_or(FsError::UnknownClient)
 }

@@ -77,8 +77,9 @@ impl Server {
         reply: usize,
         keep: impl FnOnce(Program<S>) -> Option<Program<Vec<Insn>>>,
     ) -> Started {
-        let Ok(client) = self.clients.get(badge) else {
-            return Started::Ended(fs_fail(FsError::NotConnected));
+        let client = match self.clients.get(badge) {
+            Ok(client) => client,
+            Err(e) => return Started::Ended(fs_fail(e)),
         };
         let run = {
             let slices = client.slices();

@@ -53,7 +53,7 @@ const CLIENT_CAPS: usize = RECEIVED + 1;
 const REPLIES: usize = CLIENT_CAPS + MAX_CLIENTS * ipc::MAX_REGIONS;
 const _: () = assert!(
     REPLIES + MAX_CLIENTS < conflux_abi::cap::CAP_SLOTS,
-    "the file server's capability slots do not fit its table"
+    "the manifest gives the file server more clients than its capability table holds (each takes MAX_REGIONS region slots and a reply slot): give fewer tasks a capability to its endpoint, or share badges"
 );
 /// Inode times: the system has no real-time clock task yet, so files get
 /// the time the image was built with (2026-11-24T00:00:00Z).

@@ -142,8 +142,9 @@ impl Server {
     }
 
     fn release(&mut self, badge: u64, handle: u64) -> Message {
-        let Ok(client) = self.clients.get(badge) else {
-            return fs_fail(FsError::NotConnected);
+        let client = match self.clients.get(badge) {
+            Ok(client) => client,
+            Err(e) => return fs_fail(e),
         };
         let slot = usize::try_from(handle)
             .ok()
@@ -185,8 +186,9 @@ impl Server {
         if words.len() < spec.args.len() {
             return fs_fail(FsError::Invalid);
         }
-        let Ok(client) = self.clients.get(badge) else {
-            return fs_fail(FsError::NotConnected);
+        let client = match self.clients.get(badge) {
+            Ok(client) => client,
+            Err(e) => return fs_fail(e),
         };
         let (mut slices, session) = client.parts();
         let mut args = Args::new(&mut slices);
@@ -226,8 +228,9 @@ impl Server {
         let Some(regs) = Registers::with_params(words.from(2)) else {
             return Some(fs_fail(FsError::Invalid));
         };
-        let Ok(client) = self.clients.get(badge) else {
-            return Some(fs_fail(FsError::NotConnected));
+        let client = match self.clients.get(badge) {
+            Ok(client) => client,
+            Err(e) => return Some(fs_fail(e)),
         };
         let at = match span(client, offset, len) {
             Ok(s) => s,
@@ -247,8 +250,9 @@ impl Server {
     }
 
     fn prepare(&mut self, badge: u64, offset: u64, len: u64) -> Message {
-        let Ok(client) = self.clients.get(badge) else {
-            return fs_fail(FsError::NotConnected);
+        let client = match self.clients.get(badge) {
+            Ok(client) => client,
+            Err(e) => return fs_fail(e),
         };
         let (offset, len) = match span(client, offset, len) {
             Ok(s) => s,
@@ -279,8 +283,9 @@ impl Server {
         let Some(regs) = Registers::with_params(params) else {
             return Some(fs_fail(FsError::Invalid));
         };
-        let Ok(client) = self.clients.get(badge) else {
-            return Some(fs_fail(FsError::NotConnected));
+        let client = match self.clients.get(badge) {
+            Ok(client) => client,
+            Err(e) => return Some(fs_fail(e)),
         };
         let index = usize::try_from(handle).ok().filter(|h| *h < MAX_PREPARED);
         let Some((h, prepared)) = index.and_then(|h| Some((h, client.prepared[h].take()?))) else {

@@ -1,7 +1,8 @@
 //! Hostile file-server client (test fs-hostile): malformed messages
 //! (`messages`), malformed and greedy compounds (`compounds`) and hostile
 //! arguments and other clients' handles (`arguments`), regions shared
-//! instead of lent and revoked under the server (`lending`), each checked
+//! instead of lent and revoked under the server (`lending`), sessions
+//! hoarded under many badges and a minted badge (`sessions`), each checked
 //! for its exact error, while a well-behaved client (test-fs-worker) runs a
 //! CRC-checked workload on the same server. Then it waits for the worker
 //! and shuts the server down (its badge is an administrator's), so the
@@ -16,6 +17,7 @@ mod arguments;
 mod compounds;
 mod lending;
 mod messages;
+mod sessions;
 
 use conflux_fs_client::{Error, Fs};
 use conflux_userlib::ipc::{Endpoint, Message, Notification};
@@ -42,6 +44,7 @@ fn main() {
     compounds::run(&mut c, &mut fs);
     arguments::run(&mut c, &mut fs);
     lending::revoke_under_the_server(&mut c, &mut fs, 1);
+    sessions::run(&mut c, &mut fs);
     c.eq(
         "the server still serves: stat /README",
         fs.stat("/README").map(|s| s.size > 0),
