@@ -126,9 +126,30 @@ fn main() {
         0,
     );
     hostile(&mut c, &mut link, capacity_blocks * PER_BLOCK);
+    revoke_under_the_driver(&mut c, &mut link, targets[0], crcs[0]);
     link.submit(0, Op::Detach, 0, 0).expect(INTACT);
     c.eq("detach", link.wait().expect(INTACT).1, Status::Ok);
     c.finish();
+}
+
+/// Memory shared with the driver cannot be pulled from under it: the
+/// manifest gives the driver its own capability to the shared region (a
+/// root, like this task's), so revoking everything derived from this
+/// task's reaches nothing of the driver's, which goes on serving.
+fn revoke_under_the_driver(c: &mut Checks, link: &mut Connection, block: u64, crc: u32) {
+    c.eq(
+        "revoking the shared region reaches nothing of the driver's",
+        conflux_userlib::ipc::Slot(config::caps::DISK0).revoke(),
+        Ok(0),
+    );
+    link.submit(0, Op::Read, block * PER_BLOCK, 0)
+        .expect(INTACT);
+    let (_, status) = link.wait().expect(INTACT);
+    c.eq(
+        "after it the driver still reads a block with its CRC",
+        (status, CRC.checksum(link.buffer(0)) == crc),
+        (Status::Ok, true),
+    );
 }
 
 /// Requests a hostile client would send: each gets its own error, and a
