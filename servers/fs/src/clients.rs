@@ -95,7 +95,7 @@ impl Clients {
     /// wrapping around (round robin between them).
     pub fn with_jobs(&self, from: usize) -> impl Iterator<Item = usize> + '_ {
         (0..MAX_CLIENTS)
-            .map(move |i| (from + i) % MAX_CLIENTS)
+            .map(move |i| wrap(from + i))
             .filter(|&i| matches!(&self.slots[i], Some(c) if c.job.is_some()))
     }
 
@@ -175,4 +175,10 @@ fn reserved(badge: u64) -> Result<usize, FsError> {
         .iter()
         .position(|b| *b == badge)
         .ok_or(FsError::UnknownClient)
+}
+
+/// `i` as a client slot, counting round (a system may give the server a
+/// single client, where this is always 0).
+pub fn wrap(i: usize) -> usize {
+    i.checked_rem(MAX_CLIENTS).unwrap_or(0)
 }

@@ -147,7 +147,7 @@ impl Server {
         let Some(index) = self.clients.with_jobs(self.next_job).next() else {
             return false;
         };
-        self.next_job = (index + 1) % crate::clients::MAX_CLIENTS;
+        self.next_job = crate::clients::wrap(index + 1);
         let Some(client) = self.clients.at(index) else {
             return false;
         };
