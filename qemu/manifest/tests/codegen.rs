@@ -154,7 +154,7 @@ fn a_server_knows_its_clients_badges() {
          [tasks.a.caps]\necho = {{ endpoint = \"echo\", badge = 0x30 }}\n\
          as-b = {{ endpoint = \"echo\", badge = 0x10 }}\n\
          [tasks.b]\ncrate = \"b\"\npriority = 2\nstart_order = 2\n\
-         [tasks.b.caps]\necho = {{ endpoint = \"echo\", badge = 0x10 }}\n\
+         [tasks.b.caps]\necho = {{ endpoint = \"echo\", badge = 0x10, quota = 8 }}\n\
          [tasks.c]\ncrate = \"c\"\npriority = 2\nstart_order = 3\n\
          [tasks.c.caps]\necho = {{ endpoint = \"echo\" }}\n"
     ));
@@ -162,6 +162,12 @@ fn a_server_knows_its_clients_badges() {
     assert!(
         caps.contains("    pub const ECHO_CLIENTS: &[u64] = &[0x0, 0x10, 0x30];\n"),
         "ascending, each once, the unbadged client as 0: {caps}"
+    );
+    assert!(
+        caps.contains(
+            "    pub const ECHO_CLIENT_QUOTAS: &[Option<u32>] = &[None, Some(8), None];\n"
+        ),
+        "badge 0x10's quota, given by one of its two capabilities: {caps}"
     );
     assert!(
         !task_constants(&m, "a").contains("_CLIENTS"),

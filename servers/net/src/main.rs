@@ -93,6 +93,7 @@ fn main() {
     let total = sockets_in(config::HEAP_SIZE, HEAP_RESERVE, cfg.socket_bytes());
     cfg.limits = Limits::new(total, MAX_CLIENTS);
     cfg.clients = config::caps::NET_CLIENTS;
+    cfg.quotas = config::caps::NET_CLIENT_QUOTAS;
     let now = events::clock(done);
     let core = NetCore::new(cfg, link, now);
     let [a, b, c, d, e, f] = mac;
@@ -106,7 +107,7 @@ fn main() {
     );
     let l = cfg.limits;
     println!(
-        "sockets: {} in all (what {} KiB of heap holds), at most {} per client, {} kept for each client the manifest names ({MAX_CLIENTS} of them)",
+        "sockets: {} in all (what {} KiB of heap holds), at most {} per client unless the manifest gives a quota, {} kept for each client the manifest names ({MAX_CLIENTS} of them)",
         l.total,
         config::HEAP_SIZE / 1024,
         l.quota,

@@ -133,7 +133,7 @@ impl Server {
     /// which limit it met and how large it is.
     fn report_quota(&mut self, badge: u64) {
         let stack = self.core.stack();
-        let (held, quota) = (stack.client_held(badge), stack.limits().quota);
+        let (held, quota) = (stack.client_held(badge), stack.client_quota(badge));
         let Ok(client) = self.clients.get(badge) else {
             return;
         };

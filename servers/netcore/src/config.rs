@@ -26,6 +26,9 @@ pub struct Config {
     /// `limits.share` sockets. Others may still hold sockets, up to the
     /// quota, but are kept none.
     pub clients: &'static [Badge],
+    /// The quota the manifest gives each of `clients` (same index; `None`
+    /// or missing: `limits.quota`).
+    pub quotas: &'static [Option<u32>],
     /// Receive and send buffer of each stream, bytes.
     pub tcp_buffer: usize,
     /// Payload bytes buffered each way per datagram socket.
@@ -48,6 +51,7 @@ impl Config {
             random_seed: 0x0043_6f6e_666c_7578,
             limits: Limits::new(DEFAULT_TOTAL, 0),
             clients: &[],
+            quotas: &[],
             tcp_buffer: 64 * 1024,
             // A burst of 64 full-sized datagrams (as a paced sender makes)
             // waits here rather than being dropped while the client works.

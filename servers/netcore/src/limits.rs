@@ -10,9 +10,12 @@
 //! the ledger). The total is bounded by the heap, since each socket's
 //! buffers come from it; the server derives it with [`sockets_in`].
 //!
-//! A request is granted while the client is under its quota and what is
-//! left after it still covers every other named client's share
-//! ([`Limits::share`] less what that client already holds). So a client
+//! A client's quota is the `quota` its manifest capability gives (the
+//! server's `NET_CLIENT_QUOTAS`), or [`CLIENT_QUOTA`]; either is cut to
+//! what the other named clients' shares leave. A request is granted while
+//! the client is under its quota and what is left after it still covers
+//! every other named client's share ([`Limits::share`], or its quota if
+//! smaller, less what that client already holds). So a client
 //! below its share always gets a socket, and a client at its quota gets
 //! `QuotaExceeded` while the others are served. `docs/ARCHITECTURE.md`
 //! quotes these numbers; a host test checks that it does.
@@ -33,10 +36,15 @@ pub const DEFAULT_TOTAL: usize = 128;
 pub struct Limits {
     /// smoltcp sockets of all clients together (`NoBuffers` past it).
     pub total: usize,
-    /// The most one client may hold (`QuotaExceeded` past it).
+    /// The most a client may hold unless the manifest gives it a quota
+    /// (`QuotaExceeded` past it).
     pub quota: usize,
-    /// Kept for each named client until it holds that many.
+    /// Kept for each named client until it holds that many (or its quota,
+    /// if smaller).
     pub share: usize,
+    /// The most any one client may hold: the total less the others'
+    /// shares. A quota the manifest gives is cut to this.
+    pub room: usize,
 }
 
 impl Limits {
@@ -51,17 +59,23 @@ impl Limits {
         } else {
             CLIENT_SHARE
         };
-        let others = share * clients.saturating_sub(1);
-        let left = total - others;
+        let room = total - share * clients.saturating_sub(1);
         Limits {
             total,
-            quota: if left < CLIENT_QUOTA {
-                left
+            quota: if room < CLIENT_QUOTA {
+                room
             } else {
                 CLIENT_QUOTA
             },
             share,
+            room,
         }
+    }
+
+    /// The quota of a client the manifest gives `given` (`None`: the
+    /// default), cut to what the other clients' shares leave.
+    pub fn quota_for(&self, given: Option<u32>) -> usize {
+        given.map_or(self.quota, |q| (q as usize).min(self.room))
     }
 }
 
@@ -78,14 +92,7 @@ mod tests {
     #[test]
     fn with_room_for_all_each_client_gets_the_full_quota() {
         let l = Limits::new(240, 2);
-        assert_eq!(
-            l,
-            Limits {
-                total: 240,
-                quota: 160,
-                share: 16
-            }
-        );
+        assert_eq!((l.total, l.quota, l.share, l.room), (240, 160, 16, 224));
     }
 
     #[test]
@@ -99,14 +106,17 @@ mod tests {
 
     #[test]
     fn without_named_clients_no_socket_is_kept() {
-        assert_eq!(
-            Limits::new(100, 0),
-            Limits {
-                total: 100,
-                quota: 100,
-                share: 0
-            }
-        );
+        let l = Limits::new(100, 0);
+        assert_eq!((l.quota, l.share, l.room), (100, 0, 100));
+    }
+
+    #[test]
+    fn a_quota_the_manifest_gives_is_cut_to_what_the_others_leave() {
+        let l = Limits::new(240, 2);
+        assert_eq!(l.quota_for(None), 160);
+        assert_eq!(l.quota_for(Some(8)), 8);
+        assert_eq!(l.quota_for(Some(200)), 200, "above the default");
+        assert_eq!(l.quota_for(Some(1000)), 224, "the other's share stays");
     }
 
     #[test]

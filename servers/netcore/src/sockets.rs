@@ -82,11 +82,19 @@ impl Sockets {
         self.held.get(&badge).copied().unwrap_or(0)
     }
 
+    /// Client `badge`'s quota: the manifest's, or the default.
+    pub fn quota_of(&self, badge: Badge) -> usize {
+        let c = &self.config;
+        let given = c.clients.iter().position(|b| *b == badge);
+        let given = given.and_then(|i| c.quotas.get(i).copied().flatten());
+        c.limits.quota_for(given)
+    }
+
     /// Whether `owner` may have one more socket now.
     fn admissible(&self, owner: Badge) -> Result<(), NetError> {
         let limits = self.config.limits;
         let mine = self.held_by(owner);
-        if mine >= limits.quota {
+        if mine >= self.quota_of(owner) {
             return Err(NetError::QuotaExceeded);
         }
         // What must stay free for the other named clients, and for this
@@ -101,7 +109,7 @@ impl Sockets {
                 } else {
                     self.held_by(c)
                 };
-                limits.share.saturating_sub(held)
+                limits.share.min(self.quota_of(c)).saturating_sub(held)
             })
             .sum();
         if self.live + 1 + kept > limits.total {

@@ -173,3 +173,28 @@ fn a_heap_that_cannot_hold_a_socket_answers_no_memory() {
     assert_eq!(net.a.stack().sockets_in_use(), 0, "nothing half made");
     assert_eq!(net.a.stack().client_held(1), 0);
 }
+
+#[test]
+fn a_quota_the_manifest_gives_is_the_clients_own() {
+    let mut net = Net::with(|c| {
+        c.limits = Limits::new(40, 2);
+        c.clients = &[HOSTILE, VICTIM];
+        c.quotas = &[Some(4), None];
+    });
+    assert_eq!(net.a.stack().client_quota(HOSTILE), 4);
+    assert_eq!(net.a.stack().client_quota(VICTIM), 24, "the default, cut");
+    for _ in 0..4 {
+        call(&mut net.a, HOSTILE, SOCKET, &[DATAGRAM]).unwrap();
+    }
+    assert_eq!(
+        call(&mut net.a, HOSTILE, SOCKET, &[STREAM]),
+        Err(QuotaExceeded)
+    );
+    for _ in 0..24 {
+        call(&mut net.a, VICTIM, SOCKET, &[STREAM]).unwrap();
+    }
+    assert_eq!(
+        call(&mut net.a, VICTIM, SOCKET, &[STREAM]),
+        Err(QuotaExceeded)
+    );
+}

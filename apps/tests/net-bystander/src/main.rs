@@ -2,12 +2,13 @@
 //! once the hog holds every socket its quota allows. Its share is kept for
 //! it, so it must still get a stream, a datagram socket, a listener with a
 //! backlog, a ping to the gateway answered, and a connection from the
-//! host's runner echoed.
+//! host's runner echoed. Past the quota its manifest entry gives it, it
+//! gets `QuotaExceeded` too.
 #![no_std]
 #![no_main]
 #![forbid(unsafe_code)]
 
-use conflux_net_client::{Error, Net, SockAddr, SockKind, Socket};
+use conflux_net_client::{Error, Net, NetError, SockAddr, SockKind, Socket};
 use conflux_userlib::ipc::Notification;
 use conflux_userlib::println;
 use conflux_userlib::testing::Checks;
@@ -42,6 +43,22 @@ fn main() {
         "a connection from the host echoed",
         echoed.is_ok_and(|n| n > 0),
         echoed,
+    );
+    let mut opened = 0;
+    let refusal = loop {
+        match net.socket(SockKind::Stream) {
+            Ok(_) => opened += 1,
+            Err(e) => break e.net(),
+        }
+        if opened > 100 {
+            break None;
+        }
+    };
+    println!("opened {opened} more streams, then: {refusal:?}");
+    c.eq(
+        "streams past the quota the manifest gives it",
+        refusal,
+        Some(NetError::QuotaExceeded),
     );
     c.finish();
 }

@@ -6,7 +6,8 @@
 //! kernel learns), and
 //! `FIRST_FREE`, the first slot the task can use for capabilities it
 //! receives at run time. A server's receive slot `NAME` comes with
-//! `NAME_CLIENTS`, the badges its clients call with. The doc line of each slot says what it holds. The
+//! `NAME_CLIENTS`, the badges its clients call with, and
+//! `NAME_CLIENT_QUOTAS`, the `quota` the manifest gives each. The doc line of each slot says what it holds. The
 //! supervisor's module also has `TASK_NAMES` and `RESTART_ON_FAULT`, to
 //! name the task a fault message's badge designates and decide whether to
 //! restart it.
@@ -16,7 +17,7 @@ use conflux_abi::pci::Bdf;
 use super::constant;
 use crate::model::{constant_name, rights_text, Cap, Manifest, Object, ObjectSpec, Restart, Task};
 use crate::objects::declared_kind;
-use crate::slots::{CLIENTS_SUFFIX, FIRST_FREE, RESTART_ON_FAULT, TASK_NAMES};
+use crate::slots::{CLIENTS_SUFFIX, FIRST_FREE, QUOTAS_SUFFIX, RESTART_ON_FAULT, TASK_NAMES};
 
 const INDENT: &str = "    ";
 
@@ -84,11 +85,8 @@ fn supervisor(out: &mut String, manifest: &Manifest) {
 /// `NAME_CLIENTS` for a server's receive slot `NAME`: the badges its
 /// clients call with, so the server can size its session table for them.
 fn clients(out: &mut String, manifest: &Manifest, cap: &Cap) {
-    let badges: Vec<String> = manifest
-        .endpoint_clients(cap.object)
-        .iter()
-        .map(|b| hex(*b))
-        .collect();
+    let clients = manifest.endpoint_clients(cap.object);
+    let badges: Vec<String> = clients.iter().map(|b| hex(*b)).collect();
     let doc = format!(
         "The badges of every capability that can call on `{}` (its clients), ascending, each once.",
         cap.name
@@ -100,6 +98,23 @@ fn clients(out: &mut String, manifest: &Manifest, cap: &Cap) {
         &format!("{}{CLIENTS_SUFFIX}", cap.constant()),
         "&[u64]",
         &format!("&[{}]", badges.join(", ")),
+    );
+    let quotas: Vec<String> = clients
+        .iter()
+        .map(|b| format!("{:?}", manifest.client_quota(cap.object, *b)))
+        .collect();
+    let doc = format!(
+        "The `quota` the manifest gives each of `{}`'s clients (by the index in `{}{CLIENTS_SUFFIX}`; `None`: the server's default).",
+        cap.name,
+        cap.constant()
+    );
+    constant(
+        out,
+        INDENT,
+        &doc,
+        &format!("{}{QUOTAS_SUFFIX}", cap.constant()),
+        "&[Option<u32>]",
+        &format!("&[{}]", quotas.join(", ")),
     );
 }
 

@@ -204,16 +204,26 @@ impl Manifest {
     /// (a server knows its clients by them), ascending, each once. Receive
     /// capabilities are not clients.
     pub fn endpoint_clients(&self, object: usize) -> Vec<u64> {
-        let mut badges: Vec<u64> = self
-            .tasks
-            .iter()
-            .flat_map(|t| &t.caps)
-            .filter(|c| c.object == object && c.rights & conflux_abi::cap::rights::READ == 0)
-            .map(|c| c.badge)
-            .collect();
+        let mut badges: Vec<u64> = self.client_caps(object).map(|c| c.badge).collect();
         badges.sort_unstable();
         badges.dedup();
         badges
+    }
+
+    /// The quota the manifest gives the client of endpoint `object` with
+    /// `badge`, if any (validation made sure its capabilities agree).
+    pub fn client_quota(&self, object: usize, badge: u64) -> Option<u32> {
+        self.client_caps(object)
+            .filter(|c| c.badge == badge)
+            .find_map(|c| c.quota)
+    }
+
+    /// Every capability that can send on endpoint `object`.
+    fn client_caps(&self, object: usize) -> impl Iterator<Item = &Cap> {
+        self.tasks
+            .iter()
+            .flat_map(|t| &t.caps)
+            .filter(move |c| c.object == object && c.rights & conflux_abi::cap::rights::READ == 0)
     }
 }
 

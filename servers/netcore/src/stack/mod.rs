@@ -87,6 +87,11 @@ impl Stack {
         self.sockets.held_by(badge)
     }
 
+    /// Client `badge`'s socket quota (the manifest's or the default).
+    pub fn client_quota(&self, badge: Badge) -> usize {
+        self.sockets.quota_of(badge)
+    }
+
     /// The socket limits the stack applies.
     pub fn limits(&self) -> crate::Limits {
         self.config.limits
