@@ -245,6 +245,17 @@ pub trait Service {
     /// handle a mismatch without panicking: the accessors of `Args` return
     /// errors rather than trusting it.
     fn call(&mut self, opcode: u16, args: &mut Args<'_, '_>) -> Result<u64, CallError>;
+
+    /// The work a call to `opcode` did beyond its one step, in steps
+    /// (a step's worth is [`crate::wire::BYTES_PER_STEP`] bytes moved),
+    /// given its value (`None` if it failed). It ends a slice sooner
+    /// ([`crate::Program::resume`]), so a server serves its other clients
+    /// between one client's big reads and writes; it is not charged to
+    /// the client's budget, so slicing never changes what a run does.
+    fn work(&self, opcode: u16, value: Option<u64>) -> u32 {
+        let _ = (opcode, value);
+        0
+    }
 }
 
 #[cfg(test)]

@@ -762,6 +762,47 @@ fn results_are_written_back_into_the_compound() {
     assert_eq!(run_program(&program, vec![], &[]).report, run.report);
 }
 
+/// Ten STAMPs of 1 KiB, each 4 steps of work (1 KiB / 256) plus its
+/// call and loop steps, in slices of 8 steps: a slice ends after two
+/// calls' work (the first after one, as the loop's set-up takes two
+/// steps), where steps alone would allow four; the run's
+/// report, results and bytes are those of one unsliced run, and no work
+/// is charged to the budget.
+#[test]
+fn a_call_s_work_ends_a_slice_sooner_but_changes_nothing_else() {
+    let mut b = Builder::new();
+    let (i, buf) = (b.reg(), b.buf(0, 0, 1024));
+    b.for_loop(i, 0, Cmp::LtU, 10, 1, |b| {
+        b.call_void(STAMP, (buf, 7));
+    });
+    let program = verify(&b.build().unwrap(), &[1024]).unwrap();
+    let whole = run_program(&program, vec![vec![0; 1024]], &[]);
+    let mut region = vec![0u8; 1024];
+    let mut results = vec![OpResult::EMPTY; program.len()];
+    let mut run = {
+        let slices = [region.as_mut_slice()];
+        program
+            .start(&Registers::new(), &slices, &mut results)
+            .unwrap()
+    };
+    let mut service = TestService::default();
+    let mut calls_per_slice = vec![];
+    let report = loop {
+        let before = service.calls.len();
+        let mut slices = [region.as_mut_slice()];
+        let progress = program.resume(&mut run, &mut service, &mut slices, &mut results, 8);
+        calls_per_slice.push(service.calls.len() - before);
+        if let cosy_abi::Progress::Done(r) = progress {
+            break r;
+        }
+    };
+    assert_eq!(calls_per_slice, [1, 2, 2, 2, 2, 1]);
+    assert_eq!(report, whole.report);
+    assert_eq!(report.steps, whole.report.steps);
+    assert_eq!(results, whole.results);
+    assert_eq!(region, whole.regions[0]);
+}
+
 #[test]
 fn a_run_in_slices_pauses_at_each_slice_and_ends_at_the_budget() {
     let mut b = Builder::new();

@@ -158,15 +158,16 @@ impl<S: AsRef<[Insn]>> Program<S> {
         regions: &mut [&mut [u8]],
         run: &mut Execution,
         results: &mut [OpResult],
-        pause_at: u32,
+        mut pause_at: u32,
     ) -> bool {
         // One length for both, so the test that finds an op also proves
         // its result slot is there.
         let n = insns.len().min(results.len());
         let (insns, results) = (&insns[..n], &mut results[..n]);
         let budget = self.budget;
-        // One test per op covers both the budget and the pause.
-        let limit = budget.min(pause_at);
+        // One test per op covers both the budget and the pause. A call's
+        // work (`Service::work`) brings the pause nearer, never the budget.
+        let mut limit = budget.min(pause_at);
         let Execution {
             file,
             pc: run_pc,
@@ -245,7 +246,13 @@ impl<S: AsRef<[Insn]>> Program<S> {
                         _ => break 'run true,
                     };
                     loop {
-                        let v = match call(service, *opcode, *argc, *bufs, args, regions, file) {
+                        let got = call(service, *opcode, *argc, *bufs, args, regions, file);
+                        let work = service.work(*opcode, got.ok());
+                        if work != 0 {
+                            pause_at = pause_at.saturating_sub(work);
+                            limit = budget.min(pause_at);
+                        }
+                        let v = match got {
                             Ok(v) => v,
                             Err(code) => fail!('run, slot, code, *dst),
                         };

@@ -13,6 +13,11 @@
 //! only by the kernel on receive: 41 "a capability was offered but there
 //! was no free receive slot (or it was revoked on the way)", 42 "the kernel
 //! itself sent this message" (fault messages), which no task can forge.
+//! Bit 43 "lend" is set by a sender (only with bit 40) to lend a region
+//! capability rather than share it, and reported to the receiver: a lent
+//! region stays mapped in its borrower until the borrower unmaps it, even
+//! if the lender revokes it (see `docs/ARCHITECTURE.md`, "Lending memory
+//! to a server").
 //! Every other bit is reserved: a sender that sets one gets
 //! `InvalidArgument`, so a future meaning cannot be confused with garbage.
 
@@ -34,10 +39,11 @@ pub const NOTIFY_LABEL: u32 = 0x5167;
 const CAP_FLAG: u64 = 1 << 40;
 const CAP_DROPPED: u64 = 1 << 41;
 const FROM_KERNEL: u64 = 1 << 42;
+const LEND: u64 = 1 << 43;
 const LEN_SHIFT: u32 = 32;
 const SLOT_SHIFT: u32 = 48;
-/// Bits a sender may set: label, length, capability flag and slot.
-const SENDER_BITS: u64 = 0xffff_ffff | 0xff << LEN_SHIFT | CAP_FLAG | 0xff << SLOT_SHIFT;
+/// Bits a sender may set: label, length, capability flag, lend and slot.
+const SENDER_BITS: u64 = 0xffff_ffff | 0xff << LEN_SHIFT | CAP_FLAG | LEND | 0xff << SLOT_SHIFT;
 
 /// A message as it sits in the message registers: the info word, the
 /// badge (on receive) and the register words. Both the kernel's register
@@ -64,6 +70,9 @@ pub struct Info {
     pub cap_dropped: bool,
     /// Receive only: the kernel sent this message (no task can).
     pub from_kernel: bool,
+    /// Send: lend the attached region capability instead of sharing it.
+    /// Receive: the capability that arrived is lent (a lease).
+    pub lend: bool,
 }
 
 impl Info {
@@ -82,6 +91,12 @@ impl Info {
             cap: Some(slot),
             ..self
         }
+    }
+
+    /// The same, with the attached capability lent rather than shared.
+    #[inline]
+    pub fn lent(self) -> Self {
+        Self { lend: true, ..self }
     }
 
     /// The info word; a length over [`MAX_WORDS`] or a slot past the
@@ -104,6 +119,9 @@ impl Info {
         if self.from_kernel {
             w |= FROM_KERNEL;
         }
+        if self.lend {
+            w |= LEND;
+        }
         Ok(w)
     }
 
@@ -116,6 +134,7 @@ impl Info {
             cap: (w & CAP_FLAG != 0).then_some((w >> SLOT_SHIFT & 0xff) as usize),
             cap_dropped: w & CAP_DROPPED != 0,
             from_kernel: w & FROM_KERNEL != 0,
+            lend: w & LEND != 0,
         }
     }
 
@@ -124,7 +143,8 @@ impl Info {
     #[inline]
     pub fn from_sender(w: u64) -> Result<Self, SysError> {
         let slot_bits = w >> SLOT_SHIFT & 0xff;
-        if w & !SENDER_BITS != 0 || (w & CAP_FLAG == 0 && slot_bits != 0) {
+        let cap_bits = slot_bits != 0 || w & LEND != 0;
+        if w & !SENDER_BITS != 0 || (w & CAP_FLAG == 0 && cap_bits) {
             return Err(SysError::InvalidArgument);
         }
         let info = Self::decode(w);
@@ -265,6 +285,7 @@ mod tests {
                 cap_dropped: true,
                 ..Info::new(1, 0)
             },
+            Info::new(2, 1).with_cap(5).lent(),
         ] {
             assert_eq!(Info::decode(i.encode().unwrap()), i);
         }
@@ -284,7 +305,7 @@ mod tests {
     fn senders_cannot_set_reserved_or_kernel_bits() {
         let ok = Info::new(5, 3).with_cap(7).encode().unwrap();
         assert_eq!(Info::from_sender(ok), Ok(Info::new(5, 3).with_cap(7)));
-        for bit in [41, 42, 43, 47, 56, 63] {
+        for bit in [41, 42, 44, 47, 56, 63] {
             assert_eq!(
                 Info::from_sender(ok | 1 << bit),
                 Err(SysError::InvalidArgument),
@@ -292,6 +313,10 @@ mod tests {
             );
         }
         assert_eq!(Info::from_sender(3 << 48), Err(SysError::InvalidArgument));
+        // Lending needs a capability to lend.
+        assert_eq!(Info::from_sender(1 << 43), Err(SysError::InvalidArgument));
+        let lent = Info::new(5, 0).with_cap(7).lent();
+        assert_eq!(Info::from_sender(lent.encode().unwrap()), Ok(lent));
         assert_eq!(Info::from_sender(65 << 32), Err(SysError::TooLong));
     }
 

@@ -117,7 +117,18 @@ sysnos! {
     /// [`crate::ipc::FaultKind::Panic`], so the manifest's restart policy
     /// applies. Does not return.
     Panic = 27,
+    /// `set_priority(p)`: run the calling task at priority `p`, which may
+    /// be its manifest priority or anything less urgent (a larger number,
+    /// at most [`MAX_PRIORITY`]), never more urgent. A server uses
+    /// it to run a client's long compound at that client's priority, so
+    /// clients less urgent than the server are not starved by it. A
+    /// restart gives the task its manifest priority back.
+    SetPriority = 28,
 }
+
+/// The least urgent priority a task can have (0 is the most urgent): the
+/// manifest's range and `set_priority`'s bound.
+pub const MAX_PRIORITY: u8 = 15;
 
 /// Packs the slots of a receive: the endpoint, where to put the reply
 /// capability (0: none), and where a transferred capability may land (0:

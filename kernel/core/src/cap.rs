@@ -2,6 +2,10 @@
 //!
 //! A capability names an object, carries rights and a badge, and knows
 //! where it comes from ([`Parent`]), which is what revocation follows.
+//! A region capability that arrived *lent* is a lease: revoking it takes
+//! the holder's authority at once but leaves its mapping until the holder
+//! unmaps it ([`Slot::Lapsed`]), so a client cannot pull memory from under
+//! a server it lent it to.
 
 use conflux_abi::cap::ObjectKind;
 
@@ -63,6 +67,9 @@ pub struct Cap {
     pub gen: u32,
     /// Where this capability's region is mapped in its holder (0: not mapped).
     pub mapped_at: u64,
+    /// A lease: a region capability that came lent (`Info::lend`), or a
+    /// copy its holder made of one.
+    pub lease: bool,
 }
 
 impl Cap {
@@ -76,7 +83,14 @@ impl Cap {
             origin: None,
             gen: 0,
             mapped_at: 0,
+            lease: false,
         }
+    }
+
+    /// True when revoking this capability must leave its mapping in place:
+    /// a mapped lease. The holder keeps the memory until it unmaps it.
+    pub fn outlives_revocation(&self) -> bool {
+        self.lease && self.mapped_at != 0
     }
 }
 
@@ -86,5 +100,9 @@ pub enum Slot {
     Empty,
     /// Held a capability that was revoked; using it reports `Revoked`.
     Revoked,
+    /// Held a mapped lease that was revoked: using it reports `Revoked`,
+    /// but the mapping stays until the holder unmaps or deletes it (or
+    /// ends). It has left the derivation tree: nothing descends from it.
+    Lapsed(Cap),
     Full(Cap),
 }

@@ -5,8 +5,10 @@
 //! they had mapped, and wakes any task blocked through one of them with
 //! `Revoked`, so the object's rightful users are not left facing `Busy`.
 //! A binding or timer made through a deleted capability goes with it.
+//! The one exception is a mapped lease: it loses its authority but keeps
+//! its mapping until its holder lets go ([`crate::cap::Slot::Lapsed`]).
 
-use crate::cap::Cap;
+use crate::cap::{Cap, Slot};
 use crate::cspace::NodeId;
 use crate::kernel::Kernel;
 use crate::machine::{Machine, UserRegs};
@@ -32,9 +34,15 @@ impl<M: Machine> Kernel<M> {
     }
 
     /// `cap_delete`: empties a slot, unmapping what it mapped. Its
-    /// children stay revocable through its parent.
+    /// children stay revocable through its parent. A lapsed lease is
+    /// deleted too (its mapping undone), though it can do nothing else.
     pub fn sys_delete(&mut self, me: usize, slot: u64) -> Result<u64, SysError> {
-        let cap = self.caps.remove(NodeId::slot(me, slot)?)?;
+        let node = NodeId::slot(me, slot)?;
+        if let Some(lapsed) = self.caps.take_lapsed(node, Slot::Empty) {
+            self.unmap_cap(me, &lapsed);
+            return Ok(0);
+        }
+        let cap = self.caps.remove(node)?;
         self.unmap_cap(me, &cap);
         crate::bound::forget_slot(self.task(me), slot as usize);
         Ok(0)
@@ -56,7 +64,9 @@ impl<M: Machine> Kernel<M> {
         let mut woken_senders = 0u64; // one bit per task (MAX_TASKS is 64)
         let count = self.caps.revoke(root, |n, cap| {
             if let Some(t) = tasks[n.task()].as_mut() {
-                unmap_in(t, objects, &cap);
+                if !cap.outlives_revocation() {
+                    unmap_in(t, objects, &cap);
+                }
                 if let Some(s) = n.slot_number() {
                     crate::bound::forget_slot(t, s);
                 }

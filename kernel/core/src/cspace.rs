@@ -107,7 +107,7 @@ impl CapSpace {
         match &self.nodes[n.index()] {
             Slot::Full(c) => Ok(c),
             Slot::Empty => Err(SysError::EmptySlot),
-            Slot::Revoked => Err(SysError::Revoked),
+            Slot::Revoked | Slot::Lapsed(_) => Err(SysError::Revoked),
         }
     }
 
@@ -115,7 +115,7 @@ impl CapSpace {
         match &mut self.nodes[n.index()] {
             Slot::Full(c) => Ok(c),
             Slot::Empty => Err(SysError::EmptySlot),
-            Slot::Revoked => Err(SysError::Revoked),
+            Slot::Revoked | Slot::Lapsed(_) => Err(SysError::Revoked),
         }
     }
 
@@ -131,11 +131,25 @@ impl CapSpace {
         Ok(*c)
     }
 
-    /// Checks that `n` can take a new capability (empty or revoked).
+    /// Checks that `n` can take a new capability (empty or revoked; a
+    /// lapsed lease still holds its mapping, so it is occupied).
     pub fn check_free(&self, n: NodeId) -> Result<(), SysError> {
         match self.nodes[n.index()] {
-            Slot::Full(_) => Err(SysError::SlotOccupied),
-            _ => Ok(()),
+            Slot::Full(_) | Slot::Lapsed(_) => Err(SysError::SlotOccupied),
+            Slot::Empty | Slot::Revoked => Ok(()),
+        }
+    }
+
+    /// Takes the lapsed lease out of `n`, leaving `then` (`Revoked` after
+    /// an unmap, `Empty` after a delete), for its holder to undo the
+    /// mapping it still has.
+    pub fn take_lapsed(&mut self, n: NodeId, then: Slot) -> Option<Cap> {
+        match self.nodes[n.index()] {
+            Slot::Lapsed(c) => {
+                self.nodes[n.index()] = then;
+                Some(c)
+            }
+            _ => None,
         }
     }
 
@@ -252,7 +266,8 @@ impl CapSpace {
     }
 
     /// Deletes every descendant of the capability in `root`: slots are left
-    /// `Revoked` (in-flight nodes simply empty). `removed` sees each
+    /// `Revoked` (in-flight nodes simply empty), or `Lapsed` for a mapped
+    /// lease, whose mapping outlives the revocation. `removed` sees each
     /// capability taken, to undo its mappings and wake its waiters.
     pub fn revoke(
         &mut self,
@@ -268,10 +283,10 @@ impl CapSpace {
             }
             let n = NodeId(i as u16);
             if let Slot::Full(c) = self.nodes[i] {
-                self.nodes[i] = if n.slot_number().is_some() {
-                    Slot::Revoked
-                } else {
-                    Slot::Empty
+                self.nodes[i] = match n.slot_number() {
+                    Some(_) if c.outlives_revocation() => Slot::Lapsed(c),
+                    Some(_) => Slot::Revoked,
+                    None => Slot::Empty,
                 };
                 removed(n, c);
                 count += 1;

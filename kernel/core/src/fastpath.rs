@@ -60,8 +60,13 @@ impl<M: Machine> Kernel<M> {
             return None;
         }
         let reply_node = NodeId::slot(s, reply_slot as u64).ok()?;
-        if matches!(self.caps.slot(reply_node), Slot::Full(c) if c.obj.kind() != ObjectKind::Reply)
-        {
+        // Overwriting is safe only for what has no children and no mapping.
+        let replaceable = match self.caps.slot(reply_node) {
+            Slot::Empty | Slot::Revoked => true,
+            Slot::Full(c) => c.obj.kind() == ObjectKind::Reply,
+            Slot::Lapsed(_) => false,
+        };
+        if !replaceable {
             return None;
         }
         let (badge, gen) = (ep.badge, caller.generation);

@@ -125,6 +125,7 @@ impl<M: Machine> Kernel<M> {
                 .is_some_and(|to| self.caps.move_to(flight, to).is_ok());
             if placed {
                 info.cap = Some(0);
+                info.lend = sent.lend;
             } else {
                 let _ = self.caps.remove(flight);
                 info.cap_dropped = true;
@@ -173,9 +174,15 @@ impl<M: Machine> Kernel<M> {
             return Err(SysError::DeadPeer);
         }
         if let Some(s) = info.cap {
-            let cap = self
+            let mut cap = self
                 .caps
                 .derive(NodeId::slot(me, s as u64)?, rights::ALL, 0)?;
+            if info.lend && cap.obj.kind() != ObjectKind::Region {
+                return Err(SysError::WrongKind); // only memory can be lent
+            }
+            // Lease or not is the sender's choice at each transfer: a
+            // borrower passing a lease on shares it unless it lends it.
+            cap.lease = info.lend;
             let flight = NodeId::in_flight(me);
             let _ = self.caps.remove(flight);
             self.caps.insert(flight, cap)?;
@@ -192,6 +199,7 @@ impl<M: Machine> Kernel<M> {
             },
         );
         let Some(r) = self.receiver_on(obj) else {
+            self.raise_for_waiter(server as usize, me);
             return Ok(Next::Block);
         };
         self.deliver_from(me, r);
@@ -204,6 +212,19 @@ impl<M: Machine> Kernel<M> {
 
     /// True when task `a` may run in place of `b` without passing over a
     /// more urgent ready task (`b` was running, so it was the most urgent).
+    /// A server that lowered itself (`set_priority`, to run a client's
+    /// long work at that client's priority) is raised back, at most to its
+    /// manifest priority, while a more urgent task waits to call it: the
+    /// waiter is never held up by tasks less urgent than itself.
+    fn raise_for_waiter(&mut self, server: usize, waiter: usize) {
+        let p = self.task(waiter).priority;
+        if let Some(s) = self.tasks[server].as_mut() {
+            if s.priority > p {
+                s.priority = p.max(s.base_priority);
+            }
+        }
+    }
+
     fn at_least_as_urgent(&mut self, a: usize, b: usize) -> bool {
         self.task(a).priority <= self.task(b).priority
     }

@@ -280,6 +280,14 @@ impl<M: Machine> Kernel<M> {
                 self.unmap_cap(t, &cap);
             }
         }
+        for s in 0..conflux_abi::cap::CAP_SLOTS as u64 {
+            let lapsed = NodeId::slot(t, s)
+                .ok()
+                .and_then(|n| self.caps.take_lapsed(n, crate::cap::Slot::Empty));
+            if let Some(cap) = lapsed {
+                self.unmap_cap(t, &cap);
+            }
+        }
     }
 
     /// Makes every task that waits on dead task `d` runnable with `DeadPeer`.

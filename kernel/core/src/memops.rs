@@ -7,7 +7,7 @@
 //! reveals the physical address behind a region byte, for devices.
 //! All arithmetic on task-supplied values is checked.
 
-use crate::cap::Cap;
+use crate::cap::{Cap, Slot};
 use crate::capops::unmap_in;
 use crate::cspace::NodeId;
 use crate::kernel::Kernel;
@@ -76,9 +76,14 @@ impl<M: Machine> Kernel<M> {
         Ok(size)
     }
 
-    /// `region_unmap(slot)`.
+    /// `region_unmap(slot)`. Also ends a lapsed lease's mapping, which is
+    /// the one thing its holder can still do with it.
     pub fn sys_unmap(&mut self, me: usize, slot: u64) -> Result<u64, SysError> {
         let node = NodeId::slot(me, slot)?;
+        if let Some(lapsed) = self.caps.take_lapsed(node, Slot::Revoked) {
+            self.unmap_cap(me, &lapsed);
+            return Ok(0);
+        }
         let cap = *self.caps.get(node)?;
         memory_of(&self.objects, &cap).ok_or(SysError::WrongKind)?;
         if cap.mapped_at == 0 {

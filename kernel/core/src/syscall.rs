@@ -112,6 +112,7 @@ impl<M: Machine> Kernel<M> {
             Sysno::IoOut => self.sys_io_out(me, a[0], a[1], a[2], a[3]),
             Sysno::NtfnBind => self.sys_ntfn_bind(me, a[0], a[1]),
             Sysno::TimerSet => self.sys_timer_set(me, a[0], a[1]),
+            Sysno::SetPriority => return self.sys_set_priority(me, a[0]),
         };
         self.value(me, r)
     }
@@ -133,5 +134,19 @@ impl<M: Machine> Kernel<M> {
         report.task = me as u32;
         self.end_task(cpu, me, Some(report));
         Next::Block
+    }
+
+    /// `set_priority(p)`: between the task's manifest priority and
+    /// `MAX_PRIORITY`. Lowering may let a more urgent task run at once
+    /// (`Resume` preempts then).
+    fn sys_set_priority(&mut self, me: usize, p: u64) -> Result<Next, SysError> {
+        let t = self.task(me);
+        let p = u8::try_from(p).map_err(|_| SysError::InvalidArgument)?;
+        if p < t.base_priority || p > conflux_abi::syscall::MAX_PRIORITY {
+            return Err(SysError::InvalidArgument);
+        }
+        t.priority = p;
+        t.ctx.set_ok(0);
+        Ok(Next::Resume)
     }
 }

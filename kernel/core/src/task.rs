@@ -87,6 +87,8 @@ pub struct Task<M: Machine> {
     pub name: &'static str,
     /// 0 is the most urgent.
     pub priority: u8,
+    /// The manifest's priority: `set_priority` may go no more urgent.
+    pub base_priority: u8,
     /// Incremented on every restart; capabilities to the task's endpoints
     /// made for an older generation get `DeadPeer`.
     pub generation: u32,
@@ -112,6 +114,7 @@ impl<M: Machine> Task<M> {
         Self {
             name,
             priority,
+            base_priority: priority,
             generation,
             state: State::Ready,
             ctx: t.ctx,

@@ -29,6 +29,10 @@ pub struct Message {
     /// Receive: the kernel itself sent this message (a fault report, or a
     /// bound notification's signal: [`Received::notified`]).
     pub from_kernel: bool,
+    /// Send: lend the attached region rather than share it ([`Message::lending`]).
+    /// Receive: the region that arrived is lent, so revoking it cannot
+    /// unmap it from under this task.
+    pub lend: bool,
 }
 
 impl Message {
@@ -45,6 +49,7 @@ impl Message {
             cap: None,
             cap_dropped: false,
             from_kernel: false,
+            lend: false,
         }
     }
 
@@ -61,12 +66,25 @@ impl Message {
         }
     }
 
+    /// Lends the region capability in `slot`: the receiver keeps its
+    /// mapping of it until it lets go, even if this task revokes it — what
+    /// a server that works on the region needs (the endpoint capability
+    /// needs GRANT).
+    pub fn lending(self, slot: usize) -> Self {
+        Self {
+            cap: Some(slot),
+            lend: true,
+            ..self
+        }
+    }
+
     /// The info word; a length or slot that does not fit is refused here,
     /// before any syscall, rather than truncated.
     #[inline]
     fn info(&self) -> Result<u64, SysError> {
         let i = Info::new(self.label, self.len);
         match self.cap {
+            Some(s) if self.lend => i.with_cap(s).lent().encode(),
             Some(s) => i.with_cap(s).encode(),
             None => i.encode(),
         }
@@ -83,6 +101,7 @@ impl Message {
             cap: i.cap.map(|_| cap_slot),
             cap_dropped: i.cap_dropped,
             from_kernel: i.from_kernel,
+            lend: i.lend,
         }
     }
 }

@@ -97,6 +97,14 @@ pub fn yield_now() {
     let _ = raw_syscall(Sysno::Yield as u64, 0, 0, 0);
 }
 
+/// Runs this task at priority `p` (0 is the most urgent): its manifest
+/// priority or less urgent, never more (`InvalidArgument`). A server runs
+/// a client's long work at the client's priority with it; the kernel
+/// raises it back while a more urgent client waits to call it.
+pub fn set_priority(p: u8) -> Result<(), SysError> {
+    call(Sysno::SetPriority, u64::from(p), 0, 0, 0).map(drop)
+}
+
 /// Ends the task with `code`.
 pub fn exit(code: u64) -> ! {
     raw_syscall(Sysno::Exit as u64, code, 0, 0);

@@ -74,3 +74,24 @@ pub fn pattern(seed: u32, len: usize) -> alloc::vec::Vec<u8> {
         })
         .collect()
 }
+
+/// The TSC ticks (guest instructions under icount) each of `rounds` runs
+/// of `op` took, sorted; the tests that judge latency read their
+/// percentiles from it.
+pub fn timed(rounds: usize, mut op: impl FnMut()) -> alloc::vec::Vec<u64> {
+    let mut times: alloc::vec::Vec<u64> = (0..rounds)
+        .map(|_| {
+            let t0 = crate::sys::rdtsc();
+            op();
+            crate::sys::rdtsc() - t0
+        })
+        .collect();
+    times.sort_unstable();
+    times
+}
+
+/// The `pct`th percentile of sorted `times` (0 when empty).
+pub fn percentile(times: &[u64], pct: usize) -> u64 {
+    let i = (times.len() * pct / 100).saturating_sub(1);
+    times.get(i).copied().unwrap_or(0)
+}

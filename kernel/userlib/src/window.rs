@@ -74,11 +74,13 @@ impl Window {
         // this window's capability (its size, inside the region window,
         // where nothing of Rust's lives). It stays mapped while the window
         // lives: the capability is mapped once, and the window's owner
-        // unmaps it only through `unmap`, which consumes the window; a
-        // revocation by another task makes accesses fault this task, not
-        // touch other memory. `&mut self` makes this the only slice the
-        // task holds of it. Bytes have no invalid values; changes by other
-        // tasks are the untrusted-input case the module doc describes.
+        // unmaps it only through `unmap`, which consumes the window. A
+        // lent region (a lease) stays mapped whatever its lender revokes;
+        // a shared one revoked by another task makes accesses fault this
+        // task, never touch other memory. `&mut self` makes this the only
+        // slice the task holds of it. Bytes have no invalid values;
+        // changes by other tasks are the untrusted-input case the module
+        // doc describes.
         unsafe { core::slice::from_raw_parts_mut(self.base as *mut u8, self.len) }
     }
 

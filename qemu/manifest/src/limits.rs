@@ -25,8 +25,8 @@ pub const DEFAULT_CPUS: u32 = 1;
 pub const MIN_CPUS: u32 = 1;
 pub const MAX_CPUS: u32 = 8;
 
-/// `tasks.*.priority`: 0 is the most urgent.
-pub const MAX_PRIORITY: u8 = 15;
+/// `tasks.*.priority`: 0 is the most urgent (the kernel's bound too).
+pub const MAX_PRIORITY: u8 = conflux_abi::syscall::MAX_PRIORITY;
 
 /// `tasks.*.stack_size`: default and range, in bytes.
 pub const DEFAULT_STACK_SIZE: u32 = 16 * 1024;

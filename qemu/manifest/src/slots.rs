@@ -30,9 +30,10 @@ pub(crate) const FIRST_FREE: &str = "FIRST_FREE";
 pub(crate) const TASK_NAMES: &str = "TASK_NAMES";
 pub(crate) const RESTART_ON_FAULT: &str = "RESTART_ON_FAULT";
 /// A server's receive slot `NAME` also gives `NAME_CLIENTS`, the badges
-/// its clients call with.
+/// its clients call with, `NAME_CLIENT_PRIORITIES`, their priorities, and
+/// `NAME_CLIENT_QUOTAS`, each client's `quota` (all by the same index).
 pub(crate) const CLIENTS_SUFFIX: &str = "_CLIENTS";
-/// ... and `NAME_CLIENT_QUOTAS`, each client's `quota` (by the same index).
+pub(crate) const CLIENT_PRIORITIES_SUFFIX: &str = "_CLIENT_PRIORITIES";
 pub(crate) const QUOTAS_SUFFIX: &str = "_CLIENT_QUOTAS";
 
 /// A filled slot and why the task has it (for messages).
@@ -417,6 +418,7 @@ fn check_constants(
         if crate::model::is_receive_cap(object, task, &slot.cap) {
             names.push(format!("{base}{CLIENTS_SUFFIX}"));
             names.push(format!("{base}{QUOTAS_SUFFIX}"));
+            names.push(format!("{base}{CLIENT_PRIORITIES_SUFFIX}"));
         }
         if slot.cap.map_vaddr.is_some() {
             let size = match manifest.object_of(&slot.cap).spec {

@@ -150,10 +150,10 @@ fn a_server_knows_its_clients_badges() {
     let m = ok(&format!(
         "{SYSTEM}[endpoints.echo]\nserver = \"srv\"\n\
          [tasks.srv]\ncrate = \"srv\"\npriority = 1\nstart_order = 0\n\
-         [tasks.a]\ncrate = \"a\"\npriority = 2\nstart_order = 1\n\
+         [tasks.a]\ncrate = \"a\"\npriority = 3\nstart_order = 1\n\
          [tasks.a.caps]\necho = {{ endpoint = \"echo\", badge = 0x30 }}\n\
          as-b = {{ endpoint = \"echo\", badge = 0x10 }}\n\
-         [tasks.b]\ncrate = \"b\"\npriority = 2\nstart_order = 2\n\
+         [tasks.b]\ncrate = \"b\"\npriority = 4\nstart_order = 2\n\
          [tasks.b.caps]\necho = {{ endpoint = \"echo\", badge = 0x10, quota = 8 }}\n\
          [tasks.c]\ncrate = \"c\"\npriority = 2\nstart_order = 3\n\
          [tasks.c.caps]\necho = {{ endpoint = \"echo\" }}\n"
@@ -162,6 +162,10 @@ fn a_server_knows_its_clients_badges() {
     assert!(
         caps.contains("    pub const ECHO_CLIENTS: &[u64] = &[0x0, 0x10, 0x30];\n"),
         "ascending, each once, the unbadged client as 0: {caps}"
+    );
+    assert!(
+        caps.contains("    pub const ECHO_CLIENT_PRIORITIES: &[u8] = &[2, 4, 3];\n"),
+        "badge 0x10 is held at priorities 3 and 4: the least urgent counts: {caps}"
     );
     assert!(
         caps.contains(

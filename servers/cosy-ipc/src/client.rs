@@ -86,7 +86,7 @@ impl Session {
     }
 
     fn hello(&mut self) -> Result<(), Failure> {
-        let msg = Message::new(CONNECT, &[VERSION]).with_cap(self.caps.control);
+        let msg = Message::new(CONNECT, &[VERSION]).lending(self.caps.control);
         let words = self.exchange(&msg)?;
         self.max_steps = words[1];
         self.max_ops = words[2];
@@ -99,7 +99,7 @@ impl Session {
         self.hello()?;
         let slots: Vec<usize> = self.data.iter().map(|(slot, _)| *slot).collect();
         for slot in slots {
-            self.exchange(&Message::new(ATTACH, &[]).with_cap(slot))?;
+            self.exchange(&Message::new(ATTACH, &[]).lending(slot))?;
         }
         Ok(())
     }
@@ -109,7 +109,7 @@ impl Session {
     pub fn attach(&mut self, slot: usize, addr: u64) -> Result<u8, Failure> {
         let _ = Region(slot).unmap();
         let window = Window::map(slot, addr, true)?;
-        let number = self.exchange(&Message::new(ATTACH, &[]).with_cap(slot))?[0];
+        let number = self.exchange(&Message::new(ATTACH, &[]).lending(slot))?[0];
         self.data.push((slot, window));
         Ok(number as u8)
     }

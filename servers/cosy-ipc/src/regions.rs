@@ -1,14 +1,17 @@
 //! The regions a Cosy server's clients share with it (feature `server`).
 //!
-//! Regions arrive by capability transfer into the server's receive slot.
-//! Each client slot of the server has fixed capability slots and a fixed
+//! Regions arrive by capability transfer into the server's receive slot,
+//! and only lent ones are taken ([`Lent`]): a lent region stays mapped in
+//! the server until the server unmaps it, whatever the client revokes,
+//! so no client can make the server fault by pulling memory from under
+//! it. Each client slot of the server has fixed capability slots and a fixed
 //! stretch of the region window for its regions ([`Layout`]), so one
 //! client's regions can never land on another's; the kernel reports each
 //! region's size when mapping it, so a client cannot claim a larger one.
 //! The control region is number 0, data regions 1.. ([`MAX_REGIONS`]).
 
 use conflux_abi::layout::REGION_BASE;
-use conflux_userlib::ipc::Slot;
+use conflux_userlib::ipc::{Message, Slot};
 use conflux_userlib::window::Window;
 
 use crate::MAX_REGIONS;
@@ -33,6 +36,28 @@ pub enum RegionError {
     Full,
     /// The capability is not a writable, mappable region.
     NotARegion,
+    /// The region was shared, not lent: its holder could revoke it under
+    /// the server.
+    NotLent,
+}
+
+/// A capability that arrived lent, in the server's receive slot: the only
+/// form in which [`Regions::attach`] takes one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lent(usize);
+
+impl Lent {
+    /// The capability a message carried, if the kernel says it was lent.
+    /// A shared one is deleted here and refused (`NotLent`).
+    pub fn from_message(msg: &Message) -> Option<Result<Lent, RegionError>> {
+        let slot = msg.cap?;
+        Some(if msg.lend {
+            Ok(Lent(slot))
+        } else {
+            let _ = Slot(slot).delete();
+            Err(RegionError::NotLent)
+        })
+    }
 }
 
 /// One client's mapped regions, numbered as the client numbers them.
@@ -42,17 +67,18 @@ pub struct Regions {
 }
 
 impl Regions {
-    /// Maps the region whose capability is in `received` as number
-    /// `number` of client slot `index` (0 for CONNECT's control region,
-    /// the next free one for ATTACH when `number` is `None`); returns its
-    /// number. `received` is emptied either way.
+    /// Maps the lent region `received` as number `number` of client slot
+    /// `index` (0 for CONNECT's control region, the next free one for
+    /// ATTACH when `number` is `None`); returns its number. The receive
+    /// slot is emptied either way.
     pub fn attach(
         &mut self,
         layout: Layout,
         index: usize,
         number: Option<usize>,
-        received: usize,
+        received: Lent,
     ) -> Result<usize, RegionError> {
+        let Lent(received) = received;
         let number = number
             .or_else(|| self.windows.iter().position(Option::is_none))
             .filter(|n| *n < MAX_REGIONS)

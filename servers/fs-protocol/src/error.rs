@@ -60,6 +60,9 @@ cosy_abi::service_errors! {
         /// CONNECT or ATTACH came without the region capability it needs (or
         /// the kernel dropped it on the way).
         MissingCap = 126, "the request needs a region capability and carries none";
+        /// CONNECT or ATTACH shared its region instead of lending it; the
+        /// server maps only lent regions, which cannot be revoked under it.
+        NotLent = 1, "the region was shared, not lent: send it with Message::lending";
         /// The compound was cancelled before it ended: its session was
         /// detached or reconnected (a restarted client), or the server stopped.
         Cancelled = 125, "the compound was cancelled (session ended or server stopping)";

@@ -13,7 +13,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use conflux_cosy_ipc::regions::{Layout, RegionError, Regions};
+use conflux_cosy_ipc::regions::{Layout, Lent, RegionError, Regions};
 use conflux_fs_core::{Inodes, Session};
 use conflux_fs_protocol::FsError;
 use cosy_abi::{Insn, Program};
@@ -96,13 +96,13 @@ impl Clients {
             .filter(|&i| matches!(&self.slots[i], Some(c) if c.job.is_some()))
     }
 
-    /// Starts a session for `badge` with the control region whose
-    /// capability is in `received`; drops any session it had.
+    /// Starts a session for `badge` with the lent control region
+    /// `received`; drops any session it had.
     pub fn connect(
         &mut self,
         inodes: &mut Inodes,
         badge: u64,
-        received: usize,
+        received: Lent,
     ) -> Result<&mut Client, FsError> {
         self.disconnect(inodes, badge);
         let index = self
@@ -124,9 +124,9 @@ impl Clients {
         self.slots[index].as_mut().ok_or(FsError::NotConnected)
     }
 
-    /// Maps the region in `received` as the client's next data region;
+    /// Maps the lent region `received` as the client's next data region;
     /// returns its number.
-    pub fn attach(&mut self, badge: u64, received: usize) -> Result<usize, FsError> {
+    pub fn attach(&mut self, badge: u64, received: Lent) -> Result<usize, FsError> {
         let index = self.index(badge)?;
         self.attach_at(index, None, received)
     }
@@ -135,7 +135,7 @@ impl Clients {
         &mut self,
         index: usize,
         number: Option<usize>,
-        received: usize,
+        received: Lent,
     ) -> Result<usize, FsError> {
         let client = self.slots[index].as_mut().ok_or(FsError::NotConnected)?;
         client
@@ -144,6 +144,7 @@ impl Clients {
             .map_err(|e| match e {
                 RegionError::Full => FsError::TooManyOpen,
                 RegionError::NotARegion => FsError::Invalid,
+                RegionError::NotLent => FsError::NotLent,
             })
     }
 

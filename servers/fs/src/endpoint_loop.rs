@@ -5,8 +5,12 @@
 //! never blocks: it takes one waiting request with `nb_recv`, answers it,
 //! runs one slice of the next compound and yields, so clients as urgent
 //! as the server run between slices and a runaway compound delays another
-//! client's request by about one slice. (A client less urgent than the
-//! server runs only when the server waits: fixed priorities.)
+//! client's request by about one slice (a request that starts a compound
+//! has run its first slice already, so no other follows before the next
+//! look at the queue). A slice is bounded in steps and in bytes moved
+//! (`Service::work`), and a slice of a less urgent client's compound runs
+//! at that client's priority (`priority`), so clients less urgent than
+//! the server are not starved by another's compound.
 //!
 //! A running compound keeps its caller's reply capability, so each
 //! receive names a reply slot no job holds: there is one more reply slot
@@ -62,18 +66,29 @@ pub fn serve(
                 return slot;
             }
             injection.before(got.msg.label);
-            // `None`: a running compound holds the slot.
-            if let Some(answer) = server.handle(got.badge, &got.msg, slot) {
-                pending = Some((slot, answer));
-            }
+            // `None`: a running compound holds the slot, and its first
+            // slice just ran: look at the queue again before another.
+            let started = match server.handle(got.badge, &got.msg, slot) {
+                Some(answer) => {
+                    pending = Some((slot, answer));
+                    false
+                }
+                None => true,
+            };
             let _ = Slot(received).delete();
+            if started {
+                continue;
+            }
         }
         if server.has_jobs() {
             if let Some((slot, msg)) = pending.take() {
                 slots.answer(slot, &msg);
             }
-            server.run_slice();
+            let lowered = server.run_slice();
             sys::yield_now();
+            if lowered {
+                crate::priority::set(crate::config::PRIORITY);
+            }
         }
     }
 }

@@ -21,15 +21,24 @@ use conflux_fs_core::{FileService, Inodes};
 use conflux_fs_protocol::ipc::RunReply;
 use conflux_fs_protocol::{ipc, FsError};
 use conflux_userlib::ipc::Message;
-use cosy_abi::{CallError, Execution, Insn, OpResult, Program, Progress, Report};
+use conflux_userlib::sys::rdtsc;
+use cosy_abi::{CallError, Execution, Insn, OpResult, Program, Progress, Report, Service};
 
 use crate::clients::{Client, Prepared};
 use crate::serve::{Fs, Server};
 
 /// Steps in one slice: small enough that a client waiting behind a
 /// runaway compound waits a few thousand instructions, large enough that
-/// the slicing costs little (see docs/PERFORMANCE.md).
+/// the slicing costs little (see docs/PERFORMANCE.md). A slice also ends
+/// once its calls moved `SLICE * BYTES_PER_STEP` bytes (32 KiB:
+/// `Service::work`) or ran for [`SLICE_TSC`], whichever comes first; one
+/// call is never cut.
 pub const SLICE: u32 = 128;
+
+/// The time a slice may run (`ipc::SLICE_TSC`, TSC ticks): a few `stat`s'
+/// worth, so a client waiting behind a compound of costly calls waits
+/// about as long as behind one of cheap steps.
+use conflux_fs_protocol::ipc::SLICE_TSC;
 
 /// A compound still running for its session.
 pub struct Job {
@@ -129,19 +138,26 @@ impl Server {
         self.clients.with_jobs(0).next().is_some()
     }
 
-    /// Runs one slice of the next job (round robin); a job that ends
-    /// queues its reply in `outbox`.
-    pub fn run_slice(&mut self) {
+    /// Runs one slice of the next job (round robin), at its client's
+    /// priority if that is less urgent than the server's; a job that ends
+    /// queues its reply in `outbox`. True when the server was lowered
+    /// (the caller raises it back once the client's peers had a turn).
+    pub fn run_slice(&mut self) -> bool {
         let Some(index) = self.clients.with_jobs(self.next_job).next() else {
-            return;
+            return false;
         };
         self.next_job = (index + 1) % crate::clients::MAX_CLIENTS;
         let Some(client) = self.clients.at(index) else {
-            return;
+            return false;
         };
         let Some(mut job) = client.job.take() else {
-            return;
+            return false;
         };
+        let at = crate::priority::of(client.badge);
+        let lowered = at != crate::config::PRIORITY;
+        if lowered {
+            crate::priority::set(at);
+        }
         let progress = slice(
             &job.compound.program,
             &mut job.run,
@@ -161,6 +177,7 @@ impl Server {
                 }
             }
         }
+        lowered
     }
 
     /// Cancels the job of the client with `badge`, if it has one: its
@@ -199,12 +216,41 @@ fn slice<S: AsRef<[Insn]>>(
     results: &mut [OpResult],
 ) -> Progress {
     let (mut slices, session) = client.parts();
-    let mut service = FileService {
-        fs,
-        inodes,
-        session,
+    let mut service = Timed {
+        files: FileService {
+            fs,
+            inodes,
+            session,
+        },
+        until: rdtsc().saturating_add(SLICE_TSC),
     };
     program.resume(run, &mut service, &mut slices, results, SLICE)
+}
+
+/// The file operations with a deadline: once it passes, every call's work
+/// ends the slice, so a compound of calls that each cost much more than a
+/// step (opens, stats, small writes) still gives the CPU back in time.
+struct Timed<'a> {
+    files: FileService<'a, conflux_fs_core::BlockCache<crate::disk::BlkDisk>>,
+    /// The TSC value at which the slice is over.
+    until: u64,
+}
+
+impl Service for Timed<'_> {
+    fn ops(&self) -> cosy_abi::OpTable<'_> {
+        self.files.ops()
+    }
+
+    fn call(&mut self, opcode: u16, args: &mut cosy_abi::Args<'_, '_>) -> Result<u64, CallError> {
+        self.files.call(opcode, args)
+    }
+
+    fn work(&self, opcode: u16, value: Option<u64>) -> u32 {
+        match rdtsc() >= self.until {
+            true => u32::MAX,
+            false => self.files.work(opcode, value),
+        }
+    }
 }
 
 /// Writes an ended run's results back and makes its reply.

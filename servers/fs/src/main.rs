@@ -25,6 +25,7 @@ mod disk;
 mod endpoint_loop;
 mod fault;
 mod jobs;
+mod priority;
 mod request;
 mod serve;
 

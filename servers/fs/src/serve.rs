@@ -16,6 +16,7 @@ use alloc::boxed::Box;
 use alloc::vec;
 use alloc::vec::Vec;
 
+use conflux_cosy_ipc::regions::Lent;
 use conflux_cosy_ipc::{verify_at, Refused};
 use conflux_ext4::FileSystem;
 use conflux_fs_core::{BlockCache, FileService, Inodes};
@@ -83,15 +84,13 @@ impl Server {
         if let Err(e) = self.admit(badge, msg, &request, &words) {
             return Some(fs_fail(e));
         }
-        let received = msg.cap;
+        let received = lent_region(msg);
         Some(match request {
             Request::Connect { version } => self.connect(badge, version, received),
-            Request::Attach => match received {
+            Request::Attach => match received.map(|r| self.clients.attach(badge, r?)) {
                 None => fs_fail(FsError::MissingCap),
-                Some(slot) => match self.clients.attach(badge, slot) {
-                    Ok(n) => Message::new(ipc::OK, &[n as u64]),
-                    Err(e) => fs_fail(e),
-                },
+                Some(Ok(n)) => Message::new(ipc::OK, &[n as u64]),
+                Some(Err(e)) => fs_fail(e),
             },
             Request::Detach => {
                 // `admit` cancelled a running compound first.
@@ -155,14 +154,21 @@ impl Server {
         }
     }
 
-    fn connect(&mut self, badge: u64, version: u64, received: Option<usize>) -> Message {
+    fn connect(
+        &mut self,
+        badge: u64,
+        version: u64,
+        received: Option<Result<Lent, FsError>>,
+    ) -> Message {
         if version != ipc::VERSION {
             return fs_fail(FsError::Invalid);
         }
-        let Some(slot) = received else {
-            return fs_fail(FsError::MissingCap);
+        let lent = match received {
+            None => return fs_fail(FsError::MissingCap),
+            Some(Err(e)) => return fs_fail(e),
+            Some(Ok(lent)) => lent,
         };
-        match self.clients.connect(&mut self.inodes, badge, slot) {
+        match self.clients.connect(&mut self.inodes, badge, lent) {
             Ok(c) => {
                 let len = c.regions.get_mut(0).map_or(0, |w| w.len());
                 Message::new(ipc::OK, &[len as u64, u64::from(MAX_STEPS), MAX_OPS as u64])
@@ -313,4 +319,9 @@ fn verify<S: AsRef<[Insn]> + AsMut<[Insn]>>(
         Refused::BadSpan => fs_fail(FsError::BadBuffer),
         Refused::Rejected { code, op } => Message::new(ipc::REJECTED | u32::from(code), &[op]),
     })
+}
+
+/// The region a CONNECT or ATTACH carries, taken only if it was lent.
+fn lent_region(msg: &Message) -> Option<Result<Lent, FsError>> {
+    Lent::from_message(msg).map(|r| r.map_err(|_| FsError::NotLent))
 }

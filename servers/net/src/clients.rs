@@ -13,7 +13,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use conflux_cosy_ipc::regions::{Layout, RegionError, Regions};
+use conflux_cosy_ipc::regions::{Layout, Lent, RegionError, Regions};
 use conflux_socket_protocol::NetError;
 use cosy_abi::{Insn, Program};
 
@@ -59,6 +59,7 @@ fn region_error(e: RegionError) -> NetError {
     match e {
         RegionError::Full => NetError::SessionFull,
         RegionError::NotARegion => NetError::Invalid,
+        RegionError::NotLent => NetError::NotLent,
     }
 }
 
@@ -94,10 +95,9 @@ impl Clients {
         self.slots[i].as_mut().ok_or(NetError::NoSession)
     }
 
-    /// Starts a session for `badge` with the control region whose
-    /// capability is in `received` (the caller ended any old one); returns
-    /// the region's size.
-    pub fn connect(&mut self, badge: u64, received: usize) -> Result<usize, NetError> {
+    /// Starts a session for `badge` with the lent control region
+    /// `received` (the caller ended any old one); returns the region's size.
+    pub fn connect(&mut self, badge: u64, received: Lent) -> Result<usize, NetError> {
         let index = self.slot_of(badge)?;
         let mut client = Client {
             regions: Regions::default(),
@@ -113,9 +113,9 @@ impl Clients {
         Ok(len)
     }
 
-    /// Maps the region in `received` as the client's next data region;
+    /// Maps the lent region `received` as the client's next data region;
     /// returns its number.
-    pub fn attach(&mut self, badge: u64, received: usize) -> Result<usize, NetError> {
+    pub fn attach(&mut self, badge: u64, received: Lent) -> Result<usize, NetError> {
         let index = self.index(badge)?;
         let client = self.slots[index].as_mut().ok_or(NetError::NoSession)?;
         client

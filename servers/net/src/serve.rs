@@ -15,6 +15,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use conflux_cosy_ipc::regions::Lent;
 use conflux_cosy_ipc::{self as ipc, Request, Words};
 use conflux_netcore::parking::{self, Parked, Parking, MAX_OPERANDS};
 use conflux_netcore::{Handle, NetCore};
@@ -107,8 +108,8 @@ impl Server {
         reply: usize,
     ) -> Option<Message> {
         Some(match request {
-            Request::Connect { version } => self.connect(badge, version, msg.cap),
-            Request::Attach => match msg.cap.map(|slot| self.clients.attach(badge, slot)) {
+            Request::Connect { version } => self.connect(badge, version, lent_region(msg)),
+            Request::Attach => match lent_region(msg).map(|r| self.clients.attach(badge, r?)) {
                 Some(Ok(n)) => Message::new(ipc::OK, &[n as u64]),
                 Some(Err(e)) => fail(e),
                 None => fail(NetError::MissingCap),
@@ -146,12 +147,19 @@ impl Server {
         );
     }
 
-    fn connect(&mut self, badge: u64, version: u64, received: Option<usize>) -> Message {
+    fn connect(
+        &mut self,
+        badge: u64,
+        version: u64,
+        received: Option<Result<Lent, NetError>>,
+    ) -> Message {
         if version != ipc::VERSION {
             return fail(NetError::Invalid);
         }
-        let Some(slot) = received else {
-            return fail(NetError::MissingCap);
+        let slot = match received {
+            None => return fail(NetError::MissingCap),
+            Some(Err(e)) => return fail(e),
+            Some(Ok(lent)) => lent,
         };
         // A restarted client reconnects: its old session ends first.
         self.end_session(badge);
@@ -264,4 +272,9 @@ fn admit(msg: &Message, request: &Request, words: &Words) -> Result<(), NetError
         (true, false) => Err(NetError::MissingCap),
         _ => Ok(()),
     }
+}
+
+/// The region a CONNECT or ATTACH carries, taken only if it was lent.
+fn lent_region(msg: &Message) -> Option<Result<Lent, NetError>> {
+    Lent::from_message(msg).map(|r| r.map_err(|_| NetError::NotLent))
 }

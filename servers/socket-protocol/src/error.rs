@@ -81,6 +81,9 @@ cosy_abi::service_errors! {
         Cancelled = 125, "the request was cancelled (session ended or reconnected)";
         /// CONNECT or ATTACH came without the region capability it needs.
         MissingCap = 126, "the request needs a region capability and carries none";
+        /// CONNECT or ATTACH shared its region instead of lending it; the
+        /// server maps only lent regions, which cannot be revoked under it.
+        NotLent = 1, "the region was shared, not lent: send it with Message::lending";
     }
 }
 

@@ -1,7 +1,8 @@
 //! Hostile file-server client (test fs-hostile): malformed messages
 //! (`messages`), malformed and greedy compounds (`compounds`) and hostile
-//! arguments and other clients' handles (`arguments`), each checked for
-//! its exact error, while a well-behaved client (test-fs-worker) runs a
+//! arguments and other clients' handles (`arguments`), regions shared
+//! instead of lent and revoked under the server (`lending`), each checked
+//! for its exact error, while a well-behaved client (test-fs-worker) runs a
 //! CRC-checked workload on the same server. Then it waits for the worker
 //! and shuts the server down (its badge is an administrator's), so the
 //! runner can check the disk with e2fsck.
@@ -13,6 +14,7 @@ extern crate alloc;
 
 mod arguments;
 mod compounds;
+mod lending;
 mod messages;
 
 use conflux_fs_client::{Error, Fs};
@@ -35,9 +37,11 @@ fn main() {
     let mut c = Checks::new();
     messages::before_connecting(&mut c);
     let mut fs = Fs::connect_or_fail(conflux_fs_client::manifest_caps!());
+    lending::refusals(&mut c);
     messages::run(&mut c, &mut fs);
     compounds::run(&mut c, &mut fs);
     arguments::run(&mut c, &mut fs);
+    lending::revoke_under_the_server(&mut c, &mut fs, 1);
     c.eq(
         "the server still serves: stat /README",
         fs.stat("/README").map(|s| s.size > 0),

@@ -97,9 +97,9 @@ fn capabilities(c: &mut Checks, fs: &mut Fs) {
         fs_err(FsError::MissingCap),
     );
     c.eq(
-        "attach an endpoint as a region",
+        "attach an endpoint, shared, as a region",
         raw(FS, &Message::new(ipc::ATTACH, &[]).with_cap(FS)).map(drop),
-        fs_err(FsError::Invalid),
+        fs_err(FsError::NotLent),
     );
     c.eq(
         "a transfer through a capability without the grant right",

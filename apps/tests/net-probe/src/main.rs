@@ -1,14 +1,17 @@
 //! Network-server client test, beside the echo task: every malformed or
 //! misdirected request gets its own error, and the server's parking and
 //! timer work (a non-blocking `accept` gets `WouldBlock`; a `wait` with a
-//! timeout is parked and answered 0 when its deadline passes).
+//! timeout is parked and answered 0 when its deadline passes), and memory
+//! cannot be pulled from under it (a shared region is refused; after this
+//! client revokes the server's copy of its lent control region, a parked
+//! wait still reads its entries there and writes its answer back).
 #![no_std]
 #![no_main]
 #![forbid(unsafe_code)]
 
 use conflux_net_client::{Error, Events, Net, NetError, PollEntry, SockAddr, SockKind, Socket};
 use conflux_socket_protocol::ops;
-use conflux_userlib::ipc::{Endpoint, Message};
+use conflux_userlib::ipc::{Endpoint, Message, Slot};
 use conflux_userlib::testing::Checks;
 
 conflux_userlib::entry!(main);
@@ -49,6 +52,7 @@ fn main() {
     sockets(&mut net, &mut c);
     requests(&mut c);
     parking(&mut net, &mut c);
+    lending(&mut net, &mut c);
     let _ = net.detach();
     c.eq(
         "a call after DETACH",
@@ -163,6 +167,33 @@ fn parking(net: &mut Net, c: &mut Checks) {
         Ok(0),
     );
     c.eq("its entry's revents", entry[0].revents, Events::NONE);
+}
+
+/// A region shared instead of lent is refused; one revoked after it was
+/// lent stays mapped in the server, which keeps using it.
+fn lending(net: &mut Net, c: &mut Checks) {
+    let shared =
+        Message::new(conflux_net_client::ipc::ATTACH, &[]).with_cap(config::caps::NET_CONTROL);
+    c.eq(
+        "ATTACH of a region shared, not lent",
+        raw(&shared),
+        status(NetError::NotLent),
+    );
+    c.eq(
+        "revoke the server's copy of the control region",
+        Slot(config::caps::NET_CONTROL).revoke().map(|n| n > 0),
+        Ok(true),
+    );
+    let mut entry = [PollEntry {
+        handle: 0,
+        events: Events::READABLE,
+        revents: Events::NONE,
+    }];
+    c.eq(
+        "a parked wait over the revoked control region, answered at its deadline",
+        net.wait(&mut entry, 20),
+        Ok(0),
+    );
 }
 
 /// Connects with the waiter task's badge (as the waiter would after a

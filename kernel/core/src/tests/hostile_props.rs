@@ -1,11 +1,13 @@
 //! A hostile workload on the host: random syscalls with small, often
 //! valid arguments from whichever tasks are ready, against a world with
 //! every kind of object. Nothing may panic, and after every call the
-//! bookkeeping must agree with the tasks (checked by `Sim::sys`) and every
-//! parent link must name a live capability.
+//! bookkeeping must agree with the tasks (checked by `Sim::sys`), every
+//! parent link must name a live capability, and every shared mapping in
+//! a task's space must be recorded by one of its capabilities (full or a
+//! lapsed lease), so none can outlive its record.
 
 use super::sim::{Obj, Sim};
-use crate::cap::Parent;
+use crate::cap::{Parent, Slot};
 use crate::cspace::NodeId;
 use conflux_abi::layout::REGION_BASE;
 use conflux_abi::Sysno;
@@ -47,7 +49,9 @@ fn arg() -> impl Strategy<Value = u64> {
         Just(REGION_BASE),
         Just(REGION_BASE + 0x4000),
         any::<u64>(),
-        (0u64..8).prop_map(|l| l << 32 | 7)
+        (0u64..8).prop_map(|l| l << 32 | 7),
+        // Info words that attach (and lend) a capability.
+        (0u64..8, any::<bool>()).prop_map(|(s, lend)| 1 << 40 | (lend as u64) << 43 | s << 48 | 7)
     ]
 }
 
@@ -75,6 +79,7 @@ proptest! {
             let num = Sysno::from_raw(num).unwrap();
             s.sys(t, num, args);
             for task in 0..3 {
+                let mut recorded = Vec::new();
                 for slot in 0..64 {
                     let n = NodeId::slot(task, slot).unwrap();
                     if let Ok(c) = s.k.caps.get(n) {
@@ -82,6 +87,17 @@ proptest! {
                             prop_assert!(s.k.caps.get(p).is_ok(), "{n:?}'s parent {p:?} is gone");
                         }
                     }
+                    if let Slot::Full(c) | Slot::Lapsed(c) = s.k.caps.slot(n) {
+                        if c.mapped_at != 0 {
+                            recorded.push(c.mapped_at);
+                        }
+                    }
+                }
+                if let Some(space) = s.k.task(task).space.as_ref() {
+                    let mut mapped: Vec<u64> = space.shared.iter().map(|m| m.0).collect();
+                    mapped.sort_unstable();
+                    recorded.sort_unstable();
+                    prop_assert_eq!(mapped, recorded, "task {}'s mappings and records", task);
                 }
             }
         }

@@ -3,21 +3,24 @@
 //! One constant per filled slot (the slot name in upper case, `-` as `_`),
 //! plus `NAME_ADDR` and `NAME_SIZE` for each region and MMIO mapping
 //! (`NAME_ADDR` and `NAME_WINDOW` for a PCI BAR, whose size only the
-//! kernel learns), and
-//! `FIRST_FREE`, the first slot the task can use for capabilities it
-//! receives at run time. A server's receive slot `NAME` comes with
-//! `NAME_CLIENTS`, the badges its clients call with, and
-//! `NAME_CLIENT_QUOTAS`, the `quota` the manifest gives each. The doc line of each slot says what it holds. The
-//! supervisor's module also has `TASK_NAMES` and `RESTART_ON_FAULT`, to
-//! name the task a fault message's badge designates and decide whether to
-//! restart it.
+//! kernel learns), and `FIRST_FREE`, the first slot the task can use for
+//! capabilities it receives at run time. A server's receive slot `NAME`
+//! comes with `NAME_CLIENTS`, the badges its clients call with,
+//! `NAME_CLIENT_PRIORITIES`, their priorities, and `NAME_CLIENT_QUOTAS`,
+//! the `quota` the manifest gives each. The doc line of each slot says
+//! what it holds. The supervisor's module also has `TASK_NAMES` and
+//! `RESTART_ON_FAULT`, to name the task a fault message's badge
+//! designates and decide whether to restart it.
 
 use conflux_abi::pci::Bdf;
 
 use super::constant;
 use crate::model::{constant_name, rights_text, Cap, Manifest, Object, ObjectSpec, Restart, Task};
 use crate::objects::declared_kind;
-use crate::slots::{CLIENTS_SUFFIX, FIRST_FREE, QUOTAS_SUFFIX, RESTART_ON_FAULT, TASK_NAMES};
+use crate::slots::{
+    CLIENTS_SUFFIX, CLIENT_PRIORITIES_SUFFIX, FIRST_FREE, QUOTAS_SUFFIX, RESTART_ON_FAULT,
+    TASK_NAMES,
+};
 
 const INDENT: &str = "    ";
 
@@ -98,6 +101,23 @@ fn clients(out: &mut String, manifest: &Manifest, cap: &Cap) {
         &format!("{}{CLIENTS_SUFFIX}", cap.constant()),
         "&[u64]",
         &format!("&[{}]", badges.join(", ")),
+    );
+    let priorities: Vec<String> = manifest
+        .endpoint_client_priorities(cap.object)
+        .iter()
+        .map(|(_, p)| p.to_string())
+        .collect();
+    let doc = format!(
+        "The priority of each of `{}`'s clients, in the order of its `_CLIENTS` (the least urgent task calling with that badge).",
+        cap.name
+    );
+    constant(
+        out,
+        INDENT,
+        &doc,
+        &format!("{}{CLIENT_PRIORITIES_SUFFIX}", cap.constant()),
+        "&[u8]",
+        &format!("&[{}]", priorities.join(", ")),
     );
     let quotas: Vec<String> = clients
         .iter()

@@ -204,10 +204,28 @@ impl Manifest {
     /// (a server knows its clients by them), ascending, each once. Receive
     /// capabilities are not clients.
     pub fn endpoint_clients(&self, object: usize) -> Vec<u64> {
-        let mut badges: Vec<u64> = self.client_caps(object).map(|c| c.badge).collect();
-        badges.sort_unstable();
-        badges.dedup();
-        badges
+        self.endpoint_client_priorities(object)
+            .into_iter()
+            .map(|(badge, _)| badge)
+            .collect()
+    }
+
+    /// [`Self::endpoint_clients`] with each badge's priority: the least
+    /// urgent of the tasks that call with it. A server runs that client's
+    /// long work at it, so sharing a badge with a more urgent task never
+    /// gets a client more of the CPU.
+    pub fn endpoint_client_priorities(&self, object: usize) -> Vec<(u64, u8)> {
+        let mut clients: Vec<(u64, u8)> = self
+            .tasks
+            .iter()
+            .flat_map(|t| t.caps.iter().map(move |c| (t, c)))
+            .filter(|(_, c)| c.object == object && c.rights & conflux_abi::cap::rights::READ == 0)
+            .map(|(t, c)| (c.badge, t.priority))
+            .collect();
+        // Ascending badges, the least urgent priority first within each.
+        clients.sort_unstable_by_key(|&(badge, p)| (badge, core::cmp::Reverse(p)));
+        clients.dedup_by_key(|(badge, _)| *badge);
+        clients
     }
 
     /// The quota the manifest gives the client of endpoint `object` with

@@ -61,6 +61,19 @@ impl<B: BlockDevice> Service for FileService<'_, B> {
             other => Err(CallError::UnknownOp { opcode: other }),
         }
     }
+
+    /// Reads and writes cost a step per `BYTES_PER_STEP` bytes moved, and
+    /// a flush ends the slice (it waits for the disk), so the server looks
+    /// at its other clients between one client's big transfers.
+    fn work(&self, opcode: u16, value: Option<u64>) -> u32 {
+        match (opcode, value) {
+            (ops::READ | ops::WRITE | ops::PREAD | ops::PWRITE, Some(bytes)) => {
+                u32::try_from(bytes / cosy_abi::wire::BYTES_PER_STEP).unwrap_or(u32::MAX)
+            }
+            (ops::FSYNC | ops::SYNC, _) => u32::MAX,
+            _ => 0,
+        }
+    }
 }
 
 impl<B: BlockDevice> FileService<'_, B> {
