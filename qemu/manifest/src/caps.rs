@@ -1,11 +1,14 @@
 //! `[tasks.NAME.caps]`: the capabilities a task starts with, as written.
 //!
 //! Each entry names exactly one object by its kind's key (`endpoint =
-//! "echo"`), optionally with `rights` (letters r, w, g, d) and, for
-//! endpoints and notifications, a `badge`. Everything that can be checked
-//! without the other tables is checked here: the object key, the rights
-//! letters and whether they mean something for the kind, the badge. Which
-//! object the name refers to, and the slot, are settled by `slots`.
+//! "echo"`), optionally with `rights` (letters r, w, g, d), for endpoints
+//! and notifications a `badge`, and for endpoints a `quota` (what the
+//! client may hold of its server's resources). Everything that can be
+//! checked without the other tables is checked here: the object key, the
+//! rights letters and whether they mean something for the kind, the
+//! badge, the quota. Which object the name refers to, and the slot, are
+//! settled by `slots`; whether two capabilities give one client two
+//! quotas, by `slots` too.
 
 use conflux_abi::cap::{rights, ObjectKind};
 
@@ -16,7 +19,7 @@ use crate::rules::{self, Unit};
 use crate::strict::Fields;
 
 /// Keys allowed in one capability entry.
-pub(crate) const KEYS: [&str; 8] = [
+pub(crate) const KEYS: [&str; 9] = [
     OBJECT_KEYS[0],
     OBJECT_KEYS[1],
     OBJECT_KEYS[2],
@@ -25,7 +28,10 @@ pub(crate) const KEYS: [&str; 8] = [
     OBJECT_KEYS[5],
     "rights",
     "badge",
+    "quota",
 ];
+/// The largest `quota` a client may be given.
+pub(crate) const MAX_QUOTA: u64 = 1 << 20;
 
 /// One capability entry as written, with single values checked.
 pub(crate) struct CapDecl {
@@ -39,6 +45,8 @@ pub(crate) struct CapDecl {
     /// `None` when not written: the kind's default applies.
     pub rights: Option<u8>,
     pub badge: u64,
+    /// `quota`: how much of the server's resources this client may hold.
+    pub quota: Option<u32>,
 }
 
 /// Reads the `caps` table of one task (absent: no capabilities).
@@ -59,6 +67,7 @@ fn entry(name: &str, fields: &Fields) -> Result<CapDecl, Error> {
         object: object.to_owned(),
         rights: rights(fields, kind)?,
         badge: badge(fields, kind)?,
+        quota: quota(fields, kind)?,
     })
 }
 
@@ -134,6 +143,25 @@ fn badge(fields: &Fields, kind: &Kind) -> Result<u64, Error> {
         });
     }
     rules::unsigned(fields, "badge", 0, i64::MAX.unsigned_abs(), Unit::Count)
+}
+
+/// `quota`, only on endpoint capabilities: the most of the endpoint's
+/// server's resources the client with this capability's badge may hold,
+/// in the server's own unit (the network server: stack sockets). Absent:
+/// the server's default.
+fn quota(fields: &Fields, kind: &Kind) -> Result<Option<u32>, Error> {
+    if fields.optional::<i64>("quota")?.is_none() {
+        return Ok(None);
+    }
+    if kind.kind != ObjectKind::Endpoint {
+        return Err(Error::QuotaNotAllowed {
+            origin: fields.origin().to_owned(),
+            path: fields.path_of("quota"),
+            kind: kind.noun,
+        });
+    }
+    let quota = rules::unsigned(fields, "quota", 1, MAX_QUOTA, Unit::Count)?;
+    Ok(Some(u32::try_from(quota).expect("MAX_QUOTA fits a u32")))
 }
 
 /// The rights a capability gets when its entry has no `rights`: what a

@@ -30,9 +30,11 @@ pub(crate) const FIRST_FREE: &str = "FIRST_FREE";
 pub(crate) const TASK_NAMES: &str = "TASK_NAMES";
 pub(crate) const RESTART_ON_FAULT: &str = "RESTART_ON_FAULT";
 /// A server's receive slot `NAME` also gives `NAME_CLIENTS`, the badges
-/// its clients call with, and `NAME_CLIENT_PRIORITIES`, their priorities.
+/// its clients call with, `NAME_CLIENT_PRIORITIES`, their priorities, and
+/// `NAME_CLIENT_QUOTAS`, each client's `quota` (all by the same index).
 pub(crate) const CLIENTS_SUFFIX: &str = "_CLIENTS";
 pub(crate) const CLIENT_PRIORITIES_SUFFIX: &str = "_CLIENT_PRIORITIES";
+pub(crate) const QUOTAS_SUFFIX: &str = "_CLIENT_QUOTAS";
 
 /// A filled slot and why the task has it (for messages).
 struct Slot {
@@ -65,6 +67,7 @@ pub(crate) fn assign(
         .enumerate()
         .map(|(task, decls)| task_caps(manifest, task, decls, supervisor))
         .collect::<Result<Vec<_>, _>>()?;
+    check_quotas(manifest, &tables)?;
     let count = tables.iter().map(Vec::len).sum();
     if count > MAX_CAPS {
         return Err(Error::TooManySystemCaps {
@@ -126,6 +129,7 @@ fn cap(name: &str, object: usize, rights: u8, badge: u64) -> Cap {
         object,
         rights,
         badge,
+        quota: None,
         map_vaddr: None,
     }
 }
@@ -211,7 +215,10 @@ fn declared(manifest: &Manifest, holder: usize, decl: &CapDecl) -> Result<Slot, 
         });
     }
     Ok(Slot {
-        cap: cap(&decl.name, object, rights, decl.badge),
+        cap: Cap {
+            quota: decl.quota,
+            ..cap(&decl.name, object, rights, decl.badge)
+        },
         given: Given::Declared,
     })
 }
@@ -358,6 +365,32 @@ fn place(manifest: &Manifest, slots: &mut [Slot]) {
     }
 }
 
+/// A badge on an endpoint is one client: capabilities that share it may
+/// give it a quota once (or the same one again), not two.
+fn check_quotas(manifest: &Manifest, tables: &[Vec<Cap>]) -> Result<(), Error> {
+    let mut given: Vec<(usize, u64, String, u32)> = Vec::new();
+    for (task, caps) in tables.iter().enumerate() {
+        for cap in caps {
+            let Some(quota) = cap.quota else { continue };
+            let path = format!("tasks.{}.caps.{}", manifest.tasks[task].name, cap.name);
+            let same = given
+                .iter()
+                .find(|(o, b, _, q)| *o == cap.object && *b == cap.badge && *q != quota);
+            if let Some((_, _, first, first_quota)) = same {
+                return Err(Error::ConflictingQuotas {
+                    origin: manifest.origin.clone(),
+                    endpoint: manifest.objects[cap.object].name.clone(),
+                    badge: cap.badge,
+                    first: (first.clone(), *first_quota),
+                    second: (path, quota),
+                });
+            }
+            given.push((cap.object, cap.badge, path, quota));
+        }
+    }
+    Ok(())
+}
+
 /// Two slots must not generate the same constant (`a-b` and `a_b` both
 /// give `A_B`; a region `x` gives `X_ADDR`, as would a slot `x_addr`).
 fn check_constants(
@@ -384,6 +417,7 @@ fn check_constants(
         let object = manifest.object_of(&slot.cap);
         if crate::model::is_receive_cap(object, task, &slot.cap) {
             names.push(format!("{base}{CLIENTS_SUFFIX}"));
+            names.push(format!("{base}{QUOTAS_SUFFIX}"));
             names.push(format!("{base}{CLIENT_PRIORITIES_SUFFIX}"));
         }
         if slot.cap.map_vaddr.is_some() {

@@ -206,6 +206,28 @@ fn slot_name_clashing_with_a_servers_own_capability() {
 }
 
 #[test]
+fn quota_on_a_notification() {
+    assert_eq!(
+        message(&client("ev = { notification = \"ev\", quota = 4 }\n")),
+        "systems/t.toml: `tasks.client.caps.ev.quota`: a capability to a notification carries no quota (only endpoint capabilities do: what the client may hold of the server's resources); remove it"
+    );
+}
+
+#[test]
+fn two_quotas_for_one_client() {
+    let text = format!(
+        "{SYSTEM}[endpoints.echo]\nserver = \"server\"\n{}{}[tasks.a.caps]\necho = {{ endpoint = \"echo\", badge = 5, quota = 8 }}\n{}[tasks.b.caps]\nalso = {{ endpoint = \"echo\", badge = 5, quota = 16 }}\n",
+        task("server", 1),
+        task("a", 2),
+        task("b", 3)
+    );
+    assert_eq!(
+        message(&text),
+        "systems/t.toml: `tasks.a.caps.echo` gives the client with badge 0x5 of endpoint `echo` a quota of 8, and `tasks.b.caps.also` one of 16; capabilities with one badge are one client: give the quota once, or the same"
+    );
+}
+
+#[test]
 fn slot_name_clashing_with_a_servers_client_table() {
     let text = format!(
         "{SYSTEM}[endpoints.echo]\nserver = \"server\"\n[notifications.ev]\n{}[tasks.server.caps]\necho_clients = {{ notification = \"ev\" }}\n",

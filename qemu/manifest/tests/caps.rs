@@ -19,6 +19,7 @@ fn cap(name: &str, slot: usize, object: usize, rights: u8, badge: u64) -> Cap {
         object,
         rights,
         badge,
+        quota: None,
         map_vaddr: None,
     }
 }

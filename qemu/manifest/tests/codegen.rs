@@ -154,7 +154,7 @@ fn a_server_knows_its_clients_badges() {
          [tasks.a.caps]\necho = {{ endpoint = \"echo\", badge = 0x30 }}\n\
          as-b = {{ endpoint = \"echo\", badge = 0x10 }}\n\
          [tasks.b]\ncrate = \"b\"\npriority = 4\nstart_order = 2\n\
-         [tasks.b.caps]\necho = {{ endpoint = \"echo\", badge = 0x10 }}\n\
+         [tasks.b.caps]\necho = {{ endpoint = \"echo\", badge = 0x10, quota = 8 }}\n\
          [tasks.c]\ncrate = \"c\"\npriority = 2\nstart_order = 3\n\
          [tasks.c.caps]\necho = {{ endpoint = \"echo\" }}\n"
     ));
@@ -166,6 +166,12 @@ fn a_server_knows_its_clients_badges() {
     assert!(
         caps.contains("    pub const ECHO_CLIENT_PRIORITIES: &[u8] = &[2, 4, 3];\n"),
         "badge 0x10 is held at priorities 3 and 4: the least urgent counts: {caps}"
+    );
+    assert!(
+        caps.contains(
+            "    pub const ECHO_CLIENT_QUOTAS: &[Option<u32>] = &[None, Some(8), None];\n"
+        ),
+        "badge 0x10's quota, given by one of its two capabilities: {caps}"
     );
     assert!(
         !task_constants(&m, "a").contains("_CLIENTS"),

@@ -2,6 +2,13 @@
 //! each has the regions it shared (the control region 0, data regions
 //! 1.., mapped by the shared Cosy region table) and the compounds it
 //! prepared. Its sockets live in the network core, under the same badge.
+//!
+//! There is one session slot per client the manifest names
+//! (`config::caps::NET_CLIENTS`, the badges of every capability to the
+//! endpoint), found by badge: a client has at most one session (CONNECT
+//! again ends the old one), and no number of other clients, hostile or
+//! not, can take its slot. A badge the manifest does not name (one minted
+//! from an unbadged capability, say) gets `UnknownClient`.
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -10,8 +17,9 @@ use conflux_cosy_ipc::regions::{Layout, Lent, RegionError, Regions};
 use conflux_socket_protocol::NetError;
 use cosy_abi::{Insn, Program};
 
-/// Clients served at once.
-pub const MAX_CLIENTS: usize = 8;
+/// Clients served at once: one per badge the manifest gives a capability
+/// to the `net` endpoint.
+pub const MAX_CLIENTS: usize = crate::config::caps::NET_CLIENTS.len();
 /// Prepared compounds one client may keep.
 pub const MAX_PREPARED: usize = 4;
 
@@ -25,9 +33,11 @@ pub struct Prepared {
 
 /// One connected client.
 pub struct Client {
-    pub badge: u64,
     pub regions: Regions,
     pub prepared: [Option<Box<Prepared>>; MAX_PREPARED],
+    /// Its quota was reported in the log this session (once: a client at
+    /// its quota must not be able to flood the console).
+    pub quota_reported: bool,
 }
 
 impl Client {
@@ -39,7 +49,9 @@ impl Client {
 
 /// Every client slot, and where their regions go.
 pub struct Clients {
+    /// Slot `i` is the session of the client with badge `badges[i]`.
     slots: [Option<Client>; MAX_CLIENTS],
+    badges: &'static [u64],
     layout: Layout,
 }
 
@@ -55,16 +67,26 @@ impl Clients {
     /// No clients yet; region capabilities go from `cap_base` on.
     pub fn new(cap_base: usize) -> Self {
         Clients {
-            slots: Default::default(),
+            slots: [const { None }; MAX_CLIENTS],
+            badges: crate::config::caps::NET_CLIENTS,
             layout: Layout { cap_base },
         }
     }
 
-    fn index(&self, badge: u64) -> Result<usize, NetError> {
-        self.slots
+    /// The session slot of the client with `badge`.
+    fn slot_of(&self, badge: u64) -> Result<usize, NetError> {
+        self.badges
             .iter()
-            .position(|c| c.as_ref().is_some_and(|c| c.badge == badge))
-            .ok_or(NetError::NoSession)
+            .position(|b| *b == badge)
+            .ok_or(NetError::UnknownClient)
+    }
+
+    fn index(&self, badge: u64) -> Result<usize, NetError> {
+        let i = self.slot_of(badge)?;
+        match self.slots[i] {
+            Some(_) => Ok(i),
+            None => Err(NetError::NoSession),
+        }
     }
 
     /// The client with this badge.
@@ -76,15 +98,11 @@ impl Clients {
     /// Starts a session for `badge` with the lent control region
     /// `received` (the caller ended any old one); returns the region's size.
     pub fn connect(&mut self, badge: u64, received: Lent) -> Result<usize, NetError> {
-        let index = self
-            .slots
-            .iter()
-            .position(Option::is_none)
-            .ok_or(NetError::TooManyClients)?;
+        let index = self.slot_of(badge)?;
         let mut client = Client {
-            badge,
             regions: Regions::default(),
             prepared: Default::default(),
+            quota_reported: false,
         };
         client
             .regions

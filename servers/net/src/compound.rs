@@ -10,7 +10,7 @@
 //! per-call request first, or is run again.
 
 use alloc::boxed::Box;
-use alloc::vec;
+use alloc::vec::Vec;
 
 use conflux_cosy_ipc::{self as ipc, verify_at, write_results, Refused, RunReply};
 use conflux_socket_protocol::{ops, NetError};
@@ -26,6 +26,14 @@ fn refused(r: Refused) -> Message {
         Refused::BadSpan => fail(NetError::BadBuffer),
         Refused::Rejected { code, op } => Message::new(ipc::REJECTED | u32::from(code), &[op]),
     }
+}
+
+/// `n` empty instructions, or `None` if the heap has no room for them.
+fn insns(n: usize) -> Option<Vec<Insn>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).ok()?;
+    v.resize(n, Insn::EMPTY);
+    Some(v)
 }
 
 /// Verifies the client's compound at `offset..offset + len` of its
@@ -69,11 +77,16 @@ impl Server {
         let Some(free) = client.prepared.iter().position(Option::is_none) else {
             return fail(NetError::SessionFull);
         };
-        let program = match verify(client, offset, len, vec![Insn::EMPTY; MAX_OPS]) {
+        // Memory a client's request needs is asked for, never assumed: a
+        // full heap answers NoMemory rather than panicking the server.
+        let Some(scratch) = insns(MAX_OPS) else {
+            return fail(NetError::NoMemory);
+        };
+        let program = match verify(client, offset, len, scratch) {
             Ok(p) => p,
             Err(refusal) => return refusal,
         };
-        let Some(program) = program.copy_into(vec![Insn::EMPTY; program.len()]) else {
+        let Some(program) = insns(program.len()).and_then(|kept| program.copy_into(kept)) else {
             return fail(NetError::NoMemory);
         };
         client.prepared[free] = Some(Box::new(Prepared {

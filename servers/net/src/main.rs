@@ -25,16 +25,17 @@ mod link;
 mod serve;
 
 use conflux_cosy_ipc::MAX_REGIONS;
+use conflux_netcore::limits::sockets_in;
 use conflux_netcore::parking::MAX_PARKED;
-use conflux_netcore::{Config, NetCore};
+use conflux_netcore::{Config, Limits, NetCore};
 use conflux_userlib::ipc::{Endpoint, Notification, Region};
 use conflux_userlib::println;
 use conflux_userlib::sys::rdtsc;
 use smoltcp::wire::Ipv4Address;
 
-use clients::{Clients, MAX_CLIENTS};
+use clients::{Clients, MAX_CLIENTS, MAX_PREPARED};
 use link::Link;
-use serve::Server;
+use serve::{Server, MAX_OPS};
 
 conflux_userlib::entry!(main);
 
@@ -50,8 +51,15 @@ const CLIENT_CAPS: usize = RECEIVED + 1;
 const REPLIES: usize = CLIENT_CAPS + MAX_CLIENTS * MAX_REGIONS;
 const _: () = assert!(
     REPLIES + MAX_PARKED < conflux_abi::cap::CAP_SLOTS,
-    "the network server's capability slots do not fit its table"
+    "the network server's capability slots do not fit its table: each client the manifest names takes MAX_REGIONS slots; give fewer tasks a capability to the `net` endpoint"
 );
+/// Heap kept for everything but sockets: the client table, prepared
+/// compounds (each client's, at most `MAX_PREPARED` of `MAX_OPS`
+/// instructions, and the scratch copy a RUN is verified into), parked
+/// requests and smoltcp's interface. The rest of the heap is for sockets,
+/// which bounds how many the stack may hold (`limits::sockets_in`).
+const HEAP_RESERVE: usize = 512 * 1024
+    + (MAX_CLIENTS * MAX_PREPARED + 1) * MAX_OPS * core::mem::size_of::<cosy_abi::Insn>();
 
 fn main() {
     let caps = (
@@ -80,12 +88,12 @@ fn main() {
     cfg.random_seed = rdtsc();
     // The clock below counts kernel ticks: `ping` times are multiples.
     cfg.clock_us = (conflux_abi::time::TICK_NS / 1000) as u32;
-    // A web server's listener pool (64: a burst of connections finds a
-    // listening socket, not a reset), its connections (48) and those it
-    // turns away (16) fit one client; the heap the manifest gives (128 KiB
-    // of buffers per stream) bounds the total.
-    cfg.max_client_sockets = 160;
-    cfg.max_sockets = 192;
+    // The quotas are netcore's (`limits`); the total is what the heap the
+    // manifest gives holds, and each client the manifest names keeps a share.
+    let total = sockets_in(config::HEAP_SIZE, HEAP_RESERVE, cfg.socket_bytes());
+    cfg.limits = Limits::new(total, MAX_CLIENTS);
+    cfg.clients = config::caps::NET_CLIENTS;
+    cfg.quotas = config::caps::NET_CLIENT_QUOTAS;
     let now = events::clock(done);
     let core = NetCore::new(cfg, link, now);
     let [a, b, c, d, e, f] = mac;
@@ -96,6 +104,14 @@ fn main() {
         } else {
             ""
         }
+    );
+    let l = cfg.limits;
+    println!(
+        "sockets: {} in all (what {} KiB of heap holds), at most {} per client unless the manifest gives a quota, {} kept for each client the manifest names ({MAX_CLIENTS} of them)",
+        l.total,
+        config::HEAP_SIZE / 1024,
+        l.quota,
+        l.share
     );
     let mut server = Server::new(core, Clients::new(CLIENT_CAPS), now);
     events::serve(&mut server, ep, done, REPLIES, RECEIVED);

@@ -21,6 +21,7 @@ use conflux_netcore::parking::{self, Parked, Parking, MAX_OPERANDS};
 use conflux_netcore::{Handle, NetCore};
 use conflux_socket_protocol::{ops, NetError};
 use conflux_userlib::ipc::{long_word, Message};
+use conflux_userlib::println;
 use cosy_abi::{ArgKind, Args, CallError, Insn, OpResult, Service};
 use smoltcp::time::Instant;
 
@@ -91,6 +92,21 @@ impl Server {
         if let Err(e) = admit(msg, &request, &words) {
             return Some(fail(e));
         }
+        let answer = self.answer(badge, request, &words, msg, reply);
+        self.report_quota(badge);
+        answer
+    }
+
+    /// What `request` (of `msg`, checked) does, and the reply (`None`:
+    /// parked).
+    fn answer(
+        &mut self,
+        badge: u64,
+        request: Request,
+        words: &Words,
+        msg: &Message,
+        reply: usize,
+    ) -> Option<Message> {
         Some(match request {
             Request::Connect { version } => self.connect(badge, version, lent_region(msg)),
             Request::Attach => match lent_region(msg).map(|r| self.clients.attach(badge, r?)) {
@@ -102,7 +118,7 @@ impl Server {
                 true => Message::new(ipc::OK, &[]),
                 false => fail(NetError::NoSession),
             },
-            Request::Op(op) => return self.one_op(badge, op, &words, reply),
+            Request::Op(op) => return self.one_op(badge, op, words, reply),
             Request::Run { offset, len } => self.run(badge, offset, len, words.from(2)),
             Request::Prepare { offset, len } => self.prepare(badge, offset, len),
             Request::RunPrepared { handle } => self.run_prepared(badge, handle, words.from(1)),
@@ -111,6 +127,24 @@ impl Server {
             // system does.
             Request::Shutdown | Request::Unknown => fail(NetError::NoSuchOp),
         })
+    }
+
+    /// Says once per session, in the log, that client `badge` reached its
+    /// socket quota, so whoever reads why it gets `QuotaExceeded` sees
+    /// which limit it met and how large it is.
+    fn report_quota(&mut self, badge: u64) {
+        let stack = self.core.stack();
+        let (held, quota) = (stack.client_held(badge), stack.client_quota(badge));
+        let Ok(client) = self.clients.get(badge) else {
+            return;
+        };
+        if held < quota || client.quota_reported {
+            return;
+        }
+        client.quota_reported = true;
+        println!(
+            "the client with badge {badge:#x} holds its quota of {quota} sockets (listener backlogs and connections still closing count); its next sockets and listener refills get QuotaExceeded until it closes some; other clients are served as before"
+        );
     }
 
     fn connect(

@@ -68,19 +68,17 @@ impl ClientTable {
             .ok_or(NetError::BadSocket)
     }
 
-    /// Whether the client may open another socket under `limit`.
-    pub fn has_room(&self, limit: usize) -> bool {
-        self.len() < limit
-    }
-
     /// Adds `entry` at the lowest free handle (as Unix numbers files).
-    pub fn insert(&mut self, entry: Entry, limit: usize) -> Result<Handle, NetError> {
-        if !self.has_room(limit) {
-            return Err(NetError::TooManySockets);
-        }
+    /// How many a client may have is the socket ledger's business (its
+    /// quota); this only fails, giving `entry` back, when the heap has no
+    /// room for a longer table.
+    pub fn insert(&mut self, entry: Entry) -> Result<Handle, (Entry, NetError)> {
         let i = match self.slots.iter().position(Option::is_none) {
             Some(i) => i,
             None => {
+                if self.slots.try_reserve(1).is_err() {
+                    return Err((entry, NetError::NoMemory));
+                }
                 self.slots.push(None);
                 self.slots.len() - 1
             }

@@ -11,6 +11,10 @@
 //! - Listener pools: a smoltcp TCP socket listens for one connection at a
 //!   time, so a listener keeps `backlog` listening sockets and `accept`
 //!   hands out whichever has connected, then refills the pool.
+//! - Quotas ([`limits`], one place): every stack socket a client causes
+//!   (pools, connections still closing and pings included) is charged to
+//!   it; a client at its quota gets `QuotaExceeded`, and each client the
+//!   manifest names keeps a share no other client can take.
 //! - The socket operations as a `cosy_abi::Service` ([`NetService`]), the
 //!   one implementation behind compounds and per-call requests.
 //! - A retransmitted SYN never reaches a second socket of a listener pool
@@ -25,7 +29,8 @@
 //! Principles: no operation blocks (one that cannot finish fails with
 //! `WouldBlock`, and parking the request is the server's business); no
 //! client input can panic the server (every operand is decoded once into a
-//! checked type, every bad one gets its own `NetError`); and a socket's
+//! checked type, every bad one gets its own `NetError`, and memory a
+//! request needs is allocated fallibly: `NoMemory`); and a socket's
 //! kind is fixed when it is made, so a smoltcp handle is only ever read as
 //! the socket type it was created as.
 #![cfg_attr(not(test), no_std)]
@@ -37,6 +42,7 @@ mod client;
 mod config;
 mod counted;
 mod datagram;
+pub mod limits;
 mod listener;
 mod netcore;
 pub mod parking;
@@ -50,6 +56,7 @@ mod syn_guard;
 
 pub use client::{Badge, Handle};
 pub use config::Config;
+pub use limits::Limits;
 pub use netcore::NetCore;
 pub use service::NetService;
 pub use stack::Stack;

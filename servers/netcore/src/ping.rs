@@ -116,7 +116,8 @@ impl Pings {
     /// one network rarely pick the same).
     pub fn new(seed: u64) -> Pings {
         Pings {
-            list: Vec::new(),
+            // Never longer: `has_room` refuses past MAX_PINGS.
+            list: Vec::with_capacity(MAX_PINGS),
             next_ident: (seed ^ seed >> 16 ^ seed >> 32 ^ seed >> 48) as u16,
         }
     }

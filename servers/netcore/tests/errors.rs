@@ -10,7 +10,8 @@ use NetError::*;
 
 #[test]
 fn each_bad_request_has_its_code() {
-    let mut net = Net::with(|c| c.max_client_sockets = 4);
+    // The listener's pool of 2, `t`, `u` and one more socket.
+    let mut net = Net::with(|c| c.limits.quota = 5);
     let a = &mut net.a;
     let s = call(a, 1, SOCKET, &[1]).unwrap();
     assert_eq!(call(a, 1, CLOSE, &[99]), Err(BadSocket));
@@ -64,7 +65,7 @@ fn each_bad_request_has_its_code() {
     let past = [A::V(t), A::B(0, 10), A::V(11)];
     assert_eq!(call_in(a, 1, SEND, &past, &mut big), Err(BadBuffer));
     call(a, 1, SOCKET, &[1]).unwrap();
-    assert_eq!(call(a, 1, SOCKET, &[1]), Err(TooManySockets));
+    assert_eq!(call(a, 1, SOCKET, &[1]), Err(QuotaExceeded));
 }
 
 #[test]
@@ -82,7 +83,7 @@ fn connecting_to_a_closed_port_is_refused() {
 
 #[test]
 fn the_server_wide_limit_is_no_buffers() {
-    let mut net = Net::with(|c| c.max_sockets = 2);
+    let mut net = Net::with(|c| c.limits.total = 2);
     call(&mut net.a, 1, SOCKET, &[1]).unwrap();
     call(&mut net.a, 2, SOCKET, &[2]).unwrap();
     assert_eq!(call(&mut net.a, 3, SOCKET, &[1]), Err(NoBuffers));

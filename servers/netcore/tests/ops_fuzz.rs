@@ -57,8 +57,8 @@ proptest! {
     #[test]
     fn random_operations_never_panic(calls in prop::collection::vec(random_call(), 1..120)) {
         let mut net = Net::with(|c| {
-            c.max_client_sockets = 6;
-            c.max_sockets = 24;
+            c.limits.quota = 6;
+            c.limits.total = 24;
             c.tcp_buffer = 2048;
         });
         let baseline = net.a.stack().sockets_in_use() + net.b.stack().sockets_in_use();

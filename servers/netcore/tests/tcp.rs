@@ -298,7 +298,7 @@ fn a_repeated_syn_makes_no_second_connection() {
 /// burst of short connections is never refused.
 #[test]
 fn connections_the_server_closed_first_do_not_use_up_its_sockets() {
-    let mut net = Net::with(|c| c.max_sockets = 6);
+    let mut net = Net::with(|c| c.limits.total = 6);
     let l = listener(&mut net, 80, 1);
     for i in 0..20 {
         let c = connect(&mut net, 80);

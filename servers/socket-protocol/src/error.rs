@@ -17,8 +17,12 @@ cosy_abi::service_errors! {
         BadBuffer = 14, "a buffer is too small or a length runs past it";
         /// An argument is out of range or makes no sense here.
         Invalid = 22, "invalid argument";
-        /// The client has every socket it may have open.
-        TooManySockets = 24, "too many open sockets";
+        /// The client holds every stack socket its quota allows: its open
+        /// sockets, every socket of its listeners' pools (a backlog of *n*
+        /// holds *n*), its connections still closing and its pings in
+        /// flight. Other clients are not affected (see
+        /// `conflux_netcore::limits`).
+        QuotaExceeded = 122, "this client holds every socket its quota allows (listener backlogs and connections still closing count): close sockets or listen with a smaller backlog";
         /// Sending on a stream whose sending side was shut down.
         BrokenPipe = 32, "broken pipe: the sending side is shut down";
         /// The server has no operation by that number.
@@ -40,8 +44,9 @@ cosy_abi::service_errors! {
         NetworkUnreachable = 101, "network unreachable";
         /// The peer reset the connection.
         ConnectionReset = 104, "connection reset by peer";
-        /// The server has no room for another socket (all clients together),
-        /// or for another echo request in flight.
+        /// The server has no room for another socket (all clients together,
+        /// less what is kept for the other clients), or for another echo
+        /// request in flight.
         NoBuffers = 105, "no room left in the server for another socket or echo request";
         /// The socket is already connected (or listening).
         AlreadyConnected = 106, "the socket is already connected";
@@ -67,8 +72,10 @@ cosy_abi::service_errors! {
         NoSession = 67, "no session: connect to the network server first";
         /// The request carries a capability, and this request takes none.
         UnexpectedCap = 74, "the request carries a capability it does not take";
-        /// The server has a session for every client it can serve at once.
-        TooManyClients = 87, "the network server serves too many clients";
+        /// The caller's badge is none the manifest gives a client of the
+        /// network server, so it has no session slot (sessions are kept one
+        /// per client the manifest names, so no client can take another's).
+        UnknownClient = 13, "the manifest gives no client of the network server this badge: give the task its capability in the manifest";
         /// A parked request was cancelled: its session was detached or
         /// reconnected (a restarted client), or its socket was closed.
         Cancelled = 125, "the request was cancelled (session ended or reconnected)";

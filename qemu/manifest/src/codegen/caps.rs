@@ -3,13 +3,14 @@
 //! One constant per filled slot (the slot name in upper case, `-` as `_`),
 //! plus `NAME_ADDR` and `NAME_SIZE` for each region and MMIO mapping
 //! (`NAME_ADDR` and `NAME_WINDOW` for a PCI BAR, whose size only the
-//! kernel learns), and
-//! `FIRST_FREE`, the first slot the task can use for capabilities it
-//! receives at run time. A server's receive slot `NAME` comes with
-//! `NAME_CLIENTS`, the badges its clients call with. The doc line of each slot says what it holds. The
-//! supervisor's module also has `TASK_NAMES` and `RESTART_ON_FAULT`, to
-//! name the task a fault message's badge designates and decide whether to
-//! restart it.
+//! kernel learns), and `FIRST_FREE`, the first slot the task can use for
+//! capabilities it receives at run time. A server's receive slot `NAME`
+//! comes with `NAME_CLIENTS`, the badges its clients call with,
+//! `NAME_CLIENT_PRIORITIES`, their priorities, and `NAME_CLIENT_QUOTAS`,
+//! the `quota` the manifest gives each. The doc line of each slot says
+//! what it holds. The supervisor's module also has `TASK_NAMES` and
+//! `RESTART_ON_FAULT`, to name the task a fault message's badge
+//! designates and decide whether to restart it.
 
 use conflux_abi::pci::Bdf;
 
@@ -17,7 +18,8 @@ use super::constant;
 use crate::model::{constant_name, rights_text, Cap, Manifest, Object, ObjectSpec, Restart, Task};
 use crate::objects::declared_kind;
 use crate::slots::{
-    CLIENTS_SUFFIX, CLIENT_PRIORITIES_SUFFIX, FIRST_FREE, RESTART_ON_FAULT, TASK_NAMES,
+    CLIENTS_SUFFIX, CLIENT_PRIORITIES_SUFFIX, FIRST_FREE, QUOTAS_SUFFIX, RESTART_ON_FAULT,
+    TASK_NAMES,
 };
 
 const INDENT: &str = "    ";
@@ -86,11 +88,8 @@ fn supervisor(out: &mut String, manifest: &Manifest) {
 /// `NAME_CLIENTS` for a server's receive slot `NAME`: the badges its
 /// clients call with, so the server can size its session table for them.
 fn clients(out: &mut String, manifest: &Manifest, cap: &Cap) {
-    let badges: Vec<String> = manifest
-        .endpoint_clients(cap.object)
-        .iter()
-        .map(|b| hex(*b))
-        .collect();
+    let clients = manifest.endpoint_clients(cap.object);
+    let badges: Vec<String> = clients.iter().map(|b| hex(*b)).collect();
     let doc = format!(
         "The badges of every capability that can call on `{}` (its clients), ascending, each once.",
         cap.name
@@ -119,6 +118,23 @@ fn clients(out: &mut String, manifest: &Manifest, cap: &Cap) {
         &format!("{}{CLIENT_PRIORITIES_SUFFIX}", cap.constant()),
         "&[u8]",
         &format!("&[{}]", priorities.join(", ")),
+    );
+    let quotas: Vec<String> = clients
+        .iter()
+        .map(|b| format!("{:?}", manifest.client_quota(cap.object, *b)))
+        .collect();
+    let doc = format!(
+        "The `quota` the manifest gives each of `{}`'s clients (by the index in `{}{CLIENTS_SUFFIX}`; `None`: the server's default).",
+        cap.name,
+        cap.constant()
+    );
+    constant(
+        out,
+        INDENT,
+        &doc,
+        &format!("{}{QUOTAS_SUFFIX}", cap.constant()),
+        "&[Option<u32>]",
+        &format!("&[{}]", quotas.join(", ")),
     );
 }
 

@@ -147,6 +147,15 @@ impl Error {
                 f,
                 "`{path}`: a capability to {kind} carries no badge (only endpoint and notification capabilities do); remove it"
             ),
+            Error::QuotaNotAllowed { path, kind, .. } => write!(
+                f,
+                "`{path}`: a capability to {kind} carries no quota (only endpoint capabilities do: what the client may hold of the server's resources); remove it"
+            ),
+            Error::ConflictingQuotas { endpoint, badge, first, second, .. } => write!(
+                f,
+                "`{}` gives the client with badge {badge:#x} of endpoint `{endpoint}` a quota of {}, and `{}` one of {}; capabilities with one badge are one client: give the quota once, or the same",
+                first.0, first.1, second.0, second.1
+            ),
             Error::NotTheServer { path, endpoint, server, .. } => write!(
                 f,
                 "`{path}` gives `r` (receive) on endpoint `{endpoint}`, but only its server `{server}` receives there; remove `r`, or make this task the endpoint's server"

@@ -239,6 +239,21 @@ pub enum Error {
         path: String,
         kind: &'static str,
     },
+    /// `quota` on a capability that is not to an endpoint.
+    QuotaNotAllowed {
+        origin: String,
+        path: String,
+        kind: &'static str,
+    },
+    /// Two capabilities with one badge on one endpoint (one client) give
+    /// it different quotas.
+    ConflictingQuotas {
+        origin: String,
+        endpoint: String,
+        badge: u64,
+        first: (String, u32),
+        second: (String, u32),
+    },
     /// A task other than an endpoint's server holds the right to receive
     /// on it.
     NotTheServer {
@@ -591,6 +606,8 @@ impl Error {
             | Error::RepeatedRight { origin, .. }
             | Error::RightNotMeaningful { origin, .. }
             | Error::BadgeNotAllowed { origin, .. }
+            | Error::QuotaNotAllowed { origin, .. }
+            | Error::ConflictingQuotas { origin, .. }
             | Error::NotTheServer { origin, .. }
             | Error::NotPageAligned { origin, .. }
             | Error::DuplicateIrqLine { origin, .. }

@@ -227,6 +227,22 @@ impl Manifest {
         clients.dedup_by_key(|(badge, _)| *badge);
         clients
     }
+
+    /// The quota the manifest gives the client of endpoint `object` with
+    /// `badge`, if any (validation made sure its capabilities agree).
+    pub fn client_quota(&self, object: usize, badge: u64) -> Option<u32> {
+        self.client_caps(object)
+            .filter(|c| c.badge == badge)
+            .find_map(|c| c.quota)
+    }
+
+    /// Every capability that can send on endpoint `object`.
+    fn client_caps(&self, object: usize) -> impl Iterator<Item = &Cap> {
+        self.tasks
+            .iter()
+            .flat_map(|t| &t.caps)
+            .filter(move |c| c.object == object && c.rights & conflux_abi::cap::rights::READ == 0)
+    }
 }
 
 /// Whether `cap` (to `object`), held by task `task`, receives on an

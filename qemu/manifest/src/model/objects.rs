@@ -80,6 +80,9 @@ pub struct Cap {
     /// A bit set of `conflux_abi::cap::rights`.
     pub rights: u8,
     pub badge: u64,
+    /// The client's quota of its server's resources, if the manifest
+    /// gives one (endpoint capabilities only).
+    pub quota: Option<u32>,
     /// Where a region or MMIO capability is mapped at start.
     pub map_vaddr: Option<u64>,
 }

@@ -34,7 +34,7 @@ impl Stack {
         self.check_target(target)?;
         self.pings.has_room(badge)?;
         let ident = self.pings.take_ident();
-        let handle = self.sockets.add_icmp(ident)?;
+        let handle = self.sockets.add_icmp(badge, ident)?;
         let ping = Ping {
             badge,
             target,

@@ -35,7 +35,7 @@ impl Stack {
         c.clients = count(clients);
         c.pings = count(self.pings.list.len());
         c.stack_sockets = count(self.sockets.live());
-        c.stack_limit = count(self.config.max_sockets);
+        c.stack_limit = count(self.config.limits.total);
         c.closing = count(self.sockets.closing());
         let cfg = &self.config;
         NetInfo {

@@ -42,7 +42,7 @@ impl Stack {
     /// Gives back what `entry` held. A stream goes on sending what it
     /// queued and then closes, unless received data was left unread, in
     /// which case it resets the connection so the peer knows it was lost.
-    fn release(&mut self, entry: Entry) {
+    pub(super) fn release(&mut self, entry: Entry) {
         match entry.sock {
             Sock::Stream(s) => {
                 if let (true, Some(local)) = (s.owns_port, s.local) {
@@ -80,11 +80,13 @@ impl Stack {
         // The poll that just ran sent any reset or final segment of the
         // connections clients closed; those done make room for the pools.
         sockets.reap(now);
-        for entry in self.clients.values_mut().flat_map(|t| t.iter_mut()) {
-            match &mut entry.sock {
-                Sock::Stream(s) => s.observe(sockets.tcp(s.handle), now),
-                Sock::Listener(l) => refill(l, sockets),
-                Sock::Datagram(_) => {}
+        for (&badge, table) in self.clients.iter_mut() {
+            for entry in table.iter_mut() {
+                match &mut entry.sock {
+                    Sock::Stream(s) => s.observe(sockets.tcp(s.handle), now),
+                    Sock::Listener(l) => refill(l, sockets, badge),
+                    Sock::Datagram(_) => {}
+                }
             }
         }
         self.held.update(&sockets.set);

@@ -76,9 +76,25 @@ impl Stack {
         self.sockets.time_wait_dropped()
     }
 
-    /// Sockets client `badge` has open.
+    /// Sockets client `badge` has open (its handles).
     pub fn client_sockets(&self, badge: Badge) -> usize {
         self.clients.get(&badge).map_or(0, ClientTable::len)
+    }
+
+    /// Stack sockets charged to client `badge`: its handles, its
+    /// listeners' pools, its connections still closing, its pings.
+    pub fn client_held(&self, badge: Badge) -> usize {
+        self.sockets.held_by(badge)
+    }
+
+    /// Client `badge`'s socket quota (the manifest's or the default).
+    pub fn client_quota(&self, badge: Badge) -> usize {
+        self.sockets.quota_of(badge)
+    }
+
+    /// The socket limits the stack applies.
+    pub fn limits(&self) -> crate::Limits {
+        self.config.limits
     }
 
     fn entry(&mut self, badge: Badge, h: Handle) -> Result<&mut Entry, NetError> {
@@ -99,14 +115,10 @@ impl Stack {
 
     /// `socket`.
     pub fn socket(&mut self, badge: Badge, kind: SockKind) -> Result<Handle, NetError> {
-        let limit = self.config.max_client_sockets;
-        if !self.clients.get(&badge).is_none_or(|t| t.has_room(limit)) {
-            return Err(NetError::TooManySockets);
-        }
         let sock = match kind {
-            SockKind::Stream => Sock::Stream(Stream::new(self.sockets.add_tcp()?)),
+            SockKind::Stream => Sock::Stream(Stream::new(self.sockets.add_tcp(badge)?)),
             SockKind::Datagram => Sock::Datagram(Datagram {
-                handle: self.sockets.add_udp()?,
+                handle: self.sockets.add_udp(badge)?,
                 local: None,
             }),
         };
@@ -114,7 +126,19 @@ impl Stack {
             sock,
             nonblocking: false,
         };
-        self.clients.entry(badge).or_default().insert(entry, limit)
+        self.adopt(badge, entry)
+    }
+
+    /// Gives `entry` a handle in client `badge`'s table; if the heap has
+    /// no room for that, lets its socket go and answers `NoMemory`.
+    fn adopt(&mut self, badge: Badge, entry: Entry) -> Result<Handle, NetError> {
+        match self.clients.entry(badge).or_default().insert(entry) {
+            Ok(h) => Ok(h),
+            Err((entry, e)) => {
+                self.release(entry);
+                Err(e)
+            }
+        }
     }
 
     /// Whether `addr` may be a local address: any, or the interface's.
@@ -181,9 +205,11 @@ fn find<'a>(
     Ok(entry)
 }
 
-/// Tops `l`'s pool up to its backlog, as far as the server has room, and
-/// sets pool sockets whose connection died before `accept` listening again.
-fn refill(l: &mut Listener, sockets: &mut Sockets) {
+/// Tops `l`'s pool up to its backlog, as far as its client's quota and
+/// the server's room allow (the pool of a listener whose backlog is past
+/// them is clamped, and grows back as room appears), and sets pool
+/// sockets whose connection died before `accept` listening again.
+fn refill(l: &mut Listener, sockets: &mut Sockets, owner: Badge) {
     for &h in &l.pool {
         let tcp = sockets.tcp_mut(h);
         if tcp.state() == State::Closed {
@@ -192,7 +218,7 @@ fn refill(l: &mut Listener, sockets: &mut Sockets) {
         }
     }
     while l.pool.len() < l.backlog {
-        let Ok(h) = sockets.add_tcp() else { break };
+        let Ok(h) = sockets.add_tcp(owner) else { break };
         if sockets.tcp_mut(h).listen(l.endpoint()).is_err() {
             sockets.remove(h);
             break;

@@ -33,7 +33,7 @@ impl Stack {
                 // As on Unix, listening again changes the backlog (a
                 // smaller one takes effect as connections are accepted).
                 l.backlog = backlog;
-                refill(l, sockets);
+                refill(l, sockets, badge);
                 return Ok(());
             }
             Sock::Datagram(_) => return Err(NetError::NotSupported),
@@ -47,14 +47,15 @@ impl Stack {
             return Err(NetError::Invalid);
         }
         l.pool.push(handle);
-        refill(&mut l, sockets);
+        refill(&mut l, sockets, badge);
         entry.sock = Sock::Listener(l);
         Ok(())
     }
 
-    /// `accept`: a connected stream from listener `h`'s pool.
+    /// `accept`: a connected stream from listener `h`'s pool. The
+    /// connection's socket was charged to the client as a pool socket, so
+    /// taking it costs no quota; refilling the pool does.
     pub fn accept(&mut self, badge: Badge, h: Handle) -> Result<Handle, NetError> {
-        let limit = self.config.max_client_sockets;
         let Stack {
             clients,
             sockets,
@@ -62,28 +63,23 @@ impl Stack {
             ..
         } = self;
         let table = clients.get_mut(&badge).ok_or(NetError::BadSocket)?;
-        let room = table.has_room(limit);
         let l = match &mut table.get_mut(h)?.sock {
             Sock::Listener(l) => l,
             Sock::Stream(_) => return Err(NetError::Invalid),
             Sock::Datagram(_) => return Err(NetError::NotSupported),
         };
         let i = l.ready(|s| sockets.tcp(s)).ok_or(NetError::WouldBlock)?;
-        if !room {
-            // The connection stays queued for when the client has room.
-            return Err(NetError::TooManySockets);
-        }
         let handle = l.pool.remove(i);
         let tcp = sockets.tcp(handle);
         let remote = tcp.remote_endpoint().map_or(SockAddr::ANY, sock_addr);
         let mut stream = Stream::accepted(handle, l.local, remote);
         stream.observe(tcp, *now);
-        refill(l, sockets);
+        refill(l, sockets, badge);
         let entry = Entry {
             sock: Sock::Stream(stream),
             nonblocking: false,
         };
-        table.insert(entry, limit)
+        self.adopt(badge, entry)
     }
 
     /// `connect`: starts, or reports on, a connection to `remote`.
