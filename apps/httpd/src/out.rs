@@ -6,11 +6,16 @@
 //! from the same bytes (`send` with an operand in its own mapping of it).
 //! httpd passes offsets, never the data. Every step is non-blocking: a
 //! full socket leaves the rest for when it is writable again.
+//!
+//! Each answer keeps a [`Pace`] from the moment it first goes out, fed
+//! with every byte the network server takes: it says when a peer that
+//! reads too slowly, or not at all, has had its time ([`Out::check`]).
 
 use alloc::vec::Vec;
 
 use conflux_fs_client::{Fd, Fs};
 use conflux_fs_protocol::ops as fs_ops;
+use conflux_http::pace::{Pace, Verdict};
 use conflux_net_client::{Error as NetErr, Net, NetError, Operand};
 use conflux_socket_protocol::ops as net_ops;
 
@@ -49,6 +54,8 @@ pub struct Out {
     file: Option<FileBody>,
     /// Keep the connection after the answer.
     pub keep_alive: bool,
+    /// Its deadlines, from its first `pump`.
+    pace: Option<Pace>,
 }
 
 /// Where the two servers see the pages region, and this connection's slot.
@@ -77,6 +84,7 @@ impl Out {
             sent: 0,
             file: None,
             keep_alive,
+            pace: None,
         }
     }
 
@@ -87,7 +95,29 @@ impl Out {
         }
     }
 
-    /// Sends what the socket takes; `slot` is this connection's slot.
+    /// Bytes of the whole answer: text and file body.
+    fn len(&self) -> u64 {
+        self.text.len() as u64 + self.file.as_ref().map_or(0, |f| f.size)
+    }
+
+    /// Its standing against its deadlines at `now`.
+    pub fn check(&self, now: u64) -> Verdict {
+        self.pace
+            .map_or(Verdict::OnTime { check_at: now }, |p| p.check(now))
+    }
+
+    /// When it last moved (`None` before its first `pump`).
+    pub fn moved_at(&self) -> Option<u64> {
+        self.pace.map(|p| p.moved_at())
+    }
+
+    /// Bytes gone, of the whole answer.
+    pub fn progress(&self) -> (u64, u64) {
+        self.pace.map_or((0, self.len()), |p| p.progress())
+    }
+
+    /// Sends what the socket takes at `now`; `slot` is this connection's
+    /// slot.
     pub fn pump(
         &mut self,
         net: &mut Net,
@@ -95,10 +125,16 @@ impl Out {
         sock: Socket,
         pages: Pages,
         slot: u32,
+        now: u64,
     ) -> Pumped {
+        let total = self.len();
+        let pace = self.pace.get_or_insert_with(|| Pace::new(total, now));
         while self.sent < self.text.len() {
             match net.send(sock, &self.text[self.sent..]) {
-                Ok(n) => self.sent += n,
+                Ok(n) => {
+                    self.sent += n;
+                    pace.sent(n as u64, now);
+                }
                 Err(e) => return blocked_or_broken(e),
             }
         }
@@ -152,7 +188,11 @@ impl Out {
                 ],
             );
             match sent {
-                Ok(n) => f.start += (n as u32).min(f.end - f.start),
+                Ok(n) => {
+                    let n = (n as u32).min(f.end - f.start);
+                    f.start += n;
+                    pace.sent(u64::from(n), now);
+                }
                 Err(e) => return blocked_or_broken(e),
             }
         }
