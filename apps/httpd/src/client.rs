@@ -21,7 +21,7 @@ use conflux_userlib::println;
 
 use crate::answer;
 use crate::notes::Notes;
-use crate::out::{Out, Pages, Pumped, SLOT};
+use crate::out::{Broken, Out, Pages, Pumped, SLOT};
 use crate::restart;
 
 /// How long a connection's last answer may wait for the peer to close.
@@ -170,7 +170,7 @@ impl Client {
         if !self.pump(io, now) {
             return;
         }
-        let Some(peer_closed) = self.read(revents, io.net, now) else {
+        let Some(peer_closed) = self.read(revents, io, now) else {
             return;
         };
         loop {
@@ -204,14 +204,14 @@ impl Client {
 
     /// Reads what arrived; `Some(peer_closed)`, or `None` when the
     /// connection cannot go on.
-    fn read(&mut self, revents: Events, net: &mut Net, now: u64) -> Option<bool> {
+    fn read(&mut self, revents: Events, io: &mut Io<'_>, now: u64) -> Option<bool> {
         let input = Events::READABLE.union(Events::HANGUP).union(Events::ERROR);
         if revents.intersect(input).is_empty() || self.conn.room() == 0 {
             return Some(false);
         }
         let mut buf = [0u8; 4096];
         let room = self.conn.room().min(buf.len());
-        match net.recv(self.sock, &mut buf[..room]) {
+        match io.net.recv(self.sock, &mut buf[..room]) {
             Ok(0) => Some(true),
             Ok(n) => {
                 self.conn.received(&buf[..n], now);
@@ -220,10 +220,14 @@ impl Client {
             Err(e) if e.net() == Some(NetError::WouldBlock) => Some(false),
             Err(e) if restart::note(&e) => None,
             Err(e) => {
-                println!(
-                    "connection from {}: receive failed: {e}; closing it",
-                    self.peer
-                );
+                if e.net() == Some(NetError::ConnectionReset) {
+                    io.notes.gone(now, self.peer, "a request");
+                } else {
+                    println!(
+                        "connection from {}: receive failed: {e}; closing it",
+                        self.peer
+                    );
+                }
                 self.end = End::Close;
                 None
             }
@@ -271,7 +275,19 @@ impl Client {
                 }
                 false
             }
-            Pumped::Broken => {
+            Pumped::Broken(why) => {
+                match why {
+                    Broken::Restarted => {}
+                    Broken::PeerGone => io.notes.gone(now, self.peer, &self.what),
+                    Broken::Net(e) => println!(
+                        "sending {} to {} failed: {e}; closing the connection",
+                        self.what, self.peer
+                    ),
+                    Broken::File(at) => println!(
+                        "sending {} to {}: the file could not be read at offset {at} (it shrank, or the file server failed); closing the connection, whose answer is cut short",
+                        self.what, self.peer
+                    ),
+                }
                 self.end = End::Close;
                 false
             }

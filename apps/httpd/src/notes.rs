@@ -1,4 +1,5 @@
-//! httpd's log lines about peers it cut, evicted or turned away.
+//! httpd's log lines about peers it cut, evicted or turned away, and
+//! those that reset their connections.
 //!
 //! How often these happen is up to the peers, so each kind goes through a
 //! [`Tally`]: the first of a minute is a whole line saying who, what and
@@ -14,6 +15,7 @@ use conflux_userlib::println;
 
 /// One tally per kind of line.
 pub struct Notes {
+    gone: Tally,
     cut: Tally,
     evicted: Tally,
     turned_away: Tally,
@@ -41,9 +43,21 @@ fn full_text(full: Full, peer: SockAddr) -> alloc::string::String {
 impl Notes {
     pub const fn new() -> Notes {
         Notes {
+            gone: Tally::new(),
             cut: Tally::new(),
             evicted: Tally::new(),
             turned_away: Tally::new(),
+        }
+    }
+
+    /// The peer reset the connection while `what` was under way (a
+    /// download cancelled, a client that gave up): closed.
+    pub fn gone(&mut self, now: u64, peer: SockAddr, what: &str) {
+        if let Some(more) = self.gone.event(now) {
+            println!(
+                "{peer} reset its connection during {what}; closed it{}",
+                held(more)
+            );
         }
     }
 
@@ -116,6 +130,9 @@ impl Notes {
 
     /// The counts held back during a minute now over, one line each.
     pub fn flush(&mut self, now: u64) {
+        if let Some(n) = self.gone.flush(now) {
+            println!("{n} more connections were reset by their peers in the last minute");
+        }
         if let Some(n) = self.cut.flush(now) {
             println!("cut {n} more connections in the last minute (peers that stopped reading or read too slowly)");
         }

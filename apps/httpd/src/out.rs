@@ -73,8 +73,21 @@ pub enum Pumped {
     Done,
     /// The socket is full: wait until it is writable.
     Blocked,
-    /// The connection cannot go on (reset, or the file failed): close it.
-    Broken,
+    /// The connection cannot go on: close it.
+    Broken(Broken),
+}
+
+/// Why an answer cannot go on.
+pub enum Broken {
+    /// The network server restarted: every connection went with it.
+    Restarted,
+    /// The peer reset or closed the connection (a download cancelled).
+    PeerGone,
+    /// Another refusal from the network server.
+    Net(NetErr),
+    /// The file shrank, or a read failed, at this offset: the
+    /// Content-Length promised cannot be kept.
+    File(u64),
 }
 
 impl Out {
@@ -166,12 +179,11 @@ impl Out {
                         (f.start, f.end) = (0, n);
                         f.offset += u64::from(n);
                     }
-                    // The file shrank under us, or the read failed: the
-                    // Content-Length promised cannot be kept.
                     _ => {
+                        let at = f.offset;
                         let _ = fs.close(f.fd);
                         self.file = None;
-                        return Pumped::Broken;
+                        return Pumped::Broken(Broken::File(at));
                     }
                 }
             }
@@ -212,13 +224,16 @@ impl Out {
 }
 
 fn blocked_or_broken(e: NetErr) -> Pumped {
-    if e.net() == Some(NetError::WouldBlock) {
-        Pumped::Blocked
-    } else if crate::restart::note(&e) {
+    let gone = [
+        NetError::ConnectionReset,
+        NetError::BrokenPipe,
+        NetError::NotConnected,
+    ];
+    match e.net() {
+        Some(NetError::WouldBlock) => Pumped::Blocked,
         // Every connection goes; `main::recover` says so once.
-        Pumped::Broken
-    } else {
-        conflux_userlib::println!("sending an answer failed: {e}; closing the connection");
-        Pumped::Broken
+        _ if crate::restart::note(&e) => Pumped::Broken(Broken::Restarted),
+        Some(n) if gone.contains(&n) => Pumped::Broken(Broken::PeerGone),
+        _ => Pumped::Broken(Broken::Net(e)),
     }
 }
