@@ -66,6 +66,14 @@ impl Conn {
         self.buf.extend_from_slice(&bytes[..bytes.len().min(room)]);
     }
 
+    /// Since when the connection has been quiet, as eviction sees it
+    /// ([`crate::seats`]): the first byte of a head still incomplete (a
+    /// head that drags on is a slowloris, whatever its pace), else the
+    /// end of the last answer (idle between requests).
+    pub fn quiet_since(&self) -> u64 {
+        self.head_started.unwrap_or(self.idle_since)
+    }
+
     /// Room for more bytes before the limit (what to ask the socket for).
     pub fn room(&self) -> usize {
         (HEAD_MAX + 1).saturating_sub(self.buf.len())

@@ -7,16 +7,25 @@
 //! served tree, no body), and says why it refuses them as an error status.
 //! Everything after works with the validated type: [`response`] writes
 //! response heads, the pages for errors, and directory listings.
+//!
+//! The rules for peers that are slow or hostile rather than malformed
+//! live here too, with the time passed in: [`conn`] (a head's and an idle
+//! connection's deadlines), [`pace`] (an answer's: a stall and a rate
+//! floor), [`seats`] (per-address limits and whom to evict when full) and
+//! [`tally`] (log lines an attacker cannot multiply).
 #![no_std]
 #![forbid(unsafe_code)]
 
 extern crate alloc;
 
 pub mod conn;
+pub mod pace;
 pub mod path;
 pub mod request;
 pub mod response;
+pub mod seats;
 pub mod status;
+pub mod tally;
 
 pub use request::{parse, Method, Parsed, Request};
 pub use status::Status;

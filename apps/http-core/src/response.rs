@@ -27,6 +27,11 @@ pub fn head(status: Status, content_type: &str, length: u64, keep_alive: bool) -
     if status == Status::MethodNotAllowed {
         out.push_str("Allow: GET, HEAD\r\n");
     }
+    // A 503 is httpd being full for a moment (`seats`): say when to come
+    // back rather than leave a client to guess.
+    if status == Status::Unavailable {
+        out.push_str("Retry-After: 1\r\n");
+    }
     out.push_str("\r\n");
     out
 }

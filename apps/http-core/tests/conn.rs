@@ -78,3 +78,19 @@ fn a_head_cut_by_the_peer_is_a_bad_request() {
         }
     ));
 }
+
+#[test]
+fn quiet_since_is_the_idle_start_or_the_head_s_first_byte() {
+    let mut c = Conn::new(40);
+    assert_eq!(c.quiet_since(), 40, "accepted, nothing came");
+    c.received(b"GET / HTTP/1.1\r\n", 100);
+    c.received(b"Ho", 2_000);
+    assert_eq!(
+        c.quiet_since(),
+        100,
+        "a head dragging on counts from its first byte"
+    );
+    c.received(b"st: x\r\n\r\n", 2_500);
+    assert!(matches!(c.next(2_500), Step::Serve(_)));
+    assert_eq!(c.quiet_since(), 2_500, "idle from the request's end");
+}

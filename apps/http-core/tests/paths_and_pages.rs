@@ -30,6 +30,13 @@ fn heads_say_length_and_connection() {
     let h = head(Status::MethodNotAllowed, "text/html", 10, false);
     assert!(h.contains("\r\nAllow: GET, HEAD\r\n"));
     assert!(h.contains("\r\nConnection: close\r\n"));
+    assert!(!h.contains("Retry-After"));
+    let h = head(Status::Unavailable, "text/html", 10, false);
+    assert!(h.starts_with("HTTP/1.1 503 Service Unavailable\r\n"));
+    assert!(
+        h.contains("\r\nRetry-After: 1\r\n"),
+        "a 503 says when to come back"
+    );
 }
 
 #[test]

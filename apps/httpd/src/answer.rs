@@ -111,7 +111,7 @@ fn page(method: Method, status: Status, ctype: &str, body: String, keep: bool) -
     Out::text(bytes, keep)
 }
 
-fn method_name(m: Method) -> &'static str {
+pub fn method_name(m: Method) -> &'static str {
     match m {
         Method::Get => "GET",
         Method::Head => "HEAD",

@@ -6,11 +6,16 @@
 //! from the same bytes (`send` with an operand in its own mapping of it).
 //! httpd passes offsets, never the data. Every step is non-blocking: a
 //! full socket leaves the rest for when it is writable again.
+//!
+//! Each answer keeps a [`Pace`] from the moment it first goes out, fed
+//! with every byte the network server takes: it says when a peer that
+//! reads too slowly, or not at all, has had its time ([`Out::check`]).
 
 use alloc::vec::Vec;
 
 use conflux_fs_client::{Fd, Fs};
 use conflux_fs_protocol::ops as fs_ops;
+use conflux_http::pace::{Pace, Verdict};
 use conflux_net_client::{Error as NetErr, Net, NetError, Operand};
 use conflux_socket_protocol::ops as net_ops;
 
@@ -49,6 +54,8 @@ pub struct Out {
     file: Option<FileBody>,
     /// Keep the connection after the answer.
     pub keep_alive: bool,
+    /// Its deadlines, from its first `pump`.
+    pace: Option<Pace>,
 }
 
 /// Where the two servers see the pages region, and this connection's slot.
@@ -66,8 +73,21 @@ pub enum Pumped {
     Done,
     /// The socket is full: wait until it is writable.
     Blocked,
-    /// The connection cannot go on (reset, or the file failed): close it.
-    Broken,
+    /// The connection cannot go on: close it.
+    Broken(Broken),
+}
+
+/// Why an answer cannot go on.
+pub enum Broken {
+    /// The network server restarted: every connection went with it.
+    Restarted,
+    /// The peer reset or closed the connection (a download cancelled).
+    PeerGone,
+    /// Another refusal from the network server.
+    Net(NetErr),
+    /// The file shrank, or a read failed, at this offset: the
+    /// Content-Length promised cannot be kept.
+    File(u64),
 }
 
 impl Out {
@@ -77,6 +97,7 @@ impl Out {
             sent: 0,
             file: None,
             keep_alive,
+            pace: None,
         }
     }
 
@@ -87,7 +108,29 @@ impl Out {
         }
     }
 
-    /// Sends what the socket takes; `slot` is this connection's slot.
+    /// Bytes of the whole answer: text and file body.
+    fn len(&self) -> u64 {
+        self.text.len() as u64 + self.file.as_ref().map_or(0, |f| f.size)
+    }
+
+    /// Its standing against its deadlines at `now`.
+    pub fn check(&self, now: u64) -> Verdict {
+        self.pace
+            .map_or(Verdict::OnTime { check_at: now }, |p| p.check(now))
+    }
+
+    /// When it last moved (`None` before its first `pump`).
+    pub fn moved_at(&self) -> Option<u64> {
+        self.pace.map(|p| p.moved_at())
+    }
+
+    /// Bytes gone, of the whole answer.
+    pub fn progress(&self) -> (u64, u64) {
+        self.pace.map_or((0, self.len()), |p| p.progress())
+    }
+
+    /// Sends what the socket takes at `now`; `slot` is this connection's
+    /// slot.
     pub fn pump(
         &mut self,
         net: &mut Net,
@@ -95,10 +138,16 @@ impl Out {
         sock: Socket,
         pages: Pages,
         slot: u32,
+        now: u64,
     ) -> Pumped {
+        let total = self.len();
+        let pace = self.pace.get_or_insert_with(|| Pace::new(total, now));
         while self.sent < self.text.len() {
             match net.send(sock, &self.text[self.sent..]) {
-                Ok(n) => self.sent += n,
+                Ok(n) => {
+                    self.sent += n;
+                    pace.sent(n as u64, now);
+                }
                 Err(e) => return blocked_or_broken(e),
             }
         }
@@ -130,12 +179,11 @@ impl Out {
                         (f.start, f.end) = (0, n);
                         f.offset += u64::from(n);
                     }
-                    // The file shrank under us, or the read failed: the
-                    // Content-Length promised cannot be kept.
                     _ => {
+                        let at = f.offset;
                         let _ = fs.close(f.fd);
                         self.file = None;
-                        return Pumped::Broken;
+                        return Pumped::Broken(Broken::File(at));
                     }
                 }
             }
@@ -152,7 +200,11 @@ impl Out {
                 ],
             );
             match sent {
-                Ok(n) => f.start += (n as u32).min(f.end - f.start),
+                Ok(n) => {
+                    let n = (n as u32).min(f.end - f.start);
+                    f.start += n;
+                    pace.sent(u64::from(n), now);
+                }
                 Err(e) => return blocked_or_broken(e),
             }
         }
@@ -172,13 +224,16 @@ impl Out {
 }
 
 fn blocked_or_broken(e: NetErr) -> Pumped {
-    if e.net() == Some(NetError::WouldBlock) {
-        Pumped::Blocked
-    } else if crate::restart::note(&e) {
+    let gone = [
+        NetError::ConnectionReset,
+        NetError::BrokenPipe,
+        NetError::NotConnected,
+    ];
+    match e.net() {
+        Some(NetError::WouldBlock) => Pumped::Blocked,
         // Every connection goes; `main::recover` says so once.
-        Pumped::Broken
-    } else {
-        conflux_userlib::println!("sending an answer failed: {e}; closing the connection");
-        Pumped::Broken
+        _ if crate::restart::note(&e) => Pumped::Broken(Broken::Restarted),
+        Some(n) if gone.contains(&n) => Pumped::Broken(Broken::PeerGone),
+        _ => Pumped::Broken(Broken::Net(e)),
     }
 }

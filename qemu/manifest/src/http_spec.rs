@@ -12,7 +12,13 @@
 //! - a raw exchange, `send = "bytes"` or `send_header_bytes = N`, with
 //!   `expect_status`, and `close = true` (a truncated request: shut the
 //!   sending side, the server must close) or `idle_secs = N` (stay quiet;
-//!   the server must answer or close within N s).
+//!   the server must answer or close within N s);
+//! - a hold, `hold = "/path"`: `peers` connections (default 1) each GET
+//!   the path, read the answer's head and stop reading for `hold_secs`;
+//!   at least `served` (default 0) must be served 200, the rest 503;
+//!   with `cut = true` every answer served must have been cut by then; a
+//!   `probe = "/path"` (with `body`, and `probe_secs`, default 10) is a
+//!   normal client's GET that must be served 200 meanwhile.
 //!
 //! Every entry has `port` (a forwarded host port of the system), `after`
 //! (console text), and optionally `background` and `deadline_secs`.
@@ -22,8 +28,8 @@
 use crate::error::{Error, ExchangeRule};
 use crate::limits::*;
 use crate::model::{
-    BodyCheck, DiskImage, Fetch, HttpExchange, HttpKind, Manifest, Method, Protocol, Raw, RawSend,
-    Then,
+    BodyCheck, DiskImage, Fetch, Hold, HoldProbe, HttpExchange, HttpKind, Manifest, Method,
+    Protocol, Raw, RawSend, Then,
 };
 use crate::rules::{self, Unit};
 use crate::strict::Fields;
@@ -48,10 +54,17 @@ const KEYS: &[&str] = &[
     "expect_status",
     "close",
     "idle_secs",
+    "hold",
+    "peers",
+    "served",
+    "hold_secs",
+    "cut",
+    "probe",
+    "probe_secs",
 ];
 /// The keys that say what an entry does; exactly one per entry.
-const KIND_KEYS: [&str; 4] = ["get", "head", "send", "send_header_bytes"];
-const FETCH_KEYS: [&str; 6] = [
+const KIND_KEYS: [&str; 5] = ["get", "head", "send", "send_header_bytes", "hold"];
+const FETCH_KEYS: &[&str] = &[
     "paths",
     "status",
     "body",
@@ -59,7 +72,16 @@ const FETCH_KEYS: [&str; 6] = [
     "requests",
     "may_cut_secs",
 ];
-const RAW_KEYS: [&str; 3] = ["expect_status", "close", "idle_secs"];
+const RAW_KEYS: &[&str] = &["expect_status", "close", "idle_secs"];
+const HOLD_KEYS: &[&str] = &[
+    "peers",
+    "served",
+    "hold_secs",
+    "cut",
+    "probe",
+    "body",
+    "probe_secs",
+];
 
 /// Reads `test.http`; deadlines are bounded by the test's timeout.
 pub(crate) fn read(fields: &Fields, timeout_secs: u32) -> Result<Vec<HttpExchange>, Error> {
@@ -109,11 +131,16 @@ fn exchange(entry: &Fields, timeout_secs: u32) -> Result<HttpExchange, Error> {
         timeout_secs,
         Unit::Count,
     )?;
-    let (kind, foreign) = match kind_key {
-        "get" | "head" => (fetch(entry, kind_key, deadline_secs)?, RAW_KEYS.as_slice()),
-        _ => (raw(entry, kind_key, deadline_secs)?, FETCH_KEYS.as_slice()),
+    let (kind, own) = match kind_key {
+        "get" | "head" => (fetch(entry, kind_key, deadline_secs)?, FETCH_KEYS),
+        "hold" => (hold(entry, deadline_secs)?, HOLD_KEYS),
+        _ => (raw(entry, kind_key, deadline_secs)?, RAW_KEYS),
     };
-    if let Some(key) = foreign.iter().find(|k| entry.has(k)) {
+    let foreign = [FETCH_KEYS, RAW_KEYS, HOLD_KEYS]
+        .into_iter()
+        .flatten()
+        .find(|k| !own.contains(k) && entry.has(k));
+    if let Some(key) = foreign {
         let kind = kind.name();
         return Err(fail(entry, ExchangeRule::KeyNotForKind { key, kind }));
     }
@@ -134,22 +161,7 @@ fn fetch(entry: &Fields, key: &'static str, deadline_secs: u32) -> Result<HttpKi
         let value = (*bad).to_owned();
         return Err(fail(entry, ExchangeRule::BadUrl { value }));
     }
-    let body_name: &str = entry.required("body")?;
-    let body = BodyCheck::NAMES
-        .iter()
-        .position(|n| *n == body_name)
-        .map(|i| BodyCheck::ALL[i])
-        .ok_or_else(|| {
-            let suggestion = Suggestion::new(body_name, BodyCheck::NAMES, Words::Values);
-            let value = body_name.to_owned();
-            fail(
-                entry,
-                ExchangeRule::UnknownBody {
-                    value,
-                    suggestion: Box::new(suggestion),
-                },
-            )
-        })?;
+    let body = body(entry)?;
     Ok(HttpKind::Fetch(Fetch {
         method: if key == "head" {
             Method::Head
@@ -172,6 +184,68 @@ fn fetch(entry: &Fields, key: &'static str, deadline_secs: u32) -> Result<HttpKi
             .has("may_cut_secs")
             .then(|| rules::integer(entry, "may_cut_secs", None, 1, deadline_secs, Unit::Count))
             .transpose()?,
+    }))
+}
+
+/// The required `body`: which check a fetched body gets.
+fn body(entry: &Fields) -> Result<BodyCheck, Error> {
+    let body_name: &str = entry.required("body")?;
+    BodyCheck::NAMES
+        .iter()
+        .position(|n| *n == body_name)
+        .map(|i| BodyCheck::ALL[i])
+        .ok_or_else(|| {
+            let suggestion = Suggestion::new(body_name, BodyCheck::NAMES, Words::Values);
+            let value = body_name.to_owned();
+            fail(
+                entry,
+                ExchangeRule::UnknownBody {
+                    value,
+                    suggestion: Box::new(suggestion),
+                },
+            )
+        })
+}
+
+/// `key`'s URL path.
+fn url(entry: &Fields, key: &'static str) -> Result<String, Error> {
+    let path: &str = entry.required(key)?;
+    if !url_ok(path) {
+        let value = path.to_owned();
+        return Err(fail(entry, ExchangeRule::BadUrl { value }));
+    }
+    Ok(path.to_owned())
+}
+
+fn hold(entry: &Fields, deadline_secs: u32) -> Result<HttpKind, Error> {
+    let path = url(entry, "hold")?;
+    let probe = if entry.has("probe") {
+        Some(HoldProbe {
+            path: url(entry, "probe")?,
+            body: body(entry)?,
+            within_secs: rules::integer(
+                entry,
+                "probe_secs",
+                Some(DEFAULT_PROBE_SECS.min(deadline_secs)),
+                1,
+                deadline_secs,
+                Unit::Count,
+            )?,
+        })
+    } else {
+        if let Some(key) = ["body", "probe_secs"].into_iter().find(|k| entry.has(k)) {
+            return Err(fail(entry, ExchangeRule::WithoutProbe { key }));
+        }
+        None
+    };
+    let peers = rules::integer(entry, "peers", Some(1), 1, MAX_HOLD_PEERS, Unit::Count)?;
+    Ok(HttpKind::Hold(Hold {
+        path,
+        peers,
+        served: rules::integer(entry, "served", Some(0), 0, peers, Unit::Count)?,
+        hold_secs: rules::integer(entry, "hold_secs", None, 1, deadline_secs, Unit::Count)?,
+        cut: entry.optional("cut")?.unwrap_or(false),
+        probe,
     }))
 }
 
@@ -262,14 +336,18 @@ pub(crate) fn check(manifest: &Manifest) -> Result<(), Error> {
             let port = exchange.port;
             return Err(fail(ExchangeRule::UnknownPort { port, forwards }));
         }
-        let HttpKind::Fetch(fetch) = &exchange.kind else {
-            continue;
+        let (body, paths) = match &exchange.kind {
+            HttpKind::Fetch(fetch) => (fetch.body, fetch.paths.as_slice()),
+            HttpKind::Hold(Hold {
+                probe: Some(probe), ..
+            }) => (probe.body, core::slice::from_ref(&probe.path)),
+            _ => continue,
         };
-        match fetch.body {
+        match body {
             BodyCheck::Folder if folder.is_none() => return Err(fail(ExchangeRule::NoFolder)),
             BodyCheck::Generated => {
                 let missing = |p: &&String| !generated.iter().any(|g| *g == p[1..]);
-                if let Some(url) = fetch.paths.iter().find(missing) {
+                if let Some(url) = paths.iter().find(missing) {
                     let (url, generated) = (url.clone(), generated.clone());
                     return Err(fail(ExchangeRule::NotGenerated { url, generated }));
                 }

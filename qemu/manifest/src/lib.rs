@@ -140,7 +140,7 @@
 //!                           # shows `after`; not in crash tests. Every entry: port (a forwarded
 //!                           # host port), after, background = false (run beside the next ones;
 //!                           # all are judged at the end), deadline_secs (default 30, at most the
-//!                           # timeout). Exactly one of get, head, send, send_header_bytes:
+//!                           # timeout). Exactly one of get, head, send, send_header_bytes, hold:
 //!   { port = 8080, after = "httpd: ready", get = "/data/16m.bin", body = "generated",
 //!     paths = ["/index.html"], status = 200, clients = 32, requests = 100 },
 //!                           # get/head: paths cycled per client (the get/head path first);
@@ -156,7 +156,14 @@
 //!                           # server must close (expect_status optional, for any answer)
 //!   { port = 8080, after = "x", send = "GET / HTTP/1.1\r\n", idle_secs = 5, expect_status = 408 },
 //!                           # idle: the status, or a close with nothing sent, within idle_secs
-//! ]                         # (rules: `qemu/runner/src/http_peer/raw.rs`)
+//!   { port = 8080, after = "x", hold = "/data/16m.bin", peers = 48, hold_secs = 20, cut = true,
+//!     probe = "/data/1k.bin", body = "generated", probe_secs = 10 },
+//!                           # hold: peers (1..=128) each GET, read the head, stop reading;
+//!                           # each gets 200 or 503, and at least served (default 0, at most
+//!                           # peers) get 200; probe (optional, with body) must be served
+//!                           # 200 within probe_secs (default 10), 503s tried again; with cut,
+//!                           # every 200 answer must be cut by hold_secs (after the last head)
+//! ]                         # (rules: `qemu/runner/src/http_peer/{raw,hold}.rs`)
 //! tcp_sink = [{ port = 5800, count = 300, size = 1024, seed = 7 }]
 //!                           # optional: before boot the runner listens on 127.0.0.1:port (a
 //!                           # guest_forwards host port) and checks the stream the guest sends:
@@ -300,10 +307,10 @@ pub use device_table::check_files;
 pub use error::{Error, ExchangeRule, ExtendsRule, GeneratedRule, Span};
 pub use model::{
     constant_name, rights_text, BodyCheck, Cap, CrashSpec, Device, DeviceKind, DeviceObjects,
-    DiskImage, Fetch, FlowSlot, FlowStage, Flows, Forward, GeneratedFile, GuestForward,
-    HttpExchange, HttpKind, Manifest, Method, Mode, Object, ObjectSpec, Outcome, Protocol, Raw,
-    RawSend, Restart, SinkContent, System, Task, TcpSink, TestSpec, Then, UdpBlast, UnknownVariant,
-    BAR_WINDOW, BELL_BIT, EDGES, EDGE_SIZE, GUEST_FORWARD_ADDR,
+    DiskImage, Fetch, FlowSlot, FlowStage, Flows, Forward, GeneratedFile, GuestForward, Hold,
+    HoldProbe, HttpExchange, HttpKind, Manifest, Method, Mode, Object, ObjectSpec, Outcome,
+    Protocol, Raw, RawSend, Restart, SinkContent, System, Task, TcpSink, TestSpec, Then, UdpBlast,
+    UnknownVariant, BAR_WINDOW, BELL_BIT, EDGES, EDGE_SIZE, GUEST_FORWARD_ADDR,
 };
 pub use suggest::{Suggestion, Words};
 pub use tcp_spec::generated;

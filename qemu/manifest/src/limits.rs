@@ -114,5 +114,10 @@ pub const MAX_GENERATED_DIR_FILES: u32 = 100_000;
 pub const DEFAULT_HTTP_DEADLINE_SECS: u32 = 30;
 pub const MAX_HTTP_CLIENTS: u32 = 256;
 pub const MAX_HTTP_REQUESTS: u32 = 100_000;
+/// `test.http[].peers`: most connections one hold exchange opens (enough
+/// to fill every connection httpd serves and the 503s it sends).
+pub const MAX_HOLD_PEERS: u32 = 128;
+/// `test.http[].probe_secs`: the default time a hold's probe may take.
+pub const DEFAULT_PROBE_SECS: u32 = 10;
 /// `test.http[].send_header_bytes`: the largest header flood.
 pub const MAX_FLOOD_BYTES: u64 = 64 * MIB as u64;

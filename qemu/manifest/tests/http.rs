@@ -5,8 +5,8 @@ mod common;
 
 use common::{message, ok, SYSTEM};
 use conflux_manifest::{
-    BodyCheck, DiskImage, Fetch, GeneratedFile, HttpExchange, HttpKind, Method, Outcome, Raw,
-    RawSend, Then,
+    BodyCheck, DiskImage, Fetch, GeneratedFile, Hold, HoldProbe, HttpExchange, HttpKind, Method,
+    Outcome, Raw, RawSend, Then,
 };
 
 /// A server system: a folder disk with `generate`, a network with one
@@ -249,11 +249,11 @@ fn generated_files_need_a_folder_disk() {
 fn an_exchange_does_exactly_one_thing() {
     assert_eq!(
         message(&http("{ port = 8080, after = \"x\" }")),
-        "systems/t.toml: `test.http[0]` says nothing to do; give exactly one of `get`, `head`, `send` or `send_header_bytes`"
+        "systems/t.toml: `test.http[0]` says nothing to do; give exactly one of `get`, `head`, `send`, `send_header_bytes` or `hold`"
     );
     assert_eq!(
         message(&http("{ port = 8080, after = \"x\", get = \"/\", send = \"x\" }")),
-        "systems/t.toml: `test.http[0]` has `get` and `send`; give exactly one of `get`, `head`, `send` or `send_header_bytes` (one exchange does one thing)"
+        "systems/t.toml: `test.http[0]` has `get` and `send`; give exactly one of `get`, `head`, `send`, `send_header_bytes` or `hold` (one exchange does one thing)"
     );
 }
 
@@ -408,5 +408,86 @@ fn a_crash_test_has_no_exchanges() {
     assert_eq!(
         message(&text),
         "systems/t.toml: `test.http[0]` is in a crash test; a crash test kills QEMU on its own schedule, so exchanges and `crash` do not go together: make a separate test"
+    );
+}
+
+#[test]
+fn a_hold_is_read_with_and_without_a_probe() {
+    let http = exchanges(&http(
+        "{ port = 8080, after = \"x\", hold = \"/data/16m.bin\", peers = 48, served = 40, hold_secs = 20, cut = true, probe = \"/data/16m.bin\", body = \"generated\", probe_secs = 5 },\n\
+         { port = 8080, after = \"x\", hold = \"/\", hold_secs = 3 }",
+    ));
+    assert_eq!(
+        http[0].kind,
+        HttpKind::Hold(Hold {
+            path: "/data/16m.bin".into(),
+            peers: 48,
+            served: 40,
+            hold_secs: 20,
+            cut: true,
+            probe: Some(HoldProbe {
+                path: "/data/16m.bin".into(),
+                body: BodyCheck::Generated,
+                within_secs: 5,
+            }),
+        })
+    );
+    assert_eq!(
+        http[1].kind,
+        HttpKind::Hold(Hold {
+            path: "/".into(),
+            peers: 1,
+            served: 0,
+            hold_secs: 3,
+            cut: false,
+            probe: None,
+        })
+    );
+    assert_eq!(http[1].kind.name(), "hold");
+}
+
+#[test]
+fn hold_rules() {
+    assert_eq!(
+        message(&http("{ port = 8080, after = \"x\", hold = \"/\" }")),
+        "systems/t.toml: `[test.http[0]]` is missing the required key `hold_secs` (an integer); add it"
+    );
+    assert_eq!(
+        message(&http(
+            "{ port = 8080, after = \"x\", hold = \"/\", hold_secs = 1, peers = 129 }"
+        )),
+        "systems/t.toml: `test.http[0].peers` is 129, out of range; use a value from 1 to 128"
+    );
+    assert_eq!(
+        message(&http(
+            "{ port = 8080, after = \"x\", hold = \"/\", hold_secs = 31 }"
+        )),
+        "systems/t.toml: `test.http[0].hold_secs` is 31, out of range; use a value from 1 to 30"
+    );
+    assert_eq!(
+        message(&http("{ port = 8080, after = \"x\", hold = \"x\", hold_secs = 1 }")),
+        "systems/t.toml: `test.http[0]` the path \"x\" is not a URL path; start it with `/` and use no spaces or control characters"
+    );
+    assert_eq!(
+        message(&http("{ port = 8080, after = \"x\", hold = \"/\", hold_secs = 1, body = \"none\" }")),
+        "systems/t.toml: `test.http[0]` has `body`, which is about a hold's probe, but no `probe`; add `probe = \"/path\"` (a normal client's GET beside the held peers) or remove `body`"
+    );
+    assert_eq!(
+        message(&http(
+            "{ port = 8080, after = \"x\", hold = \"/\", hold_secs = 1, probe = \"/\" }"
+        )),
+        "systems/t.toml: `[test.http[0]]` is missing the required key `body` (a string); add it"
+    );
+    assert_eq!(
+        message(&http("{ port = 8080, after = \"x\", hold = \"/\", hold_secs = 1, probe = \"/a\", body = \"generated\" }")),
+        "systems/t.toml: `test.http[0]` checks \"/a\" against a generated file, but that path is not generated (generated: /data/16m.bin); fix the path or use `body = \"folder\"`"
+    );
+    assert_eq!(
+        message(&http("{ port = 8080, after = \"x\", hold = \"/\", hold_secs = 1, clients = 2 }")),
+        "systems/t.toml: `test.http[0]` has `clients`, which a hold exchange does not take; remove it or change the kind"
+    );
+    assert_eq!(
+        message(&http("{ port = 8080, after = \"x\", get = \"/\", body = \"none\", peers = 2 }")),
+        "systems/t.toml: `test.http[0]` has `peers`, which a get exchange does not take; remove it or change the kind"
     );
 }

@@ -22,7 +22,9 @@ use conflux_manifest::{
 };
 
 use crate::disks::{self, generate};
-use crate::http_peer::{self, Expected, FetchPlan, RawPlan, RawReport, RawThen, Stats, Target};
+use crate::http_peer::{
+    self, Expected, FetchPlan, HoldPlan, Probe, RawPlan, RawReport, RawThen, Stats, Target,
+};
 use crate::oracle;
 use crate::qemu::{Beside, BesideReport, Console};
 use crate::{tcp_peer, udp_peer};
@@ -31,6 +33,7 @@ use crate::{tcp_peer, udp_peer};
 enum Plan {
     Fetch(FetchPlan),
     Raw(RawPlan),
+    Hold(HoldPlan),
 }
 
 /// The exchanges of `manifest`'s test as work beside the guest, or `None`
@@ -268,6 +271,10 @@ fn describe(index: usize, exchange: &HttpExchange) -> String {
     let paths = match &exchange.kind {
         HttpKind::Fetch(f) => format!(", {}", f.paths.join(", ")),
         HttpKind::Raw(_) => String::new(),
+        HttpKind::Hold(h) => match &h.probe {
+            Some(p) => format!(", {} x {}, probe {}", h.peers, h.path, p.path),
+            None => format!(", {} x {}", h.peers, h.path),
+        },
     };
     format!(
         "http #{index} ({}, port {}{paths})",
@@ -295,6 +302,7 @@ fn run(plan: &Plan) -> Result<String, String> {
             )
         }),
         Plan::Raw(p) => http_peer::raw(p).map(|r: RawReport| r.summary()),
+        Plan::Hold(p) => http_peer::hold(p).map(|r| r.summary(p)),
     }
 }
 
@@ -328,6 +336,26 @@ fn plan(exchange: &HttpExchange, bodies: &mut Bodies) -> Result<Plan, String> {
                 Then::Idle(secs) => RawThen::Idle(Duration::from_secs(secs.into())),
             },
             expect_status: r.expect_status,
+            deadline,
+        }),
+        HttpKind::Hold(h) => Plan::Hold(HoldPlan {
+            target,
+            path: h.path.clone(),
+            peers: h.peers,
+            served: h.served,
+            hold: Duration::from_secs(h.hold_secs.into()),
+            cut: h.cut,
+            probe: h
+                .probe
+                .as_ref()
+                .map(|p| {
+                    Ok::<_, String>(Probe {
+                        path: p.path.clone(),
+                        expected: bodies.expected(p.body, &p.path)?,
+                        within: Duration::from_secs(p.within_secs.into()),
+                    })
+                })
+                .transpose()?,
             deadline,
         }),
     })

@@ -15,6 +15,9 @@
 //! - [`raw`]: bytes written as they are (malformed requests, header
 //!   floods, truncated or idle requests) and the answer judged by the
 //!   rule of [`RawThen`].
+//! - [`hold`]: peers that take a connection and stop reading (stalled or
+//!   idle), a normal client beside them that must still be served, and
+//!   whether the server cut the held answers.
 //!
 //! Connections are opened one at a time, each once QEMU has accepted the
 //! one before ([`gate`]): its forward listens with a backlog of 1.
@@ -25,11 +28,13 @@
 mod conn;
 mod fetch;
 mod gate;
+mod hold;
 mod raw;
 
 use std::net::{Ipv4Addr, SocketAddr};
 
 pub use fetch::{fetch, Expected, FetchPlan, Stats};
+pub use hold::{hold, HoldPlan, Probe};
 pub use raw::{flood_head, raw, RawPlan, RawReport, RawThen};
 
 /// A TCP port on this machine's loopback address.

@@ -127,6 +127,12 @@ impl Net {
         self.call(ops::CLOSE, &[Value(s.0)]).map(drop)
     }
 
+    /// Closes `s`, resetting a stream at once: what it still had to send
+    /// is dropped (for a peer that stopped reading).
+    pub fn abort(&mut self, s: Socket) -> Result<(), Error> {
+        self.call(ops::ABORT, &[Value(s.0)]).map(drop)
+    }
+
     /// Whether operations on `s` return `WouldBlock` instead of waiting.
     pub fn set_nonblocking(&mut self, s: Socket, on: bool) -> Result<(), Error> {
         self.call(ops::SET_NONBLOCKING, &[Value(s.0), Value(u64::from(on))])

@@ -58,6 +58,7 @@ impl Service for NetService<'_> {
                 unit(s.shutdown(b, handle(args, 0)?, rd, wr))?
             }
             ops::CLOSE => unit(s.close(b, handle(args, 0)?))?,
+            ops::ABORT => unit(s.abort(b, handle(args, 0)?))?,
             ops::SENDTO => {
                 let to = addr(args.value(3))?;
                 n(s.send_to(b, handle(args, 0)?, data(args, 1, 2)?, to))?

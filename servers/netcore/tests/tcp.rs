@@ -341,3 +341,50 @@ fn nodelay_sends_a_short_segment_while_data_is_unacknowledged() {
         Err(NetError::NotSupported)
     );
 }
+
+/// A peer that stopped reading: `close` keeps the socket sending into a
+/// closed window until a timeout gives up on it (30 s here, where the
+/// peer does not answer window probes; up to the 60 s linger where it
+/// does); `abort` resets the connection and frees the socket at once.
+#[test]
+fn abort_frees_a_connection_whose_peer_stopped_reading() {
+    for abort in [false, true] {
+        let mut net = Net::new();
+        let l = listener(&mut net, 80, 1);
+        let c = connect(&mut net, 80);
+        let s = accept(&mut net, l);
+        let chunk = [7u8; 4096];
+        let mut queued = 0;
+        for _ in 0..1000 {
+            match send(&mut net.a, SRV, s, &chunk) {
+                Ok(n) => queued += n,
+                Err(NetError::WouldBlock) => net.pump(5),
+                Err(e) => panic!("send: {e}"),
+            }
+        }
+        assert!(queued >= 128 * 1024, "both buffers filled: {queued} bytes");
+        let before = net.a.stack().sockets_in_use();
+        let op = if abort { ABORT } else { CLOSE };
+        call(&mut net.a, SRV, op, &[s]).unwrap();
+        assert_eq!(recv(&mut net.a, SRV, s, 1), Err(NetError::BadSocket));
+        net.pump_every(1000, 5);
+        let freed = before - net.a.stack().sockets_in_use();
+        assert_eq!(freed, usize::from(abort), "abort {abort}: freed {freed}");
+        if abort {
+            // What had arrived is still read, then the reset.
+            let mut got = 0;
+            let end = loop {
+                match recv(&mut net.b, CLI, c, 65536) {
+                    Ok(b) if b.is_empty() => break Ok(()),
+                    Ok(b) => got += b.len(),
+                    Err(e) => break Err(e),
+                }
+            };
+            assert_eq!(end, Err(NetError::ConnectionReset), "after {got} bytes");
+        }
+    }
+    let mut net = Net::new();
+    let u = call(&mut net.a, SRV, SOCKET, &[2]).unwrap();
+    call(&mut net.a, SRV, ABORT, &[u]).unwrap();
+    assert_eq!(call(&mut net.a, SRV, ABORT, &[u]), Err(NetError::BadSocket));
+}

@@ -89,6 +89,12 @@ cosy_abi::operations! {
     /// it: otherwise an answer's last short segment waits a round trip
     /// for the acknowledgement of the one before.
     SET_NODELAY = 19, "set_nodelay", [V, V];
+    /// `abort(h) -> 0`: the handle is gone, as with `close`, but a
+    /// stream is reset at once, dropping whatever it still had to send
+    /// (Linux's `close` with `SO_LINGER` 0). For a peer that stopped
+    /// reading: after a `close` its socket would go on sending into a
+    /// window that never opens until a timeout gave up (up to a minute).
+    ABORT = 20, "abort", [V];
 }
 
 /// The op table compounds for the network server are verified against.

@@ -58,6 +58,8 @@ pub enum ExchangeRule {
     NeedsStatus,
     /// `http` in a crash test.
     WithCrash,
+    /// A hold's `body` or `probe_secs` without a `probe`.
+    WithoutProbe { key: &'static str },
 }
 
 impl fmt::Display for GeneratedRule {
@@ -98,11 +100,11 @@ impl fmt::Display for ExchangeRule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ExchangeRule::Kind { found } if found.is_empty() => f.write_str(
-                "says nothing to do; give exactly one of `get`, `head`, `send` or `send_header_bytes`",
+                "says nothing to do; give exactly one of `get`, `head`, `send`, `send_header_bytes` or `hold`",
             ),
             ExchangeRule::Kind { found } => write!(
                 f,
-                "has {}; give exactly one of `get`, `head`, `send` or `send_header_bytes` (one exchange does one thing)",
+                "has {}; give exactly one of `get`, `head`, `send`, `send_header_bytes` or `hold` (one exchange does one thing)",
                 found.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(" and ")
             ),
             ExchangeRule::KeyNotForKind { key, kind } => write!(
@@ -145,6 +147,10 @@ impl fmt::Display for ExchangeRule {
             ),
             ExchangeRule::NeedsStatus => f.write_str(
                 "waits for an answer but has no `expect_status`; say which status the server must answer (for example 400)",
+            ),
+            ExchangeRule::WithoutProbe { key } => write!(
+                f,
+                "has `{key}`, which is about a hold's probe, but no `probe`; add `probe = \"/path\"` (a normal client's GET beside the held peers) or remove `{key}`"
             ),
             ExchangeRule::WithCrash => f.write_str(
                 "is in a crash test; a crash test kills QEMU on its own schedule, so exchanges and `crash` do not go together: make a separate test",

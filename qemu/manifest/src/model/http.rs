@@ -50,6 +50,9 @@ pub enum HttpKind {
     Fetch(Fetch),
     /// Bytes written as they are, and the one answer expected.
     Raw(Raw),
+    /// Peers that take a connection and stop reading; a normal client
+    /// beside them.
+    Hold(Hold),
 }
 
 /// `get = "/path"` or `head = "/path"`, with `paths`, `status`, `body`,
@@ -100,6 +103,35 @@ pub struct Raw {
     /// with [`Then::Close`] (then any status line, or none, passes).
     pub expect_status: Option<u16>,
     pub then: Then,
+}
+
+/// `hold = "/path"` with `peers`, `served`, `hold_secs`, `cut` and optionally
+/// `probe`, `body` and `probe_secs` (rules: `qemu/runner/src/http_peer/
+/// hold.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hold {
+    /// What each peer GETs before it stops reading.
+    pub path: String,
+    /// Connections opened, one at a time.
+    pub peers: u32,
+    /// How many of them at least must be served 200 (the rest may be
+    /// answered 503).
+    pub served: u32,
+    /// How long the peers stay quiet once the last one was answered.
+    pub hold_secs: u32,
+    /// Each answer served 200 must have been cut by the end of the hold.
+    pub cut: bool,
+    /// A normal client's fetch while the peers hold.
+    pub probe: Option<HoldProbe>,
+}
+
+/// `probe = "/path"`, `body`, `probe_secs`: must be served 200 within
+/// `within_secs` (503s are tried again).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HoldProbe {
+    pub path: String,
+    pub body: BodyCheck,
+    pub within_secs: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -156,6 +188,7 @@ impl HttpKind {
                 ..
             }) => "idle",
             HttpKind::Raw(_) => "raw",
+            HttpKind::Hold(_) => "hold",
         }
     }
 }

@@ -22,7 +22,8 @@ pub use devices::{
 };
 pub use flows::{FlowSlot, FlowStage, Flows, BELL_BIT, EDGES, EDGE_SIZE};
 pub use http::{
-    BodyCheck, Fetch, GeneratedFile, HttpExchange, HttpKind, Method, Raw, RawSend, Then,
+    BodyCheck, Fetch, GeneratedFile, Hold, HoldProbe, HttpExchange, HttpKind, Method, Raw, RawSend,
+    Then,
 };
 pub use objects::{
     constant_name, rights_text, Cap, Object, ObjectSpec, Restart, BAR_WINDOW, RIGHT_LETTERS,

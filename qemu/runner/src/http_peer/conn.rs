@@ -192,6 +192,43 @@ impl Conn {
     }
 }
 
+/// How reading on, after a pause, ended ([`Conn::read_on`]).
+pub(super) enum ReadOn {
+    /// The stream ended (or was reset, or failed) before the body's end.
+    Ended { reset: bool },
+    /// The whole body came.
+    Whole,
+    /// Still open when the time was up, `got` body bytes in.
+    Open { got: u64 },
+}
+
+impl Conn {
+    /// Reads what is left of a body of `len` bytes, whose head was read,
+    /// dropping it, until its end, the stream's end or `until`.
+    pub fn read_on(&mut self, len: u64, until: Instant) -> ReadOn {
+        let mut got = self.buf.len() as u64;
+        self.buf.clear();
+        let mut chunk = vec![0; CHUNK];
+        loop {
+            if got >= len {
+                return ReadOn::Whole;
+            }
+            let Some(wait) = remaining(until) else {
+                return ReadOn::Open { got };
+            };
+            let _ = self.stream.set_read_timeout(Some(wait));
+            match self.stream.read(&mut chunk) {
+                Ok(0) => return ReadOn::Ended { reset: false },
+                Ok(n) => got += n as u64,
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                    return ReadOn::Open { got }
+                }
+                Err(e) => return ReadOn::Ended { reset: reset(&e) },
+            }
+        }
+    }
+}
+
 /// The status, `Content-Length` and `Connection: close` of `text`.
 fn parse_head(text: Vec<u8>) -> Result<Head, String> {
     let status =

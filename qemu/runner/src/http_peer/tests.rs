@@ -2,6 +2,7 @@
 //! on a correct server and fails, with a message saying why, on a wrong
 //! one.
 
+mod hold;
 pub(crate) mod server;
 
 use std::collections::HashMap;

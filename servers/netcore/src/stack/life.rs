@@ -20,13 +20,29 @@ const LINGER: Duration = Duration::from_secs(60);
 impl Stack {
     /// `close`.
     pub fn close(&mut self, badge: Badge, h: Handle) -> Result<(), NetError> {
-        let entry = self
-            .clients
-            .get_mut(&badge)
-            .ok_or(NetError::BadSocket)?
-            .remove(h)?;
+        let entry = self.take(badge, h)?;
         self.release(entry);
         Ok(())
+    }
+
+    /// `abort`: as `close`, but a stream is reset now. The next poll sends
+    /// the reset and the reap after it frees the socket, so a connection
+    /// whose peer stopped reading does not hold one for [`LINGER`].
+    pub fn abort(&mut self, badge: Badge, h: Handle) -> Result<(), NetError> {
+        let entry = self.take(badge, h)?;
+        if let Sock::Stream(s) = &entry.sock {
+            self.sockets.tcp_mut(s.handle).abort();
+        }
+        self.release(entry);
+        Ok(())
+    }
+
+    /// Takes handle `h` out of client `badge`'s table.
+    fn take(&mut self, badge: Badge, h: Handle) -> Result<Entry, NetError> {
+        self.clients
+            .get_mut(&badge)
+            .ok_or(NetError::BadSocket)?
+            .remove(h)
     }
 
     /// Closes every socket of client `badge` (it went away or restarted).

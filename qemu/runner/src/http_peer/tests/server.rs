@@ -29,6 +29,8 @@ pub enum Fault {
     StallHalf,
     /// One body byte flipped in the first half, then closes after it.
     WrongByteThenCut,
+    /// Answers 503 and closes, as a full server, until this time.
+    BusyUntil(Instant),
 }
 
 /// The largest head the server reads before answering 431.
@@ -128,6 +130,9 @@ fn request(
     };
     if !matches!(method, "GET" | "HEAD") || !version.starts_with("HTTP/1.") {
         return answer(stream, 400, b"", true);
+    }
+    if matches!(fault, Fault::BusyUntil(t) if Instant::now() < t) {
+        return answer(stream, 503, b"full", true);
     }
     let Some(body) = files.get(path) else {
         return answer(stream, 404, b"", false);
