@@ -85,57 +85,40 @@ fn supervisor(out: &mut String, manifest: &Manifest) {
     );
 }
 
-/// `NAME_CLIENTS` for a server's receive slot `NAME`: the badges its
-/// clients call with, so the server can size its session table for them.
+/// The client tables of a server's receive slot `NAME`, aligned by index:
+/// `NAME_CLIENTS`, the badges its clients call with (so it can size its
+/// session table for them), their priorities and their quotas.
 fn clients(out: &mut String, manifest: &Manifest, cap: &Cap) {
+    let (name, base) = (&cap.name, cap.constant());
     let clients = manifest.endpoint_clients(cap.object);
-    let badges: Vec<String> = clients.iter().map(|b| hex(*b)).collect();
-    let doc = format!(
-        "The badges of every capability that can call on `{}` (its clients), ascending, each once.",
-        cap.name
-    );
-    constant(
-        out,
-        INDENT,
-        &doc,
-        &format!("{}{CLIENTS_SUFFIX}", cap.constant()),
-        "&[u64]",
-        &format!("&[{}]", badges.join(", ")),
-    );
-    let priorities: Vec<String> = manifest
-        .endpoint_client_priorities(cap.object)
-        .iter()
-        .map(|(_, p)| p.to_string())
-        .collect();
-    let doc = format!(
-        "The priority of each of `{}`'s clients, in the order of its `_CLIENTS` (the least urgent task calling with that badge).",
-        cap.name
-    );
-    constant(
-        out,
-        INDENT,
-        &doc,
-        &format!("{}{CLIENT_PRIORITIES_SUFFIX}", cap.constant()),
-        "&[u8]",
-        &format!("&[{}]", priorities.join(", ")),
-    );
-    let quotas: Vec<String> = clients
-        .iter()
-        .map(|b| format!("{:?}", manifest.client_quota(cap.object, *b)))
-        .collect();
-    let doc = format!(
-        "The `quota` the manifest gives each of `{}`'s clients (by the index in `{}{CLIENTS_SUFFIX}`; `None`: the server's default).",
-        cap.name,
-        cap.constant()
-    );
-    constant(
-        out,
-        INDENT,
-        &doc,
-        &format!("{}{QUOTAS_SUFFIX}", cap.constant()),
-        "&[Option<u32>]",
-        &format!("&[{}]", quotas.join(", ")),
-    );
+    let priorities = manifest.endpoint_client_priorities(cap.object);
+    let tables: [(String, &str, &str, Vec<String>); 3] = [
+        (
+            format!("The badges of every capability that can call on `{name}` (its clients), ascending, each once."),
+            CLIENTS_SUFFIX,
+            "&[u64]",
+            clients.iter().map(|b| hex(*b)).collect(),
+        ),
+        (
+            format!("The priority of each of `{name}`'s clients, in the order of `{base}{CLIENTS_SUFFIX}` (the least urgent task calling with that badge)."),
+            CLIENT_PRIORITIES_SUFFIX,
+            "&[u8]",
+            priorities.iter().map(|(_, p)| p.to_string()).collect(),
+        ),
+        (
+            format!("The `quota` the manifest gives each of `{name}`'s clients (by the index in `{base}{CLIENTS_SUFFIX}`; `None`: the server's default)."),
+            QUOTAS_SUFFIX,
+            "&[Option<u32>]",
+            clients
+                .iter()
+                .map(|b| format!("{:?}", manifest.client_quota(cap.object, *b)))
+                .collect(),
+        ),
+    ];
+    for (doc, suffix, ty, values) in tables {
+        let value = format!("&[{}]", values.join(", "));
+        constant(out, INDENT, &doc, &format!("{base}{suffix}"), ty, &value);
+    }
 }
 
 fn slot(out: &mut String, cap: &Cap, object: &Object) {
