@@ -14,7 +14,7 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use conflux_cosy_ipc::regions::{Layout, Lent, RegionError, Regions};
-use conflux_fs_core::{Inodes, Session};
+use conflux_fs_core::{Grant, Inodes, Session};
 use conflux_fs_protocol::FsError;
 use cosy_abi::{Insn, Program};
 
@@ -112,7 +112,7 @@ impl Clients {
             .ok_or(FsError::TooManyOpen)?;
         self.slots[index] = Some(Client {
             badge,
-            session: Session::default(),
+            session: Session::new(Grant::whole_tree()),
             regions: Default::default(),
             prepared: Default::default(),
             job: None,
