@@ -1,8 +1,10 @@
 //! `[tasks.NAME.caps]`: the capabilities a task starts with, as written.
 //!
 //! Each entry names exactly one object by its kind's key (`endpoint =
-//! "echo"`), optionally with `rights` (letters r, w, g, d) and, for
-//! endpoints and notifications, a `badge`. Everything that can be checked
+//! "echo"`), optionally with `rights` (letters r, w, g, d), for
+//! endpoints and notifications a `badge`, and for a file-server client's
+//! endpoint its file rights (`root`, `access`: see `file_rights`).
+//! Everything that can be checked
 //! without the other tables is checked here: the object key, the rights
 //! letters and whether they mean something for the kind, the badge. Which
 //! object the name refers to, and the slot, are settled by `slots`.
@@ -10,13 +12,14 @@
 use conflux_abi::cap::{rights, ObjectKind};
 
 use crate::error::Error;
-use crate::model::{rights_text, RIGHT_LETTERS};
+use crate::file_rights;
+use crate::model::{rights_text, FileRights, RIGHT_LETTERS};
 use crate::objects::{self, Kind, OBJECT_KEYS};
 use crate::rules::{self, Unit};
 use crate::strict::Fields;
 
 /// Keys allowed in one capability entry.
-pub(crate) const KEYS: [&str; 8] = [
+pub(crate) const KEYS: [&str; 10] = [
     OBJECT_KEYS[0],
     OBJECT_KEYS[1],
     OBJECT_KEYS[2],
@@ -25,6 +28,8 @@ pub(crate) const KEYS: [&str; 8] = [
     OBJECT_KEYS[5],
     "rights",
     "badge",
+    file_rights::KEYS[0],
+    file_rights::KEYS[1],
 ];
 
 /// One capability entry as written, with single values checked.
@@ -39,6 +44,8 @@ pub(crate) struct CapDecl {
     /// `None` when not written: the kind's default applies.
     pub rights: Option<u8>,
     pub badge: u64,
+    /// `None` when neither `root` nor `access` is written.
+    pub files: Option<FileRights>,
 }
 
 /// Reads the `caps` table of one task (absent: no capabilities).
@@ -59,6 +66,7 @@ fn entry(name: &str, fields: &Fields) -> Result<CapDecl, Error> {
         object: object.to_owned(),
         rights: rights(fields, kind)?,
         badge: badge(fields, kind)?,
+        files: file_rights::read(fields, kind)?,
     })
 }
 

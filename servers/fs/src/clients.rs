@@ -1,7 +1,7 @@
 //! The server's clients, keyed by the badge on their endpoint capability:
-//! each has a file-system session (handles, current directory), the
-//! regions it shared (the control region 0, data regions 1..), and the
-//! compounds it prepared.
+//! each has a file-system session (file rights, handles, current
+//! directory), the regions it shared (the control region 0, data regions
+//! 1..), and the compounds it prepared.
 //!
 //! Regions arrive by capability transfer and are mapped by the shared
 //! Cosy region table (`conflux_cosy_ipc::regions`), which keeps each
@@ -96,12 +96,13 @@ impl Clients {
             .filter(|&i| matches!(&self.slots[i], Some(c) if c.job.is_some()))
     }
 
-    /// Starts a session for `badge` with the lent control region
-    /// `received`; drops any session it had.
+    /// Starts a session for `badge`, with the file rights `grant` and the
+    /// lent control region `received`; drops any session it had.
     pub fn connect(
         &mut self,
         inodes: &mut Inodes,
         badge: u64,
+        grant: Grant,
         received: Lent,
     ) -> Result<&mut Client, FsError> {
         self.disconnect(inodes, badge);
@@ -112,7 +113,7 @@ impl Clients {
             .ok_or(FsError::TooManyOpen)?;
         self.slots[index] = Some(Client {
             badge,
-            session: Session::new(Grant::whole_tree()),
+            session: Session::new(grant),
             regions: Default::default(),
             prepared: Default::default(),
             job: None,

@@ -6,7 +6,10 @@
 //! kernel learns), and
 //! `FIRST_FREE`, the first slot the task can use for capabilities it
 //! receives at run time. A server's receive slot `NAME` comes with
-//! `NAME_CLIENTS`, the badges its clients call with. The doc line of each slot says what it holds. The
+//! `NAME_CLIENTS`, the badges its clients call with, and aligned with it
+//! their priorities and file rights (`NAME_CLIENT_PRIORITIES`,
+//! `NAME_CLIENT_ROOTS`, `NAME_CLIENT_READ_ONLY`). The doc line of each
+//! slot says what it holds. The
 //! supervisor's module also has `TASK_NAMES` and `RESTART_ON_FAULT`, to
 //! name the task a fault message's badge designates and decide whether to
 //! restart it.
@@ -14,10 +17,12 @@
 use conflux_abi::pci::Bdf;
 
 use super::constant;
+use crate::model::Access;
 use crate::model::{constant_name, rights_text, Cap, Manifest, Object, ObjectSpec, Restart, Task};
 use crate::objects::declared_kind;
 use crate::slots::{
-    CLIENTS_SUFFIX, CLIENT_PRIORITIES_SUFFIX, FIRST_FREE, RESTART_ON_FAULT, TASK_NAMES,
+    CLIENTS_SUFFIX, CLIENT_PRIORITIES_SUFFIX, CLIENT_READ_ONLY_SUFFIX, CLIENT_ROOTS_SUFFIX,
+    FIRST_FREE, RESTART_ON_FAULT, TASK_NAMES,
 };
 
 const INDENT: &str = "    ";
@@ -119,6 +124,45 @@ fn clients(out: &mut String, manifest: &Manifest, cap: &Cap) {
         &format!("{}{CLIENT_PRIORITIES_SUFFIX}", cap.constant()),
         "&[u8]",
         &format!("&[{}]", priorities.join(", ")),
+    );
+    files(out, manifest, cap);
+}
+
+/// `NAME_CLIENT_ROOTS` and `NAME_CLIENT_READ_ONLY`: each client's file
+/// rights (`root`, `access` on its capability), aligned with `_CLIENTS`.
+fn files(out: &mut String, manifest: &Manifest, cap: &Cap) {
+    let rights = manifest.endpoint_client_files(cap.object);
+    let roots: Vec<String> = rights
+        .iter()
+        .map(|(_, r)| format!("{:?}", r.root))
+        .collect();
+    let doc = format!(
+        "The root directory of each of `{}`'s clients (`root`; \"/\" if not given), in the order of its `_CLIENTS`: no path the client names leads out of it.",
+        cap.name
+    );
+    constant(
+        out,
+        INDENT,
+        &doc,
+        &format!("{}{CLIENT_ROOTS_SUFFIX}", cap.constant()),
+        "&[&str]",
+        &format!("&[{}]", roots.join(", ")),
+    );
+    let read_only: Vec<String> = rights
+        .iter()
+        .map(|(_, r)| (r.access == Access::ReadOnly).to_string())
+        .collect();
+    let doc = format!(
+        "Whether each of `{}`'s clients may only read (`access = \"read-only\"`), in the order of its `_CLIENTS`.",
+        cap.name
+    );
+    constant(
+        out,
+        INDENT,
+        &doc,
+        &format!("{}{CLIENT_READ_ONLY_SUFFIX}", cap.constant()),
+        "&[bool]",
+        &format!("&[{}]", read_only.join(", ")),
     );
 }
 

@@ -1,0 +1,51 @@
+//! Each client's file rights, from the manifest: `FS_CLIENT_ROOTS` and
+//! `FS_CLIENT_READ_ONLY`, aligned with the badges in `FS_CLIENTS` (`root`
+//! and `access` on each client's capability; the whole tree read-write
+//! where they are not written). A session takes its client's rights when
+//! it connects and keeps them until it ends; which rights a badge the
+//! manifest does not list gets is `conflux_fs_core::Grants::for_badge`'s
+//! rule (its unbadged parent's root, read-only, or nothing).
+
+use conflux_fs_core::{Grant, Grants};
+use conflux_fs_protocol::FsError;
+use conflux_userlib::println;
+
+use crate::config::caps::{FS_CLIENTS, FS_CLIENT_READ_ONLY, FS_CLIENT_ROOTS};
+
+const GRANTS: Grants<'static> = Grants {
+    badges: FS_CLIENTS,
+    roots: FS_CLIENT_ROOTS,
+    read_only: FS_CLIENT_READ_ONLY,
+};
+
+/// The rights of the client with `badge`; a refusal is reported on the
+/// console too, since the client may only see the code.
+pub fn of(badge: u64) -> Result<Grant, FsError> {
+    let grant = GRANTS.for_badge(badge);
+    match &grant {
+        Err(e) => println!("client with badge {badge:#x} refused at connect: {e}"),
+        Ok(g) if !FS_CLIENTS.contains(&badge) => println!(
+            "client with badge {badge:#x}, which the manifest does not list, connects read-only below {} (its unbadged parent's root)",
+            g.root()
+        ),
+        Ok(_) => {}
+    }
+    grant
+}
+
+/// Whether the disk has the client's root, reported when it does not:
+/// every path of the client would fail `NotFound`, and the likely cause
+/// is a manifest written for another disk.
+pub fn check_root(fs: &mut crate::serve::Fs, badge: u64, grant: &Grant) {
+    match fs.lookup(grant.root()) {
+        Ok(stat) if stat.is_dir() => {}
+        Ok(_) => println!(
+            "client with badge {badge:#x}: its root {} is not a directory on this disk; its paths will fail (fix `root` in the manifest or the disk)",
+            grant.root()
+        ),
+        Err(e) => println!(
+            "client with badge {badge:#x}: its root {} cannot be looked up ({e}); its paths will fail until it exists (fix `root` in the manifest or the disk)",
+            grant.root()
+        ),
+    }
+}
