@@ -129,10 +129,12 @@ pub struct Grants<'a> {
 impl Grants<'_> {
     /// The grant of `badge`. A badge the manifest does not list was minted
     /// at run time, and the kernel lets only an unbadged capability take a
-    /// badge: it gets its parent's root, read-only (less than its parent
-    /// where the parent could write: the minter chose to hand it on, so
-    /// it gets the least that is still useful). With no unbadged client
-    /// to descend from, it gets nothing (`NoFileRights`).
+    /// badge, so its parent is the manifest's unbadged client: it gets
+    /// that client's root, read-only. Never more than its parent, so
+    /// minting cannot widen a root; read-only, because the server cannot
+    /// tell whom the minter handed it to, and reading is the least that
+    /// is still useful. With no unbadged client to descend from, it gets
+    /// nothing (`NoFileRights`).
     pub fn for_badge(&self, badge: u64) -> Result<Grant, FsError> {
         if let Some(grant) = self.listed(badge) {
             return grant;
