@@ -3,9 +3,10 @@
 //! Each entry names exactly one object by its kind's key (`endpoint =
 //! "echo"`), optionally with `rights` (letters r, w, g, d), for endpoints
 //! and notifications a `badge`, and for endpoints a `quota` (what the
-//! client may hold of its server's resources). Everything that can be
-//! checked without the other tables is checked here: the object key, the
-//! rights letters and whether they mean something for the kind, the
+//! client may hold of its server's resources) and a file-server client's
+//! file rights (`root`, `access`: see `file_rights`). Everything that can
+//! be checked without the other tables is checked here: the object key,
+//! the rights letters and whether they mean something for the kind, the
 //! badge, the quota. Which object the name refers to, and the slot, are
 //! settled by `slots`; whether two capabilities give one client two
 //! quotas, by `slots` too.
@@ -13,13 +14,14 @@
 use conflux_abi::cap::{rights, ObjectKind};
 
 use crate::error::Error;
-use crate::model::{rights_text, RIGHT_LETTERS};
+use crate::file_rights;
+use crate::model::{rights_text, FileRights, RIGHT_LETTERS};
 use crate::objects::{self, Kind, OBJECT_KEYS};
 use crate::rules::{self, Unit};
 use crate::strict::Fields;
 
 /// Keys allowed in one capability entry.
-pub(crate) const KEYS: [&str; 9] = [
+pub(crate) const KEYS: [&str; 11] = [
     OBJECT_KEYS[0],
     OBJECT_KEYS[1],
     OBJECT_KEYS[2],
@@ -29,6 +31,8 @@ pub(crate) const KEYS: [&str; 9] = [
     "rights",
     "badge",
     "quota",
+    file_rights::KEYS[0],
+    file_rights::KEYS[1],
 ];
 /// The largest `quota` a client may be given.
 pub(crate) const MAX_QUOTA: u64 = 1 << 20;
@@ -47,6 +51,8 @@ pub(crate) struct CapDecl {
     pub badge: u64,
     /// `quota`: how much of the server's resources this client may hold.
     pub quota: Option<u32>,
+    /// `None` when neither `root` nor `access` is written.
+    pub files: Option<FileRights>,
 }
 
 /// Reads the `caps` table of one task (absent: no capabilities).
@@ -68,6 +74,7 @@ fn entry(name: &str, fields: &Fields) -> Result<CapDecl, Error> {
         rights: rights(fields, kind)?,
         badge: badge(fields, kind)?,
         quota: quota(fields, kind)?,
+        files: file_rights::read(fields, kind)?,
     })
 }
 

@@ -113,6 +113,12 @@
 //! dev    = { mmio = "uart" }
 //! irq    = { irq = "com2" }
 //! io     = { ioports = "com2", rights = "rw" }
+//! files  = { endpoint = "fs", badge = 2, root = "/www", access = "read-only" }
+//!                           # file rights, only on a client's endpoint capability (see
+//!                           # `file_rights`): `root` (default "/") is the directory it cannot
+//!                           # leave, absolute and normalised; `access` "read-write" (default)
+//!                           # or "read-only"; every capability with one badge to one endpoint
+//!                           # gives the same rights
 //!
 //! [test]                    # only in in-guest test systems
 //! timeout_secs = 20         # optional, default 30, 1..=600
@@ -185,7 +191,9 @@
 //! MMIO, IRQ, I/O ports r w; region r w d). Without `rights`: "w" for an
 //! endpoint ("r" for its own server), "rw" for the rest. Only the server
 //! may receive (`r`) on an endpoint. `badge` (default 0) only on endpoint
-//! and notification capabilities.
+//! and notification capabilities. A server's receive slot `NAME` also gets
+//! `NAME_CLIENTS` (its clients' badges, ascending) and, aligned with it,
+//! `NAME_CLIENT_PRIORITIES`, `NAME_CLIENT_ROOTS` and `NAME_CLIENT_READ_ONLY`.
 //!
 //! Slots: 0 stays empty; the supervisor's slot 1 is `faults`, an endpoint
 //! on which the kernel reports faults (badge: the faulting task's index);
@@ -280,6 +288,7 @@ mod device_table;
 mod devices;
 mod error;
 mod extends;
+mod file_rights;
 mod flow_table;
 mod generated;
 mod graph;
@@ -304,13 +313,14 @@ use std::path::{Path, PathBuf};
 pub use build_script::{build_script_main, CONSTANTS_FILE, MANIFEST_ENV};
 pub use codegen::task_constants;
 pub use device_table::check_files;
-pub use error::{Error, ExchangeRule, ExtendsRule, GeneratedRule, Span};
+pub use error::{Error, ExchangeRule, ExtendsRule, FileRightsRule, GeneratedRule, Span};
 pub use model::{
-    constant_name, rights_text, BodyCheck, Cap, CrashSpec, Device, DeviceKind, DeviceObjects,
-    DiskImage, Fetch, FlowSlot, FlowStage, Flows, Forward, GeneratedFile, GuestForward, Hold,
-    HoldProbe, HttpExchange, HttpKind, Manifest, Method, Mode, Object, ObjectSpec, Outcome,
-    Protocol, Raw, RawSend, Restart, SinkContent, System, Task, TcpSink, TestSpec, Then, UdpBlast,
-    UnknownVariant, BAR_WINDOW, BELL_BIT, EDGES, EDGE_SIZE, GUEST_FORWARD_ADDR,
+    constant_name, rights_text, Access, BodyCheck, Cap, CrashSpec, Device, DeviceKind,
+    DeviceObjects, DiskImage, Fetch, FileRights, FlowSlot, FlowStage, Flows, Forward,
+    GeneratedFile, GuestForward, Hold, HoldProbe, HttpExchange, HttpKind, Manifest, Method, Mode,
+    Object, ObjectSpec, Outcome, Protocol, Raw, RawSend, Restart, SinkContent, System, Task,
+    TcpSink, TestSpec, Then, UdpBlast, UnknownVariant, BAR_WINDOW, BELL_BIT, EDGES, EDGE_SIZE,
+    GUEST_FORWARD_ADDR,
 };
 pub use suggest::{Suggestion, Words};
 pub use tcp_spec::generated;
@@ -358,6 +368,7 @@ fn from_document(document: toml::Table, origin: &str) -> Result<Manifest, Error>
     for (task, caps) in manifest.tasks.iter_mut().zip(caps) {
         task.caps = caps;
     }
+    file_rights::check(&manifest)?;
     devices::check(&manifest)?;
     validate::crash_disk(&manifest)?;
     http_spec::check(&manifest)?;

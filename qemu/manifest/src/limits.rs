@@ -121,3 +121,11 @@ pub const MAX_HOLD_PEERS: u32 = 128;
 pub const DEFAULT_PROBE_SECS: u32 = 10;
 /// `test.http[].send_header_bytes`: the largest header flood.
 pub const MAX_FLOOD_BYTES: u64 = 64 * MIB as u64;
+
+/// `tasks.*.caps.*.root`: the longest name in a file-server client's root
+/// and the longest root, in bytes. They are the file server's limits
+/// (`conflux_ext4::MAX_NAME` and `MAX_PATH`; the manifest's tests check
+/// that they agree), so a root the manifest accepts is one the server
+/// can use.
+pub const MAX_ROOT_NAME: usize = 255;
+pub const MAX_ROOT_PATH: usize = 4096;

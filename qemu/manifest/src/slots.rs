@@ -16,9 +16,9 @@ use conflux_abi::cap::rights::{DMA, GRANT, READ, WRITE};
 
 use crate::caps::{default_rights, CapDecl};
 use crate::device_table::owner_of;
-use crate::error::Error;
+use crate::error::{Error, FileRightsRule};
 use crate::limits::{CAP_SLOTS, MAX_CAPS, PAGE_SIZE, REGION_BASE};
-use crate::model::{Cap, Device, Manifest, ObjectSpec, BELL_BIT};
+use crate::model::{Cap, Device, FileRights, Manifest, ObjectSpec, BELL_BIT};
 use crate::objects::declared_kind;
 use crate::resolve;
 use crate::strict::join;
@@ -30,11 +30,22 @@ pub(crate) const FIRST_FREE: &str = "FIRST_FREE";
 pub(crate) const TASK_NAMES: &str = "TASK_NAMES";
 pub(crate) const RESTART_ON_FAULT: &str = "RESTART_ON_FAULT";
 /// A server's receive slot `NAME` also gives `NAME_CLIENTS`, the badges
-/// its clients call with, `NAME_CLIENT_PRIORITIES`, their priorities, and
-/// `NAME_CLIENT_QUOTAS`, each client's `quota` (all by the same index).
+/// its clients call with, and aligned with them `NAME_CLIENT_PRIORITIES`
+/// (their priorities), `NAME_CLIENT_QUOTAS` (each client's `quota`),
+/// `NAME_CLIENT_ROOTS` and `NAME_CLIENT_READ_ONLY` (their file rights).
 pub(crate) const CLIENTS_SUFFIX: &str = "_CLIENTS";
 pub(crate) const CLIENT_PRIORITIES_SUFFIX: &str = "_CLIENT_PRIORITIES";
 pub(crate) const QUOTAS_SUFFIX: &str = "_CLIENT_QUOTAS";
+pub(crate) const CLIENT_ROOTS_SUFFIX: &str = "_CLIENT_ROOTS";
+pub(crate) const CLIENT_READ_ONLY_SUFFIX: &str = "_CLIENT_READ_ONLY";
+/// Every constant a server's receive slot adds, by suffix.
+pub(crate) const SERVER_SUFFIXES: [&str; 5] = [
+    CLIENTS_SUFFIX,
+    CLIENT_PRIORITIES_SUFFIX,
+    QUOTAS_SUFFIX,
+    CLIENT_ROOTS_SUFFIX,
+    CLIENT_READ_ONLY_SUFFIX,
+];
 
 /// A filled slot and why the task has it (for messages).
 struct Slot {
@@ -131,6 +142,7 @@ fn cap(name: &str, object: usize, rights: u8, badge: u64) -> Cap {
         badge,
         quota: None,
         map_vaddr: None,
+        files: FileRights::default(),
     }
 }
 
@@ -214,9 +226,19 @@ fn declared(manifest: &Manifest, holder: usize, decl: &CapDecl) -> Result<Slot, 
             server: manifest.tasks[server].name.clone(),
         });
     }
+    if serves && decl.files.is_some() {
+        return Err(Error::FileRights {
+            origin: manifest.origin.clone(),
+            path: decl.path.clone(),
+            rule: Box::new(FileRightsRule::OnServer {
+                endpoint: decl.object.clone(),
+            }),
+        });
+    }
     Ok(Slot {
         cap: Cap {
             quota: decl.quota,
+            files: decl.files.clone().unwrap_or_default(),
             ..cap(&decl.name, object, rights, decl.badge)
         },
         given: Given::Declared,
@@ -416,9 +438,7 @@ fn check_constants(
         let mut names = vec![base.clone()];
         let object = manifest.object_of(&slot.cap);
         if crate::model::is_receive_cap(object, task, &slot.cap) {
-            names.push(format!("{base}{CLIENTS_SUFFIX}"));
-            names.push(format!("{base}{QUOTAS_SUFFIX}"));
-            names.push(format!("{base}{CLIENT_PRIORITIES_SUFFIX}"));
+            names.extend(SERVER_SUFFIXES.map(|suffix| format!("{base}{suffix}")));
         }
         if slot.cap.map_vaddr.is_some() {
             let size = match manifest.object_of(&slot.cap).spec {

@@ -6,7 +6,7 @@ mod common;
 use common::{ok, SYSTEM};
 use conflux_abi::cap::rights::{DMA, GRANT, READ, WRITE};
 use conflux_abi::layout::{PAGE_SIZE, REGION_BASE};
-use conflux_manifest::{Cap, Object, ObjectSpec, Restart};
+use conflux_manifest::{Cap, FileRights, Object, ObjectSpec, Restart};
 
 fn task(name: &str, order: u32) -> String {
     format!("[tasks.{name}]\ncrate = \"{name}\"\npriority = 2\nstart_order = {order}\n")
@@ -21,6 +21,7 @@ fn cap(name: &str, slot: usize, object: usize, rights: u8, badge: u64) -> Cap {
         badge,
         quota: None,
         map_vaddr: None,
+        files: FileRights::default(),
     }
 }
 

@@ -43,6 +43,15 @@ cosy_abi::service_errors! {
         NotEmpty = 39, "directory not empty";
         /// The request needs a connection (its regions) the client has not made.
         NotConnected = 107, "not connected: connect to the file server first";
+        /// The client's file rights are read-only (`access = "read-only"` on
+        /// its capability in the manifest) and the operation would change
+        /// the file tree: open for writing, creating or truncating, write,
+        /// mkdir, rmdir, unlink, rename, link, truncate.
+        ReadOnlyClient = 13, "refused: this operation changes files, and your file rights are read-only (`access` on your file-server capability in the manifest)";
+        /// CONNECT from a badge the manifest gives no file rights (its
+        /// tables disagree; a badge it does not list at all gets
+        /// `UnknownClient` first).
+        NoFileRights = 129, "refused: the manifest gives your badge no file rights; connect through a capability the manifest lists";
         /// The handle's file was deleted (by anyone) after it was opened.
         Stale = 116, "the file was deleted while open";
         /// The disk's metadata is inconsistent or fails its checksum.

@@ -6,6 +6,9 @@
 //! the first NUL byte or the buffer's end); a relative path is resolved
 //! against the client's current directory. Every operation returns a
 //! value (0 where there is nothing to say) or fails with an [`FsError`].
+//! A client's file rights bound every operation: its paths resolve inside
+//! its root (`/` and `..` are the root's), and a read-only client is
+//! refused each operation that changes files (`ReadOnlyClient`).
 //!
 //! [`FsError`]: crate::FsError
 

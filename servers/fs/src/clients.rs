@@ -1,7 +1,7 @@
 //! The server's clients, keyed by the badge on their endpoint capability:
-//! each has a file-system session (handles, current directory), the
-//! regions it shared (the control region 0, data regions 1..), and the
-//! compounds it prepared.
+//! each has a file-system session (file rights, handles, current
+//! directory), the regions it shared (the control region 0, data regions
+//! 1..), and the compounds it prepared.
 //!
 //! Regions arrive by capability transfer and are mapped by the shared
 //! Cosy region table (`conflux_cosy_ipc::regions`), which keeps each
@@ -14,7 +14,7 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use conflux_cosy_ipc::regions::{Layout, Lent, RegionError, Regions};
-use conflux_fs_core::{Inodes, Session};
+use conflux_fs_core::{Grant, Inodes, Session};
 use conflux_fs_protocol::FsError;
 use cosy_abi::{Insn, Program};
 
@@ -99,19 +99,20 @@ impl Clients {
             .filter(|&i| matches!(&self.slots[i], Some(c) if c.job.is_some()))
     }
 
-    /// Starts a session for `badge` with the lent control region
-    /// `received`; drops any session it had.
+    /// Starts a session for `badge`, with the file rights `grant` and the
+    /// lent control region `received`; drops any session it had.
     pub fn connect(
         &mut self,
         inodes: &mut Inodes,
         badge: u64,
+        grant: Grant,
         received: Lent,
     ) -> Result<&mut Client, FsError> {
         self.disconnect(inodes, badge);
         let index = reserved(badge)?;
         self.slots[index] = Some(Client {
             badge,
-            session: Session::default(),
+            session: Session::new(grant),
             regions: Default::default(),
             prepared: Default::default(),
             job: None,

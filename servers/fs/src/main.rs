@@ -6,6 +6,8 @@
 //! verifies with `cosy-abi` and runs with the file operations as the
 //! service (COSY; COSY-FAST when the buffers are the client's data
 //! regions), in slices, so a long compound never holds up the others.
+//! Each client's session is held to its file rights from the manifest
+//! (`rights`): a root it cannot leave, read-only or read-write.
 //! See `docs/ARCHITECTURE.md`, "The file server".
 //!
 //! When init restarts it after a fault, the new instance begins a new
@@ -27,6 +29,7 @@ mod fault;
 mod jobs;
 mod priority;
 mod request;
+mod rights;
 mod serve;
 
 use conflux_blk_client::{Caps, Connection};

@@ -169,7 +169,12 @@ impl Server {
             Some(Err(e)) => return fs_fail(e),
             Some(Ok(lent)) => lent,
         };
-        match self.clients.connect(&mut self.inodes, badge, lent) {
+        let grant = match crate::rights::of(badge) {
+            Ok(grant) => grant,
+            Err(e) => return fs_fail(e),
+        };
+        crate::rights::check_root(&mut self.fs, badge, &grant);
+        match self.clients.connect(&mut self.inodes, badge, grant, lent) {
             Ok(c) => {
                 let len = c.regions.get_mut(0).map_or(0, |w| w.len());
                 Message::new(ipc::OK, &[len as u64, u64::from(MAX_STEPS), MAX_OPS as u64])

@@ -22,7 +22,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use conflux_ext4::{FileSystem, FixedClock};
-use conflux_fs_core::{Block, BlockCache, Disk, DiskError, FileService, Inodes, Session, BLOCK};
+use conflux_fs_core::{
+    Block, BlockCache, Disk, DiskError, FileService, Grant, Inodes, Session, BLOCK,
+};
 use conflux_fs_protocol::ops::{
     CLOSE, OPEN, O_DIRECTORY, O_RDONLY, O_RDWR, PREAD, PWRITE, READDIR, STATAT,
 };
@@ -215,7 +217,7 @@ fn main() {
     let mut s = Server {
         fs,
         inodes: Inodes::default(),
-        session: Session::default(),
+        session: Session::new(Grant::whole_tree()),
         region: vec![0; 64 * 1024],
     };
     // Warm every block and inode once.

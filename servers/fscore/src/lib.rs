@@ -4,8 +4,10 @@
 //! - the write-back block cache ([`cache::BlockCache`]) over any [`Disk`],
 //!   which is the block device the ext4 file system (`conflux-ext4`)
 //!   runs on;
-//! - per-client sessions ([`Session`]: open handles, current directory)
-//!   and the server-wide table of open inodes ([`Inodes`]);
+//! - per-client sessions ([`Session`]: file rights, open handles, current
+//!   directory) and the server-wide table of open inodes ([`Inodes`]);
+//! - file rights ([`Grant`]): each client's root directory, which no path
+//!   it names can leave, and its read-only or read-write access there;
 //! - the file operations as a `cosy_abi::Service` ([`FileService`]), the
 //!   one implementation behind compounds and per-call requests.
 #![cfg_attr(not(test), no_std)]
@@ -18,12 +20,14 @@ mod device;
 mod disk;
 mod errors;
 mod path;
+mod rights;
 mod service;
 mod session;
 
 pub use cache::{BlockCache, CacheStats};
 pub use disk::{Block, Disk, DiskError, BLOCK};
 pub use errors::fs_error;
-pub use path::resolve;
+pub use path::ClientPath;
+pub use rights::{changes_files, Access, Grant, Grants};
 pub use service::{stat_record, FileService};
 pub use session::{Inodes, OpenFile, Session, MAX_OPEN};

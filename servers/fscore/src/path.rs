@@ -1,10 +1,19 @@
-//! A client's path, as bytes from its buffer, made into the absolute path
-//! the file system takes: it ends at the first NUL (or the buffer's end),
-//! must be UTF-8, and a relative path is joined to the client's current
-//! directory. `.` and `..` are left for `conflux-ext4`, which resolves
-//! them lexically and checks every name.
+//! A client's path, as bytes from its buffer, made into the path the file
+//! system takes, inside the client's root (as `chroot` confines a
+//! process).
+//!
+//! The bytes end at the first NUL (or the buffer's end) and must be
+//! UTF-8. A relative path is joined to the client's current directory;
+//! then `.`, `..` and empty components are resolved lexically, with `..`
+//! at the root staying at the root, *before* the root is put in front.
+//! So what reaches the file system never holds a `..` and always lies
+//! under the root: no spelling of a path names anything outside it. That
+//! is exact only because `conflux-ext4` never follows symbolic links (a
+//! link met along a path is not a directory); the server must never start
+//! following them without resolving them here, inside the root.
 
 use alloc::string::String;
+use alloc::vec::Vec;
 
 use conflux_ext4::MAX_PATH;
 use conflux_fs_protocol::FsError;
@@ -15,53 +24,187 @@ pub fn operand(bytes: &[u8]) -> &[u8] {
     &bytes[..end]
 }
 
-/// The absolute path `raw` names from directory `cwd` (itself absolute).
-pub fn resolve(cwd: &str, raw: &[u8]) -> Result<String, FsError> {
-    let raw = operand(raw);
-    if raw.is_empty() {
-        // POSIX: the empty path names nothing.
-        return Err(FsError::NotFound);
+/// A client's path, resolved inside its root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientPath {
+    /// As the client sees it: absolute from its root, normalised.
+    seen: String,
+    /// As the file system sees it: the root, then `seen`.
+    real: String,
+}
+
+impl ClientPath {
+    /// Resolves `raw` from the current directory `cwd` (as the client sees
+    /// it: absolute, normalised) of a client whose root is `root`
+    /// (absolute, normalised).
+    pub fn resolve(root: &str, cwd: &str, raw: &[u8]) -> Result<ClientPath, FsError> {
+        let raw = operand(raw);
+        if raw.is_empty() {
+            // POSIX: the empty path names nothing.
+            return Err(FsError::NotFound);
+        }
+        let text = core::str::from_utf8(raw).map_err(|_| FsError::Invalid)?;
+        if text.len() > MAX_PATH {
+            return Err(FsError::NameTooLong);
+        }
+        let seen = if text.starts_with('/') {
+            normalise(&[text])?
+        } else {
+            normalise(&[cwd, text])?
+        };
+        let real = under(root, &seen)?;
+        Ok(ClientPath { seen, real })
     }
-    let text = core::str::from_utf8(raw).map_err(|_| FsError::Invalid)?;
-    let mut path = String::new();
-    if !text.starts_with('/') {
-        path.try_reserve(cwd.len() + 1 + text.len())
-            .map_err(|_| FsError::NoMemory)?;
-        path.push_str(cwd);
-        if !cwd.ends_with('/') {
-            path.push('/');
+
+    /// The path as the client sees it.
+    pub fn seen(&self) -> &str {
+        &self.seen
+    }
+
+    /// The path to give the file system.
+    pub fn real(&self) -> &str {
+        &self.real
+    }
+
+    /// The path of an entry to make, remove or move: never the client's
+    /// root, which is not an entry of any directory it can reach
+    /// (`Invalid`, as for `/` itself).
+    pub fn entry(&self) -> Result<&str, FsError> {
+        if self.seen == "/" {
+            return Err(FsError::Invalid);
+        }
+        Ok(&self.real)
+    }
+}
+
+/// `seen` (absolute, normalised) below `root` (the same): the path the
+/// file system takes.
+pub fn under(root: &str, seen: &str) -> Result<String, FsError> {
+    let mut real = String::new();
+    real.try_reserve(root.len() + seen.len())
+        .map_err(|_| FsError::NoMemory)?;
+    match (root, seen) {
+        ("/", _) => real.push_str(seen),
+        (_, "/") => real.push_str(root),
+        _ => {
+            real.push_str(root);
+            real.push_str(seen);
         }
     }
-    path.push_str(text);
-    if path.len() > MAX_PATH {
-        return Err(FsError::NameTooLong);
+    Ok(real)
+}
+
+/// The parts joined with `/`, with `.`, `..` and empty components
+/// resolved lexically (`..` at the top stays at the top): an absolute path
+/// with no trailing `/`, `/` alone for the top.
+pub fn normalise(parts: &[&str]) -> Result<String, FsError> {
+    let mut names: Vec<&str> = Vec::new();
+    for name in parts.iter().flat_map(|p| p.split('/')) {
+        match name {
+            "" | "." => {}
+            ".." => {
+                names.pop();
+            }
+            n => names
+                .try_reserve(1)
+                .map(|_| names.push(n))
+                .map_err(|_| FsError::NoMemory)?,
+        }
     }
-    Ok(path)
+    let len = names.iter().map(|n| n.len() + 1).sum::<usize>().max(1);
+    let mut out = String::new();
+    out.try_reserve(len).map_err(|_| FsError::NoMemory)?;
+    for n in &names {
+        out.push('/');
+        out.push_str(n);
+    }
+    if out.is_empty() {
+        out.push('/');
+    }
+    Ok(out)
+}
+
+/// True if `dir` is `path` or one of its ancestors (both absolute and
+/// normalised).
+pub fn is_at_or_above(dir: &str, path: &str) -> bool {
+    dir == "/"
+        || path == dir
+        || path.starts_with(dir) && path.as_bytes().get(dir.len()) == Some(&b'/')
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn seen(cwd: &str, raw: &[u8]) -> String {
+        ClientPath::resolve("/", cwd, raw).unwrap().seen
+    }
+
+    fn real(root: &str, cwd: &str, raw: &str) -> String {
+        ClientPath::resolve(root, cwd, raw.as_bytes()).unwrap().real
+    }
+
     #[test]
     fn relative_paths_join_the_current_directory() {
-        assert_eq!(resolve("/", b"a").unwrap(), "/a");
-        assert_eq!(resolve("/etc", b"x/y").unwrap(), "/etc/x/y");
-        assert_eq!(resolve("/etc", b"/abs").unwrap(), "/abs");
-        assert_eq!(resolve("/etc", b"../up").unwrap(), "/etc/../up");
+        assert_eq!(seen("/", b"a"), "/a");
+        assert_eq!(seen("/etc", b"x/y"), "/etc/x/y");
+        assert_eq!(seen("/etc", b"/abs"), "/abs");
+        assert_eq!(seen("/etc", b"../up"), "/up");
+        assert_eq!(seen("/a/b", b"./c//d/"), "/a/b/c/d");
     }
 
     #[test]
     fn a_path_ends_at_its_first_nul() {
-        assert_eq!(resolve("/", b"/a\0garbage").unwrap(), "/a");
-        assert_eq!(resolve("/", b"\0").unwrap_err(), FsError::NotFound);
+        assert_eq!(seen("/", b"/a\0garbage"), "/a");
+        let e = ClientPath::resolve("/", "/", b"\0").unwrap_err();
+        assert_eq!(e, FsError::NotFound);
     }
 
     #[test]
     fn bad_paths_get_specific_errors() {
-        assert_eq!(resolve("/", b"").unwrap_err(), FsError::NotFound);
-        assert_eq!(resolve("/", &[0xff, 0xfe]).unwrap_err(), FsError::Invalid);
-        let long = [b'a'; MAX_PATH + 1];
-        assert_eq!(resolve("/", &long).unwrap_err(), FsError::NameTooLong);
+        let bad = |raw: &[u8]| ClientPath::resolve("/", "/", raw).unwrap_err();
+        assert_eq!(bad(b""), FsError::NotFound);
+        assert_eq!(bad(&[0xff, 0xfe]), FsError::Invalid);
+        assert_eq!(bad(&[b'a'; MAX_PATH + 1]), FsError::NameTooLong);
+    }
+
+    #[test]
+    fn every_path_lands_under_the_root() {
+        let root = "/www";
+        for raw in ["..", "/..", "../../..", "/../../", "a/../../..", "/./../."] {
+            let p = ClientPath::resolve(root, "/", raw.as_bytes()).unwrap();
+            assert_eq!(p.real(), "/www", "{raw}");
+            assert_eq!(p.seen(), "/", "{raw}");
+        }
+        assert_eq!(real(root, "/", "/etc/passwd"), "/www/etc/passwd");
+        assert_eq!(real(root, "/sub", "../../../secret"), "/www/secret");
+        assert_eq!(real(root, "/sub", "x"), "/www/sub/x");
+        // A root that is a prefix of a sibling's name stays a directory.
+        assert_eq!(real(root, "/", "/../www2/x"), "/www/www2/x");
+        assert_eq!(real("/", "/", "/../a"), "/a");
+    }
+
+    #[test]
+    fn the_root_is_no_entry() {
+        let p = ClientPath::resolve("/box", "/", b"/a/..").unwrap();
+        assert_eq!(p.entry(), Err(FsError::Invalid));
+        let p = ClientPath::resolve("/box", "/", b"/a").unwrap();
+        assert_eq!(p.entry(), Ok("/box/a"));
+    }
+
+    #[test]
+    fn normalise_resolves_dots() {
+        assert_eq!(normalise(&["/a/./b/../c//"]).unwrap(), "/a/c");
+        assert_eq!(normalise(&["/../.."]).unwrap(), "/");
+        assert_eq!(normalise(&["/a", "../../b"]).unwrap(), "/b");
+    }
+
+    #[test]
+    fn at_or_above() {
+        assert!(is_at_or_above("/a", "/a/b"));
+        assert!(is_at_or_above("/a/b", "/a/b"));
+        assert!(is_at_or_above("/", "/a"));
+        assert!(!is_at_or_above("/a/b", "/a/bc"));
+        assert!(!is_at_or_above("/a", "/"));
     }
 }

@@ -1,17 +1,24 @@
-//! One client's file-system state — its open handles and current
-//! directory — and the server-wide table of inodes that are open, which
-//! makes a handle to a deleted file fail as `Stale` instead of reaching
-//! whatever file later gets the same inode number.
+//! One client's file-system state — its file rights, open handles and
+//! current directory — and the server-wide table of inodes that are
+//! open, which makes a handle to a deleted file fail as `Stale` instead of
+//! reaching whatever file later gets the same inode number.
 //!
 //! A session is reached only through its own client's requests (the
 //! server keys sessions by the caller's badge), and a handle is an index
 //! into that session's table alone: no client can name another's files.
+//! Its [`Grant`] is fixed when the client connects; every path the client
+//! names is resolved inside the grant's root, and the current directory
+//! is kept as the client sees it (from its root), so `getcwd` never tells
+//! a confined client where its root is.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 
 use conflux_ext4::{DirCursor, Ino};
 use conflux_fs_protocol::FsError;
+
+use crate::path::{self, ClientPath};
+use crate::rights::Grant;
 
 /// Handles one session may have open at once.
 pub const MAX_OPEN: usize = 64;
@@ -104,28 +111,50 @@ impl Inodes {
 /// One client's state.
 #[derive(Debug)]
 pub struct Session {
+    grant: Grant,
+    /// As the client sees it: absolute from its root, normalised.
     cwd: String,
     files: [Option<OpenFile>; MAX_OPEN],
 }
 
-impl Default for Session {
-    fn default() -> Self {
+impl Session {
+    /// A new session with the rights `grant`, standing at its root.
+    pub fn new(grant: Grant) -> Self {
         Session {
+            grant,
             cwd: String::from("/"),
             files: [None; MAX_OPEN],
         }
     }
-}
 
-impl Session {
-    /// The current directory (absolute).
+    /// What this client may do.
+    pub fn grant(&self) -> &Grant {
+        &self.grant
+    }
+
+    /// The current directory as the client sees it.
     pub fn cwd(&self) -> &str {
         &self.cwd
     }
 
-    /// Sets the current directory (already checked to be one).
-    pub fn set_cwd(&mut self, path: String) {
-        self.cwd = path;
+    /// The current directory as the file system names it.
+    pub fn real_cwd(&self) -> Result<String, FsError> {
+        path::under(self.grant.root(), &self.cwd)
+    }
+
+    /// The path operand `raw`, resolved inside this client's root.
+    pub fn resolve(&self, raw: &[u8]) -> Result<ClientPath, FsError> {
+        ClientPath::resolve(self.grant.root(), &self.cwd, raw)
+    }
+
+    /// Moves to `dir` (already checked to be a directory).
+    pub fn set_cwd(&mut self, dir: &ClientPath) -> Result<(), FsError> {
+        let mut cwd = String::new();
+        cwd.try_reserve(dir.seen().len())
+            .map_err(|_| FsError::NoMemory)?;
+        cwd.push_str(dir.seen());
+        self.cwd = cwd;
+        Ok(())
     }
 
     /// Takes the lowest free handle for `file`.
@@ -189,10 +218,14 @@ mod tests {
         OpenFile::new(Ino(ino), false, true, false, false)
     }
 
+    fn session() -> Session {
+        Session::new(Grant::whole_tree())
+    }
+
     #[test]
     fn handles_are_per_session_and_reused_lowest_first() {
         let mut inodes = Inodes::default();
-        let (mut a, mut b) = (Session::default(), Session::default());
+        let (mut a, mut b) = (session(), session());
         assert_eq!(a.open(&mut inodes, file(12)).unwrap(), 0);
         assert_eq!(a.open(&mut inodes, file(13)).unwrap(), 1);
         assert_eq!(b.get(&inodes, 0).unwrap_err(), FsError::BadHandle);
@@ -208,7 +241,7 @@ mod tests {
     #[test]
     fn the_table_fills_up() {
         let mut inodes = Inodes::default();
-        let mut s = Session::default();
+        let mut s = session();
         for _ in 0..MAX_OPEN {
             s.open(&mut inodes, file(12)).unwrap();
         }
@@ -221,7 +254,7 @@ mod tests {
     #[test]
     fn a_deleted_inode_stales_old_handles_only() {
         let mut inodes = Inodes::default();
-        let (mut a, mut b) = (Session::default(), Session::default());
+        let (mut a, mut b) = (session(), session());
         let old = a.open(&mut inodes, file(20)).unwrap();
         inodes.deleted(Ino(20));
         // The number is reused by a new file that b opens.
@@ -231,5 +264,26 @@ mod tests {
         a.close(&mut inodes, old).unwrap();
         b.close(&mut inodes, new).unwrap();
         assert_eq!(inodes.open_handles(), 0);
+    }
+}
+
+#[cfg(test)]
+mod confined {
+    use super::*;
+    use crate::rights::Access;
+
+    #[test]
+    fn the_current_directory_is_kept_as_the_client_sees_it() {
+        let mut s = Session::new(Grant::new("/www", Access::ReadOnly).unwrap());
+        assert_eq!(s.cwd(), "/");
+        assert_eq!(s.real_cwd().unwrap(), "/www");
+        let dir = s.resolve(b"sub/../sub/deeper").unwrap();
+        s.set_cwd(&dir).unwrap();
+        assert_eq!(s.cwd(), "/sub/deeper");
+        assert_eq!(s.real_cwd().unwrap(), "/www/sub/deeper");
+        let up = s.resolve(b"../../../../..").unwrap();
+        assert_eq!(up.real(), "/www");
+        s.set_cwd(&up).unwrap();
+        assert_eq!(s.cwd(), "/");
     }
 }

@@ -9,7 +9,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::{Image, Mkfs};
-use conflux_fs_core::{FileService, Inodes, Session};
+use conflux_fs_core::{FileService, Grant, Inodes, Session};
 use conflux_fs_protocol::ops::{CLOSE, OPEN, O_RDONLY, READ};
 use conflux_fs_protocol::recipes::{list_long, ListLayout, LIST_TRUNCATED};
 use conflux_fs_protocol::record::{Dirent, Kind, Stat};
@@ -67,7 +67,7 @@ fn ls_l_of_a_directory_is_one_compound() {
     let compound = list_long(layout).unwrap();
     let mut region = vec![0u8; layout.len() as usize];
     put_path(&mut region, 0, "/many");
-    let (mut inodes, mut session) = (Inodes::default(), Session::default());
+    let (mut inodes, mut session) = (Inodes::default(), Session::new(Grant::whole_tree()));
     let r = run(&mut fs, &mut inodes, &mut session, &compound, &mut region);
     assert!(r.report.is_clean(), "{:?}", r.report);
     assert_eq!(r.report.exit_value, 301);
@@ -104,7 +104,7 @@ fn a_listing_larger_than_its_layout_says_so() {
     let layout = ListLayout::packed(0, 0, 64);
     let mut region = vec![0u8; layout.len() as usize];
     put_path(&mut region, 0, "/");
-    let (mut inodes, mut session) = (Inodes::default(), Session::default());
+    let (mut inodes, mut session) = (Inodes::default(), Session::new(Grant::whole_tree()));
     let r = run(
         &mut fs,
         &mut inodes,
@@ -124,7 +124,7 @@ fn a_missing_directory_stops_the_listing_with_its_code() {
     let layout = ListLayout::packed(0, 0, 8);
     let mut region = vec![0u8; layout.len() as usize];
     put_path(&mut region, 0, "/nowhere");
-    let (mut inodes, mut session) = (Inodes::default(), Session::default());
+    let (mut inodes, mut session) = (Inodes::default(), Session::new(Grant::whole_tree()));
     let r = run(
         &mut fs,
         &mut inodes,
@@ -147,7 +147,10 @@ fn a_compound_cannot_use_another_clients_handles() {
     let st = fs.create("/secret", 0o600).unwrap();
     fs.write_at(st.ino, 0, b"top secret").unwrap();
     let mut inodes = Inodes::default();
-    let (mut owner, mut thief) = (Session::default(), Session::default());
+    let (mut owner, mut thief) = (
+        Session::new(Grant::whole_tree()),
+        Session::new(Grant::whole_tree()),
+    );
     // The owner opens the file as a compound that leaves it open.
     let mut b = Builder::new();
     let fd = b.reg();

@@ -4,87 +4,14 @@
 //! against debugfs and e2fsck afterwards; the specific error for each bad
 //! request; and that clients cannot reach each other's handles.
 
-#[path = "../../ext4/tests/common/mod.rs"]
-mod common;
+mod support;
 
-use common::{pattern, FileDisk, Image, Mkfs};
-use conflux_ext4::FileSystem;
-use conflux_fs_core::{FileService, Inodes, Session};
 use conflux_fs_protocol::ops::*;
 use conflux_fs_protocol::record::Stat;
 use conflux_fs_protocol::FsError;
-use cosy_abi::{Args, CallError, Service};
-
-/// One operand of a per-call request.
-#[derive(Clone, Copy)]
-enum O {
-    V(u64),
-    /// A buffer: offset and length in the client's region.
-    B(usize, usize),
-}
-
-const REGION: usize = 256 * 1024;
-
-struct Client {
-    session: Session,
-    region: Vec<u8>,
-}
-
-impl Client {
-    fn new() -> Client {
-        Client {
-            session: Session::default(),
-            region: vec![0; REGION],
-        }
-    }
-}
-
-struct Server {
-    fs: FileSystem<FileDisk>,
-    inodes: Inodes,
-}
-
-impl Server {
-    fn call(&mut self, c: &mut Client, op: u16, operands: &[O]) -> Result<u64, u16> {
-        let mut regions = [&mut c.region[..]];
-        let mut args = Args::new(&mut regions);
-        for o in operands {
-            args = match *o {
-                O::V(v) => args.with_value(v),
-                O::B(off, len) => args.with_buf(0, off, len).map_err(|e| e.code())?,
-            };
-        }
-        let mut svc = FileService {
-            fs: &mut self.fs,
-            inodes: &mut self.inodes,
-            session: &mut c.session,
-        };
-        svc.call(op, &mut args).map_err(|e| e.code())
-    }
-}
-
-/// Puts `s` NUL-terminated at `at` of the region; the path operand.
-fn path(c: &mut Client, at: usize, s: &str) -> O {
-    c.region[at..at + s.len()].copy_from_slice(s.as_bytes());
-    c.region[at + s.len()] = 0;
-    O::B(at, s.len() + 1)
-}
-
-fn fail(e: FsError) -> Result<u64, u16> {
-    Err(CallError::from(e).code())
-}
-
-fn setup(name: &str) -> (Image, Server) {
-    let image = Image::new(name, Mkfs::default());
-    let fs = image.mount();
-    (
-        image,
-        Server {
-            fs,
-            inodes: Inodes::default(),
-        },
-    )
-}
+use cosy_abi::CallError;
+use support::common::pattern;
+use support::{fail, path, setup, Client, O, REGION};
 
 #[test]
 fn files_round_trip_through_the_per_call_path_and_are_e2fsck_clean() {

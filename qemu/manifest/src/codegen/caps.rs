@@ -5,21 +5,23 @@
 //! (`NAME_ADDR` and `NAME_WINDOW` for a PCI BAR, whose size only the
 //! kernel learns), and `FIRST_FREE`, the first slot the task can use for
 //! capabilities it receives at run time. A server's receive slot `NAME`
-//! comes with `NAME_CLIENTS`, the badges its clients call with,
-//! `NAME_CLIENT_PRIORITIES`, their priorities, and `NAME_CLIENT_QUOTAS`,
-//! the `quota` the manifest gives each. The doc line of each slot says
-//! what it holds. The supervisor's module also has `TASK_NAMES` and
+//! comes with `NAME_CLIENTS`, the badges its clients call with, and
+//! aligned with it their priorities, quotas and file rights
+//! (`NAME_CLIENT_PRIORITIES`, `NAME_CLIENT_QUOTAS`, `NAME_CLIENT_ROOTS`,
+//! `NAME_CLIENT_READ_ONLY`). The doc line of each slot says what it
+//! holds. The supervisor's module also has `TASK_NAMES` and
 //! `RESTART_ON_FAULT`, to name the task a fault message's badge
 //! designates and decide whether to restart it.
 
 use conflux_abi::pci::Bdf;
 
 use super::constant;
+use crate::model::Access;
 use crate::model::{constant_name, rights_text, Cap, Manifest, Object, ObjectSpec, Restart, Task};
 use crate::objects::declared_kind;
 use crate::slots::{
-    CLIENTS_SUFFIX, CLIENT_PRIORITIES_SUFFIX, FIRST_FREE, QUOTAS_SUFFIX, RESTART_ON_FAULT,
-    TASK_NAMES,
+    CLIENTS_SUFFIX, CLIENT_PRIORITIES_SUFFIX, CLIENT_READ_ONLY_SUFFIX, CLIENT_ROOTS_SUFFIX,
+    FIRST_FREE, QUOTAS_SUFFIX, RESTART_ON_FAULT, TASK_NAMES,
 };
 
 const INDENT: &str = "    ";
@@ -92,7 +94,8 @@ fn clients(out: &mut String, manifest: &Manifest, cap: &Cap) {
     let (name, base) = (&cap.name, cap.constant());
     let clients = manifest.endpoint_clients(cap.object);
     let priorities = manifest.endpoint_client_priorities(cap.object);
-    let tables: [(String, &str, &str, Vec<String>); 3] = [
+    let files = manifest.endpoint_client_files(cap.object);
+    let tables: [(String, &str, &str, Vec<String>); 5] = [
         (
             format!("The badges of every capability that can call on `{name}` (its clients), ascending, each once."),
             CLIENTS_SUFFIX,
@@ -112,6 +115,21 @@ fn clients(out: &mut String, manifest: &Manifest, cap: &Cap) {
             clients
                 .iter()
                 .map(|b| format!("{:?}", manifest.client_quota(cap.object, *b)))
+                .collect(),
+        ),
+        (
+            format!("The root directory of each of `{name}`'s clients (`root`; \"/\" if not given), in the order of `{base}{CLIENTS_SUFFIX}`: no path the client names leads out of it."),
+            CLIENT_ROOTS_SUFFIX,
+            "&[&str]",
+            files.iter().map(|(_, r)| format!("{:?}", r.root)).collect(),
+        ),
+        (
+            format!("Whether each of `{name}`'s clients may only read (`access = \"read-only\"`), in the order of `{base}{CLIENTS_SUFFIX}`."),
+            CLIENT_READ_ONLY_SUFFIX,
+            "&[bool]",
+            files
+                .iter()
+                .map(|(_, r)| (r.access == Access::ReadOnly).to_string())
                 .collect(),
         ),
     ];

@@ -372,6 +372,7 @@ impl Error {
             Error::Generated { path, rule, .. } => write!(f, "`{path}`: {rule}"),
             Error::Exchange { path, rule, .. } => write!(f, "`{path}` {rule}"),
             Error::Extends { rule, .. } => write!(f, "{rule}"),
+            Error::FileRights { path, rule, .. } => write!(f, "`{path}` {rule}"),
             Error::DeviceObject { path, object, device, driver, .. } => write!(
                 f,
                 "`{path}` names `{object}`, an object of device `{device}`; only its driver `{driver}` holds a device's objects, and it gets them without `caps` entries: remove this entry"

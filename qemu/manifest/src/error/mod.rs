@@ -9,10 +9,12 @@
 
 mod describe;
 mod extends;
+mod file_rights;
 mod format;
 mod http;
 
 pub use extends::ExtendsRule;
+pub use file_rights::FileRightsRule;
 pub use http::{ExchangeRule, GeneratedRule};
 
 use std::fmt;
@@ -541,6 +543,13 @@ pub enum Error {
     },
     /// A rule of `system.extends` (one manifest built on another).
     Extends { origin: String, rule: ExtendsRule },
+    /// A capability's file rights (`root`, `access`) broke a rule; `path`
+    /// names the key (or the capability). Boxed to keep the error small.
+    FileRights {
+        origin: String,
+        path: String,
+        rule: Box<FileRightsRule>,
+    },
     /// A `caps` entry names one of a device's objects, which only its
     /// driver holds.
     DeviceObject {
@@ -653,6 +662,7 @@ impl Error {
             | Error::Generated { origin, .. }
             | Error::Exchange { origin, .. }
             | Error::Extends { origin, .. }
+            | Error::FileRights { origin, .. }
             | Error::DeviceObject { origin, .. }
             | Error::FlowObject { origin, .. } => origin,
         }

@@ -7,6 +7,7 @@
 //! a new list beside `tasks`, so existing users keep working.
 
 mod devices;
+mod files;
 mod flows;
 mod http;
 mod objects;
@@ -20,6 +21,7 @@ pub use devices::{
     Device, DeviceClient, DeviceKind, DeviceObjects, DiskImage, Forward, GuestForward, Protocol,
     GUEST_FORWARD_ADDR,
 };
+pub use files::{Access, FileRights};
 pub use flows::{FlowSlot, FlowStage, Flows, BELL_BIT, EDGES, EDGE_SIZE};
 pub use http::{
     BodyCheck, Fetch, GeneratedFile, Hold, HoldProbe, HttpExchange, HttpKind, Method, Raw, RawSend,
@@ -211,16 +213,37 @@ impl Manifest {
             .collect()
     }
 
+    /// [`Self::endpoint_clients`] with each badge's file rights (which every
+    /// capability with that badge gives alike: `file_rights::check`
+    /// refuses a manifest where two differ).
+    pub fn endpoint_client_files(&self, object: usize) -> Vec<(u64, FileRights)> {
+        let mut clients: Vec<(u64, FileRights)> = self
+            .client_caps(object)
+            .map(|(_, c)| (c.badge, c.files.clone()))
+            .collect();
+        clients.sort_by_key(|(badge, _)| *badge);
+        clients.dedup_by_key(|(badge, _)| *badge);
+        clients
+    }
+
+    /// Every capability that can send on endpoint `object`, with its
+    /// holder (receive capabilities are not clients).
+    pub fn client_caps(&self, object: usize) -> impl Iterator<Item = (&Task, &Cap)> {
+        self.tasks
+            .iter()
+            .flat_map(|t| t.caps.iter().map(move |c| (t, c)))
+            .filter(move |(_, c)| {
+                c.object == object && c.rights & conflux_abi::cap::rights::READ == 0
+            })
+    }
+
     /// [`Self::endpoint_clients`] with each badge's priority: the least
     /// urgent of the tasks that call with it. A server runs that client's
     /// long work at it, so sharing a badge with a more urgent task never
     /// gets a client more of the CPU.
     pub fn endpoint_client_priorities(&self, object: usize) -> Vec<(u64, u8)> {
         let mut clients: Vec<(u64, u8)> = self
-            .tasks
-            .iter()
-            .flat_map(|t| t.caps.iter().map(move |c| (t, c)))
-            .filter(|(_, c)| c.object == object && c.rights & conflux_abi::cap::rights::READ == 0)
+            .client_caps(object)
             .map(|(t, c)| (c.badge, t.priority))
             .collect();
         // Ascending badges, the least urgent priority first within each.
@@ -233,16 +256,8 @@ impl Manifest {
     /// `badge`, if any (validation made sure its capabilities agree).
     pub fn client_quota(&self, object: usize, badge: u64) -> Option<u32> {
         self.client_caps(object)
-            .filter(|c| c.badge == badge)
-            .find_map(|c| c.quota)
-    }
-
-    /// Every capability that can send on endpoint `object`.
-    fn client_caps(&self, object: usize) -> impl Iterator<Item = &Cap> {
-        self.tasks
-            .iter()
-            .flat_map(|t| &t.caps)
-            .filter(move |c| c.object == object && c.rights & conflux_abi::cap::rights::READ == 0)
+            .filter(|(_, c)| c.badge == badge)
+            .find_map(|(_, c)| c.quota)
     }
 }
 

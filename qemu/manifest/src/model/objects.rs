@@ -16,7 +16,7 @@ use std::str::FromStr;
 use conflux_abi::cap::{rights, ObjectKind};
 use conflux_abi::devices::KernelDevice;
 
-use super::{variant, UnknownVariant};
+use super::{variant, FileRights, UnknownVariant};
 
 /// One declared kernel object (or the fault endpoint the supervisor gets);
 /// `Ref` as in [`ObjectSpec`].
@@ -85,6 +85,10 @@ pub struct Cap {
     pub quota: Option<u32>,
     /// Where a region or MMIO capability is mapped at start.
     pub map_vaddr: Option<u64>,
+    /// What a client may do to a file server's tree through this
+    /// capability (`root`, `access`; only written on a client's endpoint
+    /// capability, the default everywhere else).
+    pub files: FileRights,
 }
 
 /// What the supervisor does after a task faults.

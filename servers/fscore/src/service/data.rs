@@ -27,12 +27,12 @@ impl<B: BlockDevice> FileService<'_, B> {
             return Err(FsError::Invalid.into());
         }
         let path = self.path(args, 0)?;
-        let stat = match self.fs.lookup(&path) {
+        let stat = match self.fs.lookup(path.real()) {
             Ok(_) if flags & O_CREAT != 0 && flags & O_EXCL != 0 => Err(FsError::Exists)?,
             Ok(s) => s,
             Err(Error::NotFound) if flags & O_CREAT != 0 => {
                 let perm = u16::try_from(mode & 0o7777).unwrap_or(0o644);
-                self.fs.create(&path, perm).map_err(fs_error)?
+                self.fs.create(path.entry()?, perm).map_err(fs_error)?
             }
             Err(e) => Err(fs_error(e))?,
         };
@@ -124,7 +124,7 @@ impl<B: BlockDevice> FileService<'_, B> {
     /// `stat(path, out)`.
     pub(super) fn stat_path(&mut self, args: &mut Args<'_, '_>) -> Result<u64, CallError> {
         let path = self.path(args, 0)?;
-        let stat = self.fs.lookup(&path).map_err(fs_error)?;
+        let stat = self.fs.lookup(path.real()).map_err(fs_error)?;
         put(stat_record(&stat).encode(args.buf_mut(1)?))
     }
 
@@ -139,7 +139,7 @@ impl<B: BlockDevice> FileService<'_, B> {
     pub(super) fn statat(&mut self, args: &mut Args<'_, '_>) -> Result<u64, CallError> {
         let dirfd = args.value(0);
         let dir = if dirfd == AT_CWD {
-            let cwd = alloc::string::String::from(self.session.cwd());
+            let cwd = self.session.real_cwd()?;
             self.fs.lookup(&cwd).map_err(fs_error)?.ino
         } else {
             let file = *self.session.get(self.inodes, dirfd)?;
@@ -148,6 +148,9 @@ impl<B: BlockDevice> FileService<'_, B> {
             }
             file.ino
         };
+        // One name, never a path: `..` and names with `/` are refused by
+        // `lookup_at` (`Invalid`), so a directory handle at the client's
+        // root leads nowhere above it.
         let name = crate::path::operand(args.buf(1)?);
         let stat = self.fs.lookup_at(dir, name).map_err(fs_error)?;
         put(stat_record(&stat).encode(args.buf_mut(2)?))

@@ -6,19 +6,20 @@
 //! A `FileService` is made per request from the mounted file system, the
 //! server-wide open-inode table and the calling client's session; it owns
 //! nothing. Buffers are the bounds-checked slices `Args` hands out, so an
-//! operation can only touch the regions of the client that asked.
+//! operation can only touch the regions of the client that asked. The
+//! session's file rights hold here, for both paths alike: `call` refuses
+//! a read-only client every operation that changes files before it
+//! starts, and every path operand is resolved inside the client's root.
 
 mod data;
 mod names;
-
-use alloc::string::String;
 
 use conflux_ext4::{BlockDevice, FileSystem, FileType};
 use conflux_fs_protocol::{ops, record, FsError};
 use cosy_abi::{Args, CallError, OpTable, Service};
 
 use crate::errors::fs_error;
-use crate::path;
+use crate::path::ClientPath;
 use crate::session::{Inodes, Session};
 
 /// The file operations for one client's request.
@@ -34,6 +35,7 @@ impl<B: BlockDevice> Service for FileService<'_, B> {
     }
 
     fn call(&mut self, opcode: u16, args: &mut Args<'_, '_>) -> Result<u64, CallError> {
+        self.session.grant().check(opcode, |i| args.value(i))?;
         match opcode {
             ops::NOP => Ok(0),
             ops::OPEN => self.open(args),
@@ -77,9 +79,9 @@ impl<B: BlockDevice> Service for FileService<'_, B> {
 }
 
 impl<B: BlockDevice> FileService<'_, B> {
-    /// Operand `i` as an absolute path.
-    fn path(&self, args: &Args<'_, '_>, i: usize) -> Result<String, CallError> {
-        Ok(path::resolve(self.session.cwd(), args.buf(i)?)?)
+    /// Path operand `i`, resolved inside the client's root.
+    fn path(&self, args: &Args<'_, '_>, i: usize) -> Result<ClientPath, CallError> {
+        Ok(self.session.resolve(args.buf(i)?)?)
     }
 
     /// `fsync(fd)` (the handle must be open) or `sync()`.
