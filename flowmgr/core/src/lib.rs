@@ -21,6 +21,7 @@
 pub mod ladder;
 pub mod layout;
 pub mod manager;
+pub mod quota;
 pub mod reclaim;
 pub mod refusal;
 pub mod registry;

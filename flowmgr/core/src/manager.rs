@@ -491,6 +491,8 @@ pub struct Manager {
     /// TSC cycles per second as the server measured them (0: unknown),
     /// sent to every stage so a source can keep its rate.
     tsc_hz: u64,
+    /// Who may hold how many slots.
+    clients: crate::quota::Clients,
 }
 
 /// How many buffers the flow's source makes in all, once that is known:
@@ -534,7 +536,14 @@ impl Manager {
             slots: Slots::new(slots),
             pool_len,
             tsc_hz: 0,
+            clients: crate::quota::Clients::NONE,
         }
+    }
+
+    /// The manifest's clients and their quotas: from now on each may hold
+    /// only its share of the slots (`quota`).
+    pub fn set_clients(&mut self, clients: crate::quota::Clients) {
+        self.clients = clients;
     }
 
     /// The TSC's rate, cycles per second, for the flows wired from now on.
@@ -591,6 +600,10 @@ impl Manager {
             return Err(Refusal::bad(bad::NO_CLOCK));
         }
         self.learn(sys);
+        let held = self.list(owner).count();
+        if held >= self.clients.limit(owner, self.slots.len()) {
+            return Err(Refusal::new(FlowStatus::OverQuota));
+        }
         let slot = self.slots.free().ok_or(Refusal::new(FlowStatus::NoSlot))?;
         let layout = layout::cut(self.pool_len, &req).map_err(|t| Refusal {
             stage: t.edge as u64,

@@ -331,6 +331,29 @@ fn refusals_say_what_and_where() {
     }
 }
 
+/// With clients named, each keeps a slot for itself: one application
+/// cannot take every slot (the manager has two).
+#[test]
+fn a_client_cannot_hold_the_slot_another_is_owed() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    m.set_clients(crate::quota::Clients {
+        badges: &[APP, APP + 1],
+        quotas: &[None, None],
+    });
+    m.create(&mut sys, &round_trip(), APP).unwrap();
+    assert_eq!(
+        m.create(&mut sys, &round_trip(), APP).unwrap_err().status,
+        FlowStatus::OverQuota
+    );
+    assert!(m.create(&mut sys, &round_trip(), APP + 1).is_ok());
+    assert_eq!(
+        m.create(&mut sys, &round_trip(), 0x77).unwrap_err().status,
+        FlowStatus::OverQuota,
+        "a badge the manifest does not list is owed nothing"
+    );
+}
+
 #[test]
 fn slots_run_out_and_ids_are_owned() {
     let mut sys = system();

@@ -248,6 +248,9 @@ pub enum FlowStatus {
     BadLabel = 6,
     /// The caller may not touch this flow (another application's).
     NotYours = 7,
+    /// The caller holds as many flows as it may (its share of the slots,
+    /// or its manifest `quota`): destroy one of its flows first.
+    OverQuota = 8,
 }
 
 impl FlowStatus {
@@ -261,6 +264,7 @@ impl FlowStatus {
             5 => Self::UnknownFlow,
             6 => Self::BadLabel,
             7 => Self::NotYours,
+            8 => Self::OverQuota,
             _ => return None,
         })
     }
@@ -279,6 +283,9 @@ impl fmt::Display for FlowStatus {
             Self::UnknownFlow => "no such flow (destroyed, or never made)",
             Self::BadLabel => "flowmgr does not know this operation",
             Self::NotYours => "that flow belongs to another application",
+            Self::OverQuota => {
+                "this application holds every flow it may (its share of the slots, or the quota on its flowmgr capability): destroy one of its flows first"
+            }
         })
     }
 }

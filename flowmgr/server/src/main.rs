@@ -59,6 +59,10 @@ fn main() {
     let slots = config::flows::SLOTS;
     let mut sys = system::Kernel::new();
     let mut manager = Manager::new(stages.len(), slots.len(), config::flows::POOL_SIZE as u64);
+    manager.set_clients(conflux_flowmgr_core::quota::Clients {
+        badges: config::caps::FLOWMGR_CLIENTS,
+        quotas: config::caps::FLOWMGR_CLIENT_QUOTAS,
+    });
     manager.learn(&mut sys);
     let found = reclaim::reclaim(&mut sys, stages.len(), slots.len());
     let restarted = found.stopped > 0;

@@ -109,6 +109,10 @@ fn main() {
         "another badge's list is empty",
         other.list(&mut out) == Ok(0),
     );
+    c.check(
+        "a second flow under this badge: OverQuota (the other badge is owed the second slot)",
+        refused(app.create(&request(1_000, 7)), FlowStatus::OverQuota),
+    );
 
     c.check("pause", app.pause(a).is_ok());
     let paused = sent(&app, a);
