@@ -112,7 +112,7 @@ impl Clients {
         let index = reserved(badge)?;
         self.slots[index] = Some(Client {
             badge,
-            session: Session::new(grant),
+            session: Session::new(grant).with_handle_quota(quota(index)),
             regions: Default::default(),
             prepared: Default::default(),
             job: None,
@@ -171,7 +171,7 @@ impl Clients {
 
 /// The session slot reserved for `badge`: its place among the manifest's
 /// clients of this server.
-fn reserved(badge: u64) -> Result<usize, FsError> {
+pub fn reserved(badge: u64) -> Result<usize, FsError> {
     crate::config::caps::FS_CLIENTS
         .iter()
         .position(|b| *b == badge)
@@ -182,4 +182,13 @@ fn reserved(badge: u64) -> Result<usize, FsError> {
 /// single client, where this is always 0).
 pub fn wrap(i: usize) -> usize {
     i.checked_rem(MAX_CLIENTS).unwrap_or(0)
+}
+
+/// The `quota` the manifest gives the client in session slot `index`: for
+/// the file server, the most handles it may have open at once.
+fn quota(index: usize) -> Option<u32> {
+    crate::config::caps::FS_CLIENT_QUOTAS
+        .get(index)
+        .copied()
+        .flatten()
 }

@@ -169,6 +169,10 @@ impl Server {
             Some(Err(e)) => return fs_fail(e),
             Some(Ok(lent)) => lent,
         };
+        // Only the manifest's clients have a session slot, and rights.
+        if let Err(e) = crate::clients::reserved(badge) {
+            return fs_fail(e);
+        }
         let grant = match crate::rights::of(badge) {
             Ok(grant) => grant,
             Err(e) => return fs_fail(e),

@@ -115,6 +115,9 @@ pub struct Session {
     /// As the client sees it: absolute from its root, normalised.
     cwd: String,
     files: [Option<OpenFile>; MAX_OPEN],
+    /// The most handles open at once: `MAX_OPEN`, or the client's `quota`
+    /// in the manifest if lower.
+    handles: usize,
 }
 
 impl Session {
@@ -124,7 +127,16 @@ impl Session {
             grant,
             cwd: String::from("/"),
             files: [None; MAX_OPEN],
+            handles: MAX_OPEN,
         }
+    }
+
+    /// The same, with at most `quota` handles open at once (the `quota` on
+    /// the client's capability in the manifest; `None`, or more than
+    /// `MAX_OPEN`, leaves `MAX_OPEN`).
+    pub fn with_handle_quota(self, quota: Option<u32>) -> Self {
+        let handles = quota.map_or(MAX_OPEN, |q| (q as usize).min(MAX_OPEN));
+        Session { handles, ..self }
     }
 
     /// What this client may do.
@@ -159,6 +171,9 @@ impl Session {
 
     /// Takes the lowest free handle for `file`.
     pub fn open(&mut self, inodes: &mut Inodes, mut file: OpenFile) -> Result<u64, FsError> {
+        if self.open_count() >= self.handles {
+            return Err(FsError::TooManyOpen);
+        }
         let (fd, slot) = self
             .files
             .iter_mut()
@@ -249,6 +264,23 @@ mod tests {
             s.open(&mut inodes, file(12)).unwrap_err(),
             FsError::TooManyOpen
         );
+    }
+
+    #[test]
+    fn a_quota_lowers_the_limit_and_a_close_makes_room() {
+        let mut inodes = Inodes::default();
+        let mut s = session().with_handle_quota(Some(3));
+        for _ in 0..3 {
+            s.open(&mut inodes, file(12)).unwrap();
+        }
+        assert_eq!(
+            s.open(&mut inodes, file(12)).unwrap_err(),
+            FsError::TooManyOpen
+        );
+        s.close(&mut inodes, 1).unwrap();
+        assert_eq!(s.open(&mut inodes, file(12)), Ok(1));
+        let big = session().with_handle_quota(Some(1 << 20));
+        assert_eq!(big.handles, MAX_OPEN, "never past the table");
     }
 
     #[test]

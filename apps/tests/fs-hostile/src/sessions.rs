@@ -7,7 +7,7 @@
 
 use conflux_fs_client::{Error, Fs};
 use conflux_fs_protocol::ipc::{self, VAN_BASE};
-use conflux_fs_protocol::ops::STAT;
+use conflux_fs_protocol::ops::{O_RDONLY, STAT};
 use conflux_fs_protocol::FsError;
 use conflux_userlib::ipc::{Message, Slot};
 use conflux_userlib::testing::Checks;
@@ -26,6 +26,9 @@ const EXTRA: [usize; 8] = [
     caps::AS_7,
     caps::AS_8,
 ];
+/// Handles this client may have open at once (`quota` on its capability
+/// in the manifest).
+const QUOTA: usize = 16;
 /// A free slot for the control region lent to each extra session, and
 /// one for the minted capability.
 const LENT: usize = caps::FIRST_FREE + 1;
@@ -51,6 +54,7 @@ pub fn run(c: &mut Checks, fs: &mut Fs) {
         fs.stat("/README").map(|s| s.size > 0),
         Ok(true),
     );
+    handle_quota(c, fs);
     c.eq(
         "mint a badge the manifest does not list",
         Slot(caps::FS_UNBADGED).mint(MINTED, conflux_abi::cap::rights::ALL, 0x77),
@@ -73,5 +77,35 @@ pub fn run(c: &mut Checks, fs: &mut Fs) {
     let _ = Slot(MINTED).delete();
     for ep in EXTRA {
         let _ = raw(ep, &Message::new(ipc::DETACH, &[]));
+    }
+}
+
+/// The manifest gives this client a quota of [`QUOTA`] handles: in its
+/// fresh session exactly that many opens succeed, the next is refused
+/// with `TooManyOpen`, and a close makes room again.
+fn handle_quota(c: &mut Checks, fs: &mut Fs) {
+    let mut open = alloc::vec::Vec::new();
+    let refused = loop {
+        match fs.open("/README", O_RDONLY, 0) {
+            Ok(fd) if open.len() <= QUOTA => open.push(fd),
+            Ok(_) => break Ok(()),
+            Err(e) => break Err(e),
+        }
+    };
+    c.eq("open handles up to the quota", open.len(), QUOTA);
+    c.eq(
+        "one more past the quota",
+        refused,
+        Err(Error::Fs(FsError::TooManyOpen)),
+    );
+    let last = open.pop();
+    c.eq(
+        "a close makes room for one more",
+        last.map(|fd| fs.close(fd).and_then(|()| fs.open("/README", O_RDONLY, 0)))
+            .map(|r| r.is_ok()),
+        Some(true),
+    );
+    for fd in open {
+        let _ = fs.close(fd);
     }
 }
