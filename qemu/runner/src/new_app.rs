@@ -156,7 +156,9 @@ fn check_free(root: &Path, name: &str) -> Result<(), String> {
 }
 
 /// Every `Cargo.toml` under the workspace (but `target` and hidden
-/// folders) with its package name.
+/// folders) with its package name. Symbolic links are not followed: disk
+/// folders hold links that point up the tree (`qemu/fs-rights`), which
+/// would make the walk endless.
 fn packages(root: &Path) -> Vec<(PathBuf, String)> {
     let mut found = Vec::new();
     let mut dirs = vec![root.to_path_buf()];
@@ -167,7 +169,8 @@ fn packages(root: &Path) -> Vec<(PathBuf, String)> {
         for entry in entries.flatten() {
             let path = entry.path();
             let hidden = entry.file_name().to_string_lossy().starts_with('.');
-            if path.is_dir() && !hidden && entry.file_name() != "target" {
+            let dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            if dir && !hidden && entry.file_name() != "target" {
                 dirs.push(path);
             } else if entry.file_name() == "Cargo.toml" {
                 if let Some(name) = std::fs::read_to_string(&path)
@@ -334,6 +337,21 @@ mod tests {
             "cannot create app `conflux-socket`: the crate `conflux-socket-protocol` already exists (servers/socket-protocol/Cargo.toml); choose another name"
         );
         assert!(add_members(&read(&root.join("Cargo.toml")).unwrap(), &[]).is_ok());
+    }
+
+    /// A link pointing up the tree is not walked into (it once made the
+    /// walk endless), and a package behind it is not found twice.
+    #[test]
+    fn links_in_the_tree_are_not_followed() {
+        let dir =
+            std::env::temp_dir().join(format!("conflux-new-app-links-{}", std::process::id()));
+        let crate_dir = dir.join("a");
+        std::fs::create_dir_all(&crate_dir).unwrap();
+        std::fs::write(crate_dir.join("Cargo.toml"), "[package]\nname = \"a\"\n").unwrap();
+        std::os::unix::fs::symlink("..", crate_dir.join("up")).unwrap();
+        let found = packages(&dir);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(found.len(), 1, "{found:?}");
     }
 
     /// What the template writes must pass `cargo make lint`'s rustfmt
