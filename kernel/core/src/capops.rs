@@ -38,8 +38,7 @@ impl<M: Machine> Kernel<M> {
     /// deleted too (its mapping undone), though it can do nothing else.
     pub fn sys_delete(&mut self, me: usize, slot: u64) -> Result<u64, SysError> {
         let node = NodeId::slot(me, slot)?;
-        if let Some(lapsed) = self.caps.take_lapsed(node, Slot::Empty) {
-            self.unmap_cap(me, &lapsed);
+        if self.let_go_of_lapsed(me, node, Slot::Empty) {
             return Ok(0);
         }
         let cap = self.caps.remove(node)?;

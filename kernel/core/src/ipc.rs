@@ -210,8 +210,6 @@ impl<M: Machine> Kernel<M> {
         })
     }
 
-    /// True when task `a` may run in place of `b` without passing over a
-    /// more urgent ready task (`b` was running, so it was the most urgent).
     /// A server that lowered itself (`set_priority`, to run a client's
     /// long work at that client's priority) is raised back, at most to its
     /// manifest priority, while a more urgent task waits to call it: the
@@ -225,6 +223,8 @@ impl<M: Machine> Kernel<M> {
         }
     }
 
+    /// True when task `a` may run in place of `b` without passing over a
+    /// more urgent ready task (`b` was running, so it was the most urgent).
     fn at_least_as_urgent(&mut self, a: usize, b: usize) -> bool {
         self.task(a).priority <= self.task(b).priority
     }

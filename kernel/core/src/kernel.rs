@@ -281,11 +281,8 @@ impl<M: Machine> Kernel<M> {
             }
         }
         for s in 0..conflux_abi::cap::CAP_SLOTS as u64 {
-            let lapsed = NodeId::slot(t, s)
-                .ok()
-                .and_then(|n| self.caps.take_lapsed(n, crate::cap::Slot::Empty));
-            if let Some(cap) = lapsed {
-                self.unmap_cap(t, &cap);
+            if let Ok(n) = NodeId::slot(t, s) {
+                self.let_go_of_lapsed(t, n, crate::cap::Slot::Empty);
             }
         }
     }

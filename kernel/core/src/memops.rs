@@ -46,6 +46,18 @@ impl<M: Machine> Kernel<M> {
         Ok(())
     }
 
+    /// If `node` (of task `t`) holds a lapsed lease, undoes the mapping it
+    /// kept and leaves `then` in the slot; true if it did.
+    pub(crate) fn let_go_of_lapsed(&mut self, t: usize, node: NodeId, then: Slot) -> bool {
+        match self.caps.take_lapsed(node, then) {
+            Some(lapsed) => {
+                self.unmap_cap(t, &lapsed);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Removes the mapping `cap` made in task `t`, if any.
     pub fn unmap_cap(&mut self, t: usize, cap: &Cap) {
         let objects = &self.objects;
@@ -80,8 +92,7 @@ impl<M: Machine> Kernel<M> {
     /// the one thing its holder can still do with it.
     pub fn sys_unmap(&mut self, me: usize, slot: u64) -> Result<u64, SysError> {
         let node = NodeId::slot(me, slot)?;
-        if let Some(lapsed) = self.caps.take_lapsed(node, Slot::Revoked) {
-            self.unmap_cap(me, &lapsed);
+        if self.let_go_of_lapsed(me, node, Slot::Revoked) {
             return Ok(0);
         }
         let cap = *self.caps.get(node)?;

@@ -112,7 +112,7 @@ impl<M: Machine> Kernel<M> {
             Sysno::IoOut => self.sys_io_out(me, a[0], a[1], a[2], a[3]),
             Sysno::NtfnBind => self.sys_ntfn_bind(me, a[0], a[1]),
             Sysno::TimerSet => self.sys_timer_set(me, a[0], a[1]),
-            Sysno::SetPriority => return self.sys_set_priority(me, a[0]),
+            Sysno::SetPriority => self.sys_set_priority(me, a[0]),
         };
         self.value(me, r)
     }
@@ -139,14 +139,13 @@ impl<M: Machine> Kernel<M> {
     /// `set_priority(p)`: between the task's manifest priority and
     /// `MAX_PRIORITY`. Lowering may let a more urgent task run at once
     /// (`Resume` preempts then).
-    fn sys_set_priority(&mut self, me: usize, p: u64) -> Result<Next, SysError> {
+    fn sys_set_priority(&mut self, me: usize, p: u64) -> Result<u64, SysError> {
         let t = self.task(me);
         let p = u8::try_from(p).map_err(|_| SysError::InvalidArgument)?;
         if p < t.base_priority || p > conflux_abi::syscall::MAX_PRIORITY {
             return Err(SysError::InvalidArgument);
         }
         t.priority = p;
-        t.ctx.set_ok(0);
-        Ok(Next::Resume)
+        Ok(0)
     }
 }
