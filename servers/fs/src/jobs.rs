@@ -18,7 +18,7 @@ use alloc::vec::Vec;
 
 use conflux_cosy_ipc::write_results;
 use conflux_fs_core::{FileService, Inodes};
-use conflux_fs_protocol::ipc::RunReply;
+use conflux_fs_protocol::ipc::{RunReply, SLICE_TSC};
 use conflux_fs_protocol::{ipc, FsError};
 use conflux_userlib::ipc::Message;
 use conflux_userlib::sys::rdtsc;
@@ -31,14 +31,11 @@ use crate::serve::{Fs, Server};
 /// runaway compound waits a few thousand instructions, large enough that
 /// the slicing costs little (see docs/PERFORMANCE.md). A slice also ends
 /// once its calls moved `SLICE * BYTES_PER_STEP` bytes (32 KiB:
-/// `Service::work`) or ran for [`SLICE_TSC`], whichever comes first; one
-/// call is never cut.
+/// `Service::work`) or ran for `SLICE_TSC` (TSC ticks: a few `stat`s'
+/// worth, so a client behind a compound of costly calls waits about as
+/// long as behind one of cheap steps), whichever comes first; one call is
+/// never cut.
 pub const SLICE: u32 = 128;
-
-/// The time a slice may run (`ipc::SLICE_TSC`, TSC ticks): a few `stat`s'
-/// worth, so a client waiting behind a compound of costly calls waits
-/// about as long as behind one of cheap steps.
-use conflux_fs_protocol::ipc::SLICE_TSC;
 
 /// A compound still running for its session.
 pub struct Job {
@@ -154,7 +151,7 @@ impl Server {
         let Some(mut job) = client.job.take() else {
             return false;
         };
-        let at = crate::priority::of(client.badge);
+        let at = crate::priority::of(index);
         let lowered = at != crate::config::PRIORITY;
         if lowered {
             crate::priority::set(at);

@@ -10,10 +10,10 @@
 //! own priority while a more urgent client waits to call it, and the loop
 //! raises it again before it looks at its queue.
 //!
-//! Priorities come from the manifest: `FS_CLIENTS` are the badges that
-//! can call the server, `FS_CLIENT_PRIORITIES` the least urgent priority
-//! of the tasks holding each. A badge the manifest does not know (made at
-//! run time) runs at the least urgent priority.
+//! Priorities come from the manifest: `FS_CLIENT_PRIORITIES` gives, for
+//! each client's session slot (its place in `FS_CLIENTS`), the least
+//! urgent priority of the tasks holding its badge. Only the manifest's
+//! clients have sessions, so every job has one.
 
 use core::sync::atomic::{AtomicBool, Ordering};
 
@@ -23,15 +23,13 @@ use conflux_userlib::{println, sys};
 /// Whether a refused change was reported already (once is enough).
 static REPORTED: AtomicBool = AtomicBool::new(false);
 
-/// The priority the slices of `badge`'s compound run at: the client's,
-/// but never more urgent than the server's own.
-pub fn of(badge: u64) -> u8 {
-    let clients = crate::config::caps::FS_CLIENTS;
-    let priorities = crate::config::caps::FS_CLIENT_PRIORITIES;
-    let client = clients
-        .iter()
-        .position(|b| *b == badge)
-        .and_then(|i| priorities.get(i).copied())
+/// The priority the slices of the compound of the client in session slot
+/// `index` run at: the client's, but never more urgent than the server's
+/// own.
+pub fn of(index: usize) -> u8 {
+    let client = crate::config::caps::FS_CLIENT_PRIORITIES
+        .get(index)
+        .copied()
         .unwrap_or(MAX_PRIORITY);
     client.max(crate::config::PRIORITY)
 }
