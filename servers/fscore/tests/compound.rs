@@ -3,23 +3,25 @@
 //! file system; a listing larger than its layout says it was cut; and a
 //! compound from one client cannot use another client's handles.
 
-#[path = "../../ext4/tests/common/mod.rs"]
-mod common;
+mod support;
+
+use support::common;
 
 use std::collections::BTreeMap;
 
 use common::{Image, Mkfs};
-use conflux_fs_core::{FileService, Grant, Inodes, Session};
+use conflux_fs_core::{Grant, Inodes, Session};
 use conflux_fs_protocol::ops::{CLOSE, OPEN, O_RDONLY, READ};
 use conflux_fs_protocol::recipes::{list_long, ListLayout, LIST_TRUNCATED};
 use conflux_fs_protocol::record::{Dirent, Kind, Stat};
-use conflux_fs_protocol::{ops, FsError};
-use cosy_abi::{code, Builder, Insn, OpResult, Outcome, Program, Registers, Report, Target};
+use conflux_fs_protocol::FsError;
+use cosy_abi::{code, Builder, Outcome, Report};
 
 struct Run {
     report: Report,
 }
 
+/// Runs `compound` for `session` over `region` (the shared harness's).
 fn run(
     fs: &mut conflux_ext4::FileSystem<common::FileDisk>,
     inodes: &mut Inodes,
@@ -27,21 +29,7 @@ fn run(
     compound: &[u8],
     region: &mut [u8],
 ) -> Run {
-    let lens = [region.len()];
-    let target = Target {
-        ops: ops::TABLE,
-        regions: &lens,
-        max_steps: 1_000_000,
-    };
-    let program = Program::verify(compound, &target, vec![Insn::EMPTY; 256]).expect("verifies");
-    let mut results = vec![OpResult::EMPTY; 256];
-    let mut regs = Registers::new();
-    let mut svc = FileService {
-        fs,
-        inodes,
-        session,
-    };
-    let report = program.run(&mut svc, &mut [region], &mut regs, &mut results);
+    let report = support::run_compound(fs, inodes, session, compound, region);
     Run { report }
 }
 

@@ -69,22 +69,40 @@ impl Server {
 
     /// Verifies and runs `compound` over the client's region.
     pub fn run(&mut self, c: &mut Client, compound: &[u8]) -> Report {
-        let lens = [c.region.len()];
-        let target = Target {
-            ops: ops::TABLE,
-            regions: &lens,
-            max_steps: 1_000_000,
-        };
-        let program = Program::verify(compound, &target, vec![Insn::EMPTY; 256]).expect("verifies");
-        let mut results = vec![OpResult::EMPTY; 256];
-        let mut regs = Registers::new();
-        let mut svc = FileService {
-            fs: &mut self.fs,
-            inodes: &mut self.inodes,
-            session: &mut c.session,
-        };
-        program.run(&mut svc, &mut [&mut c.region[..]], &mut regs, &mut results)
+        run_compound(
+            &mut self.fs,
+            &mut self.inodes,
+            &mut c.session,
+            compound,
+            &mut c.region,
+        )
     }
+}
+
+/// Verifies `compound` against the file operations and one region, and
+/// runs it for `session` as the server would.
+pub fn run_compound(
+    fs: &mut FileSystem<FileDisk>,
+    inodes: &mut Inodes,
+    session: &mut Session,
+    compound: &[u8],
+    region: &mut [u8],
+) -> Report {
+    let lens = [region.len()];
+    let target = Target {
+        ops: ops::TABLE,
+        regions: &lens,
+        max_steps: 1_000_000,
+    };
+    let program = Program::verify(compound, &target, vec![Insn::EMPTY; 256]).expect("verifies");
+    let mut results = vec![OpResult::EMPTY; 256];
+    let mut regs = Registers::new();
+    let mut svc = FileService {
+        fs,
+        inodes,
+        session,
+    };
+    program.run(&mut svc, &mut [region], &mut regs, &mut results)
 }
 
 /// Puts `s` NUL-terminated at `at` of the region; the path operand.
