@@ -36,6 +36,7 @@ mod names;
 mod padding;
 mod path;
 mod probe;
+mod times;
 mod types;
 
 pub use device::{BlockDevice, Clock, DeviceError, FixedClock};

@@ -34,8 +34,8 @@ mod serve;
 
 use conflux_blk_client::{Caps, Connection};
 use conflux_ext4::{blocks_in_image, FileSystem, FixedClock};
-use conflux_fs_core::BlockCache;
-use conflux_fs_core::Disk;
+use conflux_fs_core::pages::PAGE;
+use conflux_fs_core::{BlockCache, Disk, Files, Pages};
 use conflux_fs_protocol::{ipc, FsError};
 use conflux_userlib::ipc::{reply, Endpoint, Message};
 use conflux_userlib::println;
@@ -46,8 +46,15 @@ use serve::Server;
 
 conflux_userlib::entry!(main);
 
-/// Cache slots (4 KiB each): 8 MiB.
-const CACHE_BLOCKS: usize = 2048;
+/// Block-cache slots (4 KiB each): a quarter of the heap the manifest
+/// gives the server (8 MiB of 32). File data is kept by the page cache
+/// above the file system (half the heap); the blocks cached here are
+/// mostly metadata, and data on its way to and from the disk.
+const CACHE_BLOCKS: usize = config::HEAP_SIZE / 4 / conflux_fs_core::BLOCK;
+/// Page-cache pages: half the heap, as Linux gives free memory to its
+/// page cache. The rest holds the metadata caches, rsext4's own state,
+/// sessions and compounds.
+const PAGES: usize = config::HEAP_SIZE / 2 / PAGE;
 /// Where a transferred capability lands.
 const RECEIVED: usize = config::caps::FIRST_FREE;
 /// Client regions' capability slots follow.
@@ -103,6 +110,21 @@ fn main() {
             return;
         }
     };
+    let Some(pages) = page_pool() else {
+        println!(
+            "cannot allocate even 64 pages for the page cache from a heap of {} KiB; \
+             give the file server a larger heap_size in the manifest (the file server stops)",
+            config::HEAP_SIZE / 1024
+        );
+        return;
+    };
+    println!(
+        "page cache: {} pages ({} KiB) of a {} KiB heap",
+        pages.capacity(),
+        pages.capacity() * PAGE / 1024,
+        config::HEAP_SIZE / 1024
+    );
+    let fs = Files::new(fs, pages, FixedClock(NOW));
     let totals = fs.stats();
     println!(
         "ext4 mounted{}{}: {} of {} blocks free, {} of {} inodes free",
@@ -138,4 +160,17 @@ fn main() {
         }
     };
     let _ = reply(shutdown, &answer);
+}
+
+/// The page cache, as large as [`PAGES`] or, if the heap cannot give
+/// that much in one piece, the largest half of it that fits.
+fn page_pool() -> Option<Pages> {
+    let mut want = PAGES.max(64);
+    loop {
+        match Pages::new(want) {
+            Ok(pages) => return Some(pages),
+            Err(_) if want > 64 => want /= 2,
+            Err(_) => return None,
+        }
+    }
 }

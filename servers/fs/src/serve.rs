@@ -18,8 +18,7 @@ use alloc::vec::Vec;
 
 use conflux_cosy_ipc::regions::Lent;
 use conflux_cosy_ipc::{verify_at, Refused};
-use conflux_ext4::FileSystem;
-use conflux_fs_core::{BlockCache, FileService, Inodes};
+use conflux_fs_core::{BlockCache, FileService, Files, Inodes};
 use conflux_fs_protocol::ipc;
 use conflux_fs_protocol::{ops, FsError};
 use conflux_userlib::ipc::Message;
@@ -31,7 +30,7 @@ use crate::jobs::{fs_fail, owned, Started};
 use crate::request::{buf_operand, max_words, words, Request, Words};
 
 /// The file system as the server runs it.
-pub type Fs = FileSystem<BlockCache<BlkDisk>>;
+pub type Fs = Files<BlockCache<BlkDisk>>;
 
 /// The most ops one compound may have.
 pub const MAX_OPS: usize = 1024;

@@ -23,7 +23,7 @@ use std::process::Command;
 
 use conflux_ext4::{FileSystem, FixedClock};
 use conflux_fs_core::{
-    Block, BlockCache, Disk, DiskError, FileService, Grant, Inodes, Session, BLOCK,
+    Block, BlockCache, Disk, DiskError, FileService, Files, Grant, Inodes, Pages, Session, BLOCK,
 };
 use conflux_fs_protocol::ops::{
     CLOSE, OPEN, O_DIRECTORY, O_RDONLY, O_RDWR, PREAD, PWRITE, READDIR, STATAT,
@@ -34,6 +34,8 @@ use cosy_abi::{Args, Service};
 const FILES: usize = 5000;
 const DB_BLOCKS: u64 = 1024;
 const CACHE_SLOTS: usize = 2048;
+/// Page-cache pages: the 4 MiB database fits.
+const PAGE_SLOTS: usize = 2048;
 /// Random reads per round (every second one is written back).
 const READS: usize = 3000;
 
@@ -61,7 +63,7 @@ impl Disk for MemDisk {
     }
 }
 
-type Fs = FileSystem<BlockCache<MemDisk>>;
+type Fs = Files<BlockCache<MemDisk>>;
 
 struct Server {
     fs: Fs,
@@ -214,6 +216,8 @@ fn main() {
         FixedClock(1_700_000_000),
     )
     .expect("mount");
+    let pages = Pages::new(PAGE_SLOTS).expect("page pool");
+    let fs = Files::new(fs, pages, FixedClock(1_700_000_000));
     let mut s = Server {
         fs,
         inodes: Inodes::default(),

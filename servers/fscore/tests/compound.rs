@@ -23,7 +23,7 @@ struct Run {
 
 /// Runs `compound` for `session` over `region` (the shared harness's).
 fn run(
-    fs: &mut conflux_ext4::FileSystem<common::FileDisk>,
+    fs: &mut conflux_fs_core::Files<common::FileDisk>,
     inodes: &mut Inodes,
     session: &mut Session,
     compound: &[u8],
@@ -41,7 +41,7 @@ fn put_path(region: &mut [u8], at: usize, path: &str) {
 #[test]
 fn ls_l_of_a_directory_is_one_compound() {
     let image = Image::new("svc-ls", Mkfs::default());
-    let mut fs = image.mount();
+    let mut fs = support::cached(image.mount());
     fs.mkdir("/many", 0o755).unwrap();
     let mut want = BTreeMap::new();
     for n in 0..300u32 {
@@ -85,7 +85,7 @@ fn ls_l_of_a_directory_is_one_compound() {
 #[test]
 fn a_listing_larger_than_its_layout_says_so() {
     let image = Image::new("svc-ls-cut", Mkfs::default());
-    let mut fs = image.mount();
+    let mut fs = support::cached(image.mount());
     for n in 0..100 {
         fs.create(&format!("/f{n}"), 0o644).unwrap();
     }
@@ -108,7 +108,7 @@ fn a_listing_larger_than_its_layout_says_so() {
 #[test]
 fn a_missing_directory_stops_the_listing_with_its_code() {
     let image = Image::new("svc-ls-missing", Mkfs::default());
-    let mut fs = image.mount();
+    let mut fs = support::cached(image.mount());
     let layout = ListLayout::packed(0, 0, 8);
     let mut region = vec![0u8; layout.len() as usize];
     put_path(&mut region, 0, "/nowhere");
@@ -131,7 +131,7 @@ fn a_missing_directory_stops_the_listing_with_its_code() {
 #[test]
 fn a_compound_cannot_use_another_clients_handles() {
     let image = Image::new("svc-isolation", Mkfs::default());
-    let mut fs = image.mount();
+    let mut fs = support::cached(image.mount());
     let st = fs.create("/secret", 0o600).unwrap();
     fs.write_at(st.ino, 0, b"top secret").unwrap();
     let mut inodes = Inodes::default();

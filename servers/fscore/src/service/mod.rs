@@ -3,7 +3,8 @@
 //! one-operation IPC (which builds `Args` itself) — so both report the
 //! same results and the same codes.
 //!
-//! A `FileService` is made per request from the mounted file system, the
+//! A `FileService` is made per request from the mounted file system (with
+//! its page cache, `Files`), the
 //! server-wide open-inode table and the calling client's session; it owns
 //! nothing. Buffers are the bounds-checked slices `Args` hands out, so an
 //! operation can only touch the regions of the client that asked. The
@@ -14,17 +15,18 @@
 mod data;
 mod names;
 
-use conflux_ext4::{BlockDevice, FileSystem, FileType};
+use conflux_ext4::{BlockDevice, FileType};
 use conflux_fs_protocol::{ops, record, FsError};
 use cosy_abi::{Args, CallError, OpTable, Service};
 
 use crate::errors::fs_error;
+use crate::files::Files;
 use crate::path::ClientPath;
 use crate::session::{Inodes, Session};
 
 /// The file operations for one client's request.
 pub struct FileService<'a, B: BlockDevice> {
-    pub fs: &'a mut FileSystem<B>,
+    pub fs: &'a mut Files<B>,
     pub inodes: &'a mut Inodes,
     pub session: &'a mut Session,
 }
@@ -84,12 +86,15 @@ impl<B: BlockDevice> FileService<'_, B> {
         Ok(self.session.resolve(args.buf(i)?)?)
     }
 
-    /// `fsync(fd)` (the handle must be open) or `sync()`.
+    /// `fsync(fd)` (the handle's file, then the file system) or `sync()`.
     fn sync(&mut self, args: &mut Args<'_, '_>, check_fd: bool) -> Result<u64, CallError> {
-        if check_fd {
-            self.session.get(self.inodes, args.value(0))?;
-        }
-        self.fs.sync().map_err(fs_error)?;
+        let synced = if check_fd {
+            let file = *self.session.get(self.inodes, args.value(0))?;
+            self.fs.sync_file(file.ino)
+        } else {
+            self.fs.sync()
+        };
+        synced.map_err(fs_error)?;
         Ok(0)
     }
 

@@ -9,8 +9,8 @@
 pub mod common;
 
 use common::{FileDisk, Image, Mkfs};
-use conflux_ext4::FileSystem;
-use conflux_fs_core::{FileService, Grant, Inodes, Session};
+use conflux_ext4::{FileSystem, FixedClock};
+use conflux_fs_core::{FileService, Files, Grant, Inodes, Pages, Session};
 use conflux_fs_protocol::{ops, FsError};
 use cosy_abi::{Args, CallError, Insn, OpResult, Program, Registers, Report, Service, Target};
 
@@ -43,8 +43,12 @@ impl Client {
     }
 }
 
+/// Pages in the tests' page cache: few, so that tests that move more
+/// than 64 KiB also write pages back to make room.
+pub const TEST_PAGES: usize = 16;
+
 pub struct Server {
-    pub fs: FileSystem<FileDisk>,
+    pub fs: Files<FileDisk>,
     pub inodes: Inodes,
 }
 
@@ -82,7 +86,7 @@ impl Server {
 /// Verifies `compound` against the file operations and one region, and
 /// runs it for `session` as the server would.
 pub fn run_compound(
-    fs: &mut FileSystem<FileDisk>,
+    fs: &mut Files<FileDisk>,
     inodes: &mut Inodes,
     session: &mut Session,
     compound: &[u8],
@@ -120,7 +124,7 @@ pub fn fail(e: FsError) -> Result<u64, u16> {
 /// A server on a fresh image made by `how`.
 pub fn setup_with(name: &str, how: Mkfs) -> (Image, Server) {
     let image = Image::new(name, how);
-    let fs = image.mount();
+    let fs = cached(image.mount());
     (
         image,
         Server {
@@ -133,4 +137,13 @@ pub fn setup_with(name: &str, how: Mkfs) -> (Image, Server) {
 /// A server on a fresh empty image.
 pub fn setup(name: &str) -> (Image, Server) {
     setup_with(name, Mkfs::default())
+}
+
+/// `fs` with a page cache of [`TEST_PAGES`] pages.
+pub fn cached(fs: FileSystem<FileDisk>) -> Files<FileDisk> {
+    Files::new(
+        fs,
+        Pages::new(TEST_PAGES).expect("page pool"),
+        FixedClock(common::NOW),
+    )
 }
