@@ -207,6 +207,28 @@ fn phase_dbsim(s: &mut Server) {
     dbsim(s, 0x9e37_79b9_7f4a_7c15, both);
 }
 
+/// The untimed first round of `ls -l` and dbsim, through the same calls
+/// but not the counted functions, so their counts are all warm.
+fn warm_up(s: &mut Server) {
+    fn statat(s: &mut Server, fd: u64, rec: usize, out: usize) -> u64 {
+        let name = rec + Dirent::NAME_OFFSET;
+        let (name, out) = (
+            O::B(name, Dirent::SIZE - Dirent::NAME_OFFSET),
+            O::B(out, Stat::SIZE),
+        );
+        s.call(STATAT, &[O::V(fd), name, out]);
+        1
+    }
+    fn both(s: &mut Server, fd: u64, at: u64, write: bool) {
+        let op = if write { PWRITE } else { PREAD };
+        let operands = [O::V(fd), O::B(8192, BLOCK), O::V(BLOCK as u64), O::V(at)];
+        s.call(PREAD, &operands);
+        s.call(op, &operands);
+    }
+    assert_eq!(list(s, statat), FILES);
+    dbsim(s, 0x9e37_79b9_7f4a_7c15, both);
+}
+
 fn main() {
     let dir = std::env::temp_dir().join(format!("conflux-op-cost-{}", std::process::id()));
     let image = make_image(&dir);
@@ -224,9 +246,8 @@ fn main() {
         session: Session::new(Grant::whole_tree()),
         region: vec![0; 64 * 1024],
     };
-    // Warm every block and inode once.
-    assert_eq!(list(&mut s, one_statat), FILES);
-    phase_dbsim(&mut s);
+    // Warm every block, inode and page once.
+    warm_up(&mut s);
     assert_eq!(phase_readdir(&mut s), FILES);
     assert_eq!(phase_ls_l(&mut s), FILES);
     phase_dbsim(&mut s);

@@ -460,10 +460,14 @@ impl<B: BlockDevice> Files<B> {
 }
 
 /// Linux's `relatime`: a read sets the access time if it is older than
-/// the last change of the data or the inode, or a day old.
+/// the last change of the data or the inode, or a day old — and would
+/// change it: with a clock behind the file's times (the fixed clock of a
+/// system without a real-time clock, and files the host made later),
+/// the time a read would write is the time already there.
 fn relatime_due(stat: &Stat, now: i64) -> bool {
     let atime = i64::from(stat.atime);
-    atime < i64::from(stat.mtime)
+    let stale = atime < i64::from(stat.mtime)
         || atime < i64::from(stat.ctime)
-        || now.saturating_sub(atime) >= RELATIME_SECS
+        || now.saturating_sub(atime) >= RELATIME_SECS;
+    stale && atime != now
 }
