@@ -40,7 +40,7 @@
 //! crate = "hello"           # required: the cargo package that builds the ELF; one task per crate
 //! priority = 2              # required: 0 (most urgent) ..= 15
 //! stack_size = 16384        # optional, default 16384; whole pages, 4 KiB..=1 MiB
-//! heap_size = 65536         # optional, default 65536; whole pages, 0..=64 MiB
+//! heap_size = 65536         # optional, default 65536; whole pages, 0..=1 GiB
 //! start_order = 1           # required; unique; tasks start in ascending order
 //! restart = "never"         # optional, default "never"; or "on-fault" (needs a supervisor,
 //!                           # and the supervisor itself must be "never")

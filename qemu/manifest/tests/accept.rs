@@ -140,7 +140,7 @@ fn limits_at_their_edges_are_accepted() {
     let long = format!("a{}", "-".repeat(limits::MAX_NAME_LEN - 1));
     let manifest = ok(&format!(
         "[system]\nname = \"{long}\"\nmemory_mib = 4096\ncpus = 8\n\
-         [tasks.t]\ncrate = \"Crate_9\"\npriority = 15\nstart_order = 4294967295\nstack_size = 1048576\nheap_size = 67108864\n\
+         [tasks.t]\ncrate = \"Crate_9\"\npriority = 15\nstart_order = 4294967295\nstack_size = 1048576\nheap_size = 1073741824\n\
          [test]\ntimeout_secs = 600\nexpect = [\"x\"]\n"
     ));
     assert_eq!(manifest.system.name, long);

@@ -245,8 +245,8 @@ fn stack_size_not_page_multiple() {
 #[test]
 fn heap_size_out_of_range() {
     assert_eq!(
-        message(&with_task_line("heap_size", "heap_size = 68157440")),
-        "systems/t.toml: `tasks.hello.heap_size` is 68157440 (65 MiB), out of range; use a value from 0 to 67108864 (64 MiB)"
+        message(&with_task_line("heap_size", "heap_size = 1074790400")),
+        "systems/t.toml: `tasks.hello.heap_size` is 1074790400 (1025 MiB), out of range; use a value from 0 to 1073741824 (1 GiB)"
     );
 }
 

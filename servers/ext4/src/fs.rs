@@ -16,7 +16,7 @@ use rsext4::{Ext4, FileName, InodeNumber, MountServices, MountedServices, NoopOb
 
 use crate::device::{BlockDevice, Clock, Io, Time};
 use crate::error::{Error, Result};
-use crate::meta_cache::MetaCache;
+use crate::meta_cache::{MetaCache, MetaSizes};
 use crate::path;
 use crate::types::{DirCursor, DirEntry, FileType, FsStats, Ino, Stat};
 
@@ -35,12 +35,21 @@ impl<D: BlockDevice> FileSystem<D> {
     /// the last mount did not end cleanly. An image that recorded errors
     /// mounts read-only (every change then fails with `ReadOnly`).
     pub fn mount<C: Clock + Send + 'static>(device: D, clock: C) -> Result<Self> {
+        Self::mount_sized(device, clock, MetaSizes::DEFAULT)
+    }
+
+    /// [`FileSystem::mount`] with metadata caches of `sizes`.
+    pub fn mount_sized<C: Clock + Send + 'static>(
+        device: D,
+        clock: C,
+        sizes: MetaSizes,
+    ) -> Result<Self> {
         let services = MountServices::new(Time(clock), (), NoopObserver);
         let io = Io::new(device).map_err(|_| Error::Io)?;
         let inner = Ext4::mount_with_readonly_fallback(io, services)?;
         Ok(FileSystem {
             inner,
-            cache: MetaCache::default(),
+            cache: MetaCache::new(sizes),
         })
     }
 

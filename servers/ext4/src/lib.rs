@@ -42,6 +42,7 @@ mod types;
 pub use device::{BlockDevice, Clock, DeviceError, FixedClock};
 pub use error::{Error, Result};
 pub use fs::FileSystem;
+pub use meta_cache::MetaSizes;
 pub use path::{check_name, MAX_NAME, MAX_PATH};
 pub use probe::blocks_in_image;
 pub use types::{DirCursor, DirEntry, FileType, FsStats, Ino, Stat};

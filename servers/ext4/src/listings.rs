@@ -17,10 +17,6 @@ use alloc::vec;
 
 use crate::types::{DirCursor, FileType, Ino};
 
-/// Bytes of packed entries (about 40,000 entries of 8-byte names).
-pub(crate) const ARENA_BYTES: usize = 512 * 1024;
-/// Pages held at most.
-pub(crate) const PAGES: usize = 1024;
 /// Bits of the filter that says which directories may have pages.
 const FILTER_BITS: usize = 4096;
 
@@ -49,12 +45,14 @@ pub(crate) struct Listings {
     filter: Box<[u64]>,
 }
 
-impl Default for Listings {
-    fn default() -> Self {
+impl Listings {
+    /// An arena of `bytes` and room for `pages` pages (sized with the
+    /// other tables: `MetaSizes`).
+    pub(crate) fn new(bytes: usize, pages: usize) -> Self {
         Listings {
-            arena: vec![0; ARENA_BYTES].into_boxed_slice(),
+            arena: vec![0; bytes.max(1)].into_boxed_slice(),
             used: 0,
-            pages: vec![None; PAGES].into_boxed_slice(),
+            pages: vec![None; pages.max(1)].into_boxed_slice(),
             count: 0,
             hint: 0,
             filter: vec![0; FILTER_BITS / 64].into_boxed_slice(),
@@ -126,7 +124,7 @@ impl Listings {
     /// returns where its entries go, or `None` if there is no room even
     /// in an emptied cache.
     pub(crate) fn record(&mut self, dir: Ino, from: DirCursor, max: usize) -> Recorder<'_> {
-        if self.count == PAGES {
+        if self.count == self.pages.len() {
             self.clear();
         }
         Recorder {
@@ -187,7 +185,7 @@ impl Recorder<'_> {
         };
         let l = &mut *self.listings;
         let need = HEAD + name.len();
-        if self.overflow || l.used + need > ARENA_BYTES {
+        if self.overflow || l.used + need > l.arena.len() {
             self.overflow = true;
             return;
         }
@@ -224,6 +222,16 @@ impl Recorder<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The sizes the tests were written for.
+    const ARENA_BYTES: usize = 512 * 1024;
+    const PAGES: usize = 1024;
+
+    impl Default for Listings {
+        fn default() -> Self {
+            Listings::new(ARENA_BYTES, PAGES)
+        }
+    }
     use alloc::vec::Vec;
 
     /// A page as (inode, name) pairs.

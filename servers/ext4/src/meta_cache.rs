@@ -31,9 +31,9 @@
 //! small long-lived allocations (a search tree's nodes, say) would leave
 //! holes that every later allocation of rsext4's walks past — measured,
 //! that made a cached 4 KiB `pread` some 20,000 instructions dearer. The
-//! inode table is direct-mapped by inode number ([`INODE_SLOTS`]
+//! inode table is direct-mapped by inode number ([`MetaSizes::inodes`]
 //! entries), the names table is [`NAME_WAYS`]-way set-associative by a
-//! hash of (directory, name) ([`NAME_SLOTS`] entries); a new entry takes a
+//! hash of (directory, name) ([`MetaSizes::names`] entries); a new entry takes a
 //! free way of its set or the next in turn. A collision only costs a
 //! miss: every entry holds its whole key.
 
@@ -45,13 +45,56 @@ use crate::types::{FileType, Ino, Stat};
 
 /// The longest name the names table keeps, in bytes.
 pub(crate) const SHORT_NAME: usize = 32;
-/// Inode table entries (about 1 MiB).
-pub(crate) const INODE_SLOTS: usize = 16_384;
-/// Names table entries (44 bytes each: about 1.4 MiB).
-pub(crate) const NAME_SLOTS: usize = 32_768;
 /// Ways of each set of the names table.
 pub(crate) const NAME_WAYS: usize = 8;
-const NAME_SETS: usize = NAME_SLOTS / NAME_WAYS;
+
+/// How large the metadata tables are: fixed at mount, from the memory
+/// the embedder gives them ([`MetaSizes::within`]), as Linux sizes its
+/// inode and dentry caches from free memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetaSizes {
+    /// Inode table entries.
+    pub inodes: usize,
+    /// Names table entries (a multiple of the ways of a set).
+    pub names: usize,
+    /// Bytes of packed directory-listing entries.
+    pub listing_bytes: usize,
+    /// Directory-listing pages held at most.
+    pub listing_pages: usize,
+}
+
+impl MetaSizes {
+    /// About 3 MiB: 16,384 inodes, 32,768 names, listings of about
+    /// 40,000 short names.
+    pub const DEFAULT: MetaSizes = MetaSizes {
+        inodes: 16_384,
+        names: 32_768,
+        listing_bytes: 512 * 1024,
+        listing_pages: 1024,
+    };
+
+    /// Tables that take about `bytes` together: three eighths each for
+    /// inodes and names, a quarter for listings; never below a minimum
+    /// that still caches one directory's worth.
+    pub fn within(bytes: usize) -> MetaSizes {
+        let inodes = (bytes / 8 * 3 / size_of::<Option<Cached>>()).max(256);
+        let names = (bytes / 8 * 3 / size_of::<NameSlot>()).max(256) / NAME_WAYS * NAME_WAYS;
+        let listing_bytes = (bytes / 4).max(16 * 1024);
+        MetaSizes {
+            inodes,
+            names,
+            listing_bytes,
+            listing_pages: (listing_bytes / 512).max(32),
+        }
+    }
+
+    /// The bytes these tables take.
+    pub fn bytes(&self) -> usize {
+        self.inodes * size_of::<Option<Cached>>()
+            + self.names * size_of::<NameSlot>()
+            + self.listing_bytes
+    }
+}
 
 #[derive(Debug, Clone, Copy)]
 struct Cached {
@@ -96,35 +139,41 @@ pub(crate) struct MetaCache {
 
 impl Default for MetaCache {
     fn default() -> Self {
-        MetaCache {
-            inodes: vec![None; INODE_SLOTS].into_boxed_slice(),
-            names: vec![NameSlot::FREE; NAME_SLOTS].into_boxed_slice(),
-            turn: vec![0; NAME_SETS].into_boxed_slice(),
-            listings: Listings::default(),
-        }
+        MetaCache::new(MetaSizes::DEFAULT)
     }
-}
-
-/// The inode table's slot for `ino`.
-fn inode_slot(ino: Ino) -> usize {
-    ino.0 as usize % INODE_SLOTS
-}
-
-/// The first slot of the names table's set for (`dir`, `name`): FNV-1a,
-/// then a multiply-shift so that names differing in their last byte
-/// (`f00001`, `f00002`, ...) spread over the sets.
-fn name_set(dir: Ino, name: &[u8]) -> usize {
-    let mut h: u32 = 0x811c_9dc5;
-    for &b in dir.0.to_le_bytes().iter().chain(name) {
-        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
-    }
-    let mixed = (h ^ (h >> 15)).wrapping_mul(0x2c1b_3c6d);
-    ((mixed >> 8) as usize % NAME_SETS) * NAME_WAYS
 }
 
 impl MetaCache {
+    pub(crate) fn new(sizes: MetaSizes) -> Self {
+        let inodes = sizes.inodes.max(1);
+        let names = sizes.names.max(NAME_WAYS) / NAME_WAYS * NAME_WAYS;
+        MetaCache {
+            inodes: vec![None; inodes].into_boxed_slice(),
+            names: vec![NameSlot::FREE; names].into_boxed_slice(),
+            turn: vec![0; names / NAME_WAYS].into_boxed_slice(),
+            listings: Listings::new(sizes.listing_bytes, sizes.listing_pages),
+        }
+    }
+
+    /// The inode table's slot for `ino`.
+    fn inode_slot(&self, ino: Ino) -> usize {
+        ino.0 as usize % self.inodes.len()
+    }
+
+    /// The first slot of the names table's set for (`dir`, `name`):
+    /// FNV-1a, then a multiply-shift so that names differing in their
+    /// last byte (`f00001`, `f00002`, ...) spread over the sets.
+    fn name_set(&self, dir: Ino, name: &[u8]) -> usize {
+        let mut h: u32 = 0x811c_9dc5;
+        for &b in dir.0.to_le_bytes().iter().chain(name) {
+            h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+        }
+        let mixed = (h ^ (h >> 15)).wrapping_mul(0x2c1b_3c6d);
+        ((mixed >> 8) as usize % self.turn.len()) * NAME_WAYS
+    }
+
     fn cached(&self, ino: Ino) -> Option<&Cached> {
-        self.inodes[inode_slot(ino)]
+        self.inodes[self.inode_slot(ino)]
             .as_ref()
             .filter(|c| c.stat.ino == ino)
     }
@@ -142,12 +191,14 @@ impl MetaCache {
     /// Remembers attributes just read from the file system.
     pub(crate) fn put_stat(&mut self, stat: Stat) {
         let current = true;
-        self.inodes[inode_slot(stat.ino)] = Some(Cached { stat, current });
+        let slot = self.inode_slot(stat.ino);
+        self.inodes[slot] = Some(Cached { stat, current });
     }
 
     /// `ino`'s attributes may have changed; it is still the same inode.
     pub(crate) fn touched(&mut self, ino: Ino) {
-        if let Some(c) = self.inodes[inode_slot(ino)].as_mut() {
+        let slot = self.inode_slot(ino);
+        if let Some(c) = self.inodes[slot].as_mut() {
             if c.stat.ino == ino {
                 c.current = false;
             }
@@ -157,7 +208,8 @@ impl MetaCache {
 
     /// `ino` may have been freed (its number may name a new inode next).
     pub(crate) fn forget(&mut self, ino: Ino) {
-        let slot = &mut self.inodes[inode_slot(ino)];
+        let at = self.inode_slot(ino);
+        let slot = &mut self.inodes[at];
         if slot.is_some_and(|c| c.stat.ino == ino) {
             *slot = None;
         }
@@ -177,7 +229,7 @@ impl MetaCache {
         if name.len() > SHORT_NAME {
             return None;
         }
-        let set = name_set(dir, name);
+        let set = self.name_set(dir, name);
         self.names[set..set + NAME_WAYS]
             .iter()
             .find(|s| s.is(dir, name))
@@ -190,7 +242,7 @@ impl MetaCache {
         if name.len() > SHORT_NAME || dir.0 == 0 {
             return;
         }
-        let set = name_set(dir, name);
+        let set = self.name_set(dir, name);
         let ways = &mut self.names[set..set + NAME_WAYS];
         let way = match ways.iter().position(|s| s.is(dir, name) || s.dir == 0) {
             Some(way) => way,
@@ -216,7 +268,7 @@ impl MetaCache {
         if name.len() > SHORT_NAME {
             return;
         }
-        let set = name_set(dir, name);
+        let set = self.name_set(dir, name);
         for slot in &mut self.names[set..set + NAME_WAYS] {
             if slot.is(dir, name) {
                 *slot = NameSlot::FREE;
@@ -305,12 +357,15 @@ mod tests {
         let exact = [b'n'; SHORT_NAME];
         c.put_child(Ino(2), &exact, Ino(12));
         assert_eq!(c.child(Ino(2), &exact), Some(Ino(12)));
-        let n = 4 * NAME_SLOTS as u32;
+        let n = 4 * MetaSizes::DEFAULT.names as u32;
         for i in 0..n {
             c.put_stat(stat(i + 1, FileType::File, u64::from(i)));
             c.put_child(Ino(2), &i.to_le_bytes(), Ino(i + 1));
         }
-        assert_eq!(c.len(), (INODE_SLOTS, NAME_SLOTS));
+        assert_eq!(
+            c.len(),
+            (MetaSizes::DEFAULT.inodes, MetaSizes::DEFAULT.names)
+        );
         // Whatever is still cached is right; the newest of each is there.
         let mut names = 0;
         for i in 0..n {
@@ -322,7 +377,7 @@ mod tests {
                 assert_eq!(s.size, u64::from(i));
             }
         }
-        assert_eq!(names, NAME_SLOTS);
+        assert_eq!(names, MetaSizes::DEFAULT.names);
         assert_eq!(c.stat(Ino(n)).map(|s| s.size), Some(u64::from(n - 1)));
         assert_eq!(c.child(Ino(2), &(n - 1).to_le_bytes()), Some(Ino(n)));
     }

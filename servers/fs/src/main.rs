@@ -33,7 +33,7 @@ mod rights;
 mod serve;
 
 use conflux_blk_client::{Caps, Connection};
-use conflux_ext4::{blocks_in_image, FileSystem, FixedClock};
+use conflux_ext4::{blocks_in_image, FileSystem, FixedClock, MetaSizes};
 use conflux_fs_core::pages::PAGE;
 use conflux_fs_core::{BlockCache, Disk, Files, Pages};
 use conflux_fs_protocol::{ipc, FsError};
@@ -51,10 +51,13 @@ conflux_userlib::entry!(main);
 /// above the file system (half the heap); the blocks cached here are
 /// mostly metadata, and data on its way to and from the disk.
 const CACHE_BLOCKS: usize = config::HEAP_SIZE / 4 / conflux_fs_core::BLOCK;
-/// Page-cache pages: half the heap, as Linux gives free memory to its
-/// page cache. The rest holds the metadata caches, rsext4's own state,
-/// sessions and compounds.
-const PAGES: usize = config::HEAP_SIZE / 2 / PAGE;
+/// Page-cache pages: seven sixteenths of the heap (14 MiB of 32), as
+/// Linux gives free memory to its page cache.
+const PAGES: usize = config::HEAP_SIZE / 16 * 7 / PAGE;
+/// The metadata caches (inodes, names, directory listings): an eighth.
+/// The rest (three sixteenths) holds rsext4's own state, sessions and
+/// compounds.
+const META_BYTES: usize = config::HEAP_SIZE / 8;
 /// Where a transferred capability lands.
 const RECEIVED: usize = config::caps::FIRST_FREE;
 /// Client regions' capability slots follow.
@@ -100,7 +103,8 @@ fn main() {
     };
     disk.set_blocks(blocks);
     let cache = BlockCache::new(disk, CACHE_BLOCKS);
-    let fs = match FileSystem::mount(cache, FixedClock(NOW)) {
+    let meta = MetaSizes::within(META_BYTES);
+    let fs = match FileSystem::mount_sized(cache, FixedClock(NOW), meta) {
         Ok(fs) => fs,
         Err(e) => {
             println!(
@@ -119,10 +123,14 @@ fn main() {
         return;
     };
     println!(
-        "page cache: {} pages ({} KiB) of a {} KiB heap",
-        pages.capacity(),
+        "caches of a {} KiB heap: pages {} KiB, blocks {} KiB, metadata {} KiB \
+         ({} inodes, {} names)",
+        config::HEAP_SIZE / 1024,
         pages.capacity() * PAGE / 1024,
-        config::HEAP_SIZE / 1024
+        CACHE_BLOCKS * conflux_fs_core::BLOCK / 1024,
+        meta.bytes() / 1024,
+        meta.inodes,
+        meta.names
     );
     let fs = Files::new(fs, pages, FixedClock(NOW));
     let totals = fs.stats();
