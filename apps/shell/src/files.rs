@@ -1,6 +1,6 @@
 //! Commands on names and directories: ls, stat, mkdir, rmdir, rm, mv, cd,
-//! pwd, df, sync. `ls -l` is one compound: the directory's entries and
-//! each entry's status come back from one IPC.
+//! pwd, df, sync. `ls -l` uses `readdirplus`: each batch of up to 64
+//! entries comes back with every entry's status in one IPC.
 
 use alloc::string::String;
 use conflux_fs_client::{Error, Fs};
@@ -44,18 +44,20 @@ fn ls_one(fs: &mut Fs, path: &str, long: bool) -> Result<(), Error> {
         }
         return Ok(());
     }
-    if long {
-        let (entries, cut) = fs.list_long(path)?;
-        for (d, st) in &entries {
-            println!("{}", long_line(st, &name(d.name())));
-        }
-        if cut {
-            println!("ls: {path}: listing cut short: the directory has more entries than one compound returns");
-        }
-        return Ok(());
-    }
     let fd = fs.open(path, ops::O_RDONLY | ops::O_DIRECTORY, 0)?;
+    // `ls -l`: each batch of entries comes with their status
+    // (`readdirplus`), however large the directory.
     let result = (|| loop {
+        if long {
+            let batch = fs.readdir_plus(fd)?;
+            if batch.is_empty() {
+                return Ok(());
+            }
+            for e in batch {
+                println!("{}", long_line(&e.stat, &name(e.dirent.name())));
+            }
+            continue;
+        }
         let batch = fs.readdir(fd)?;
         if batch.is_empty() {
             return Ok(());

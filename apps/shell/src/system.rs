@@ -14,7 +14,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("help", "this list"),
     (
         "ls [-l] [PATH…]",
-        "list a directory (-l: with each entry's status, as one compound)",
+        "list a directory (-l: with each entry's status, by readdirplus)",
     ),
     ("cat FILE…", "print files"),
     ("stat PATH…", "show a file's status"),

@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use conflux_cosy_ipc::client::Operand;
 use conflux_fs_protocol::ipc::BufArg;
 use conflux_fs_protocol::ops;
-use conflux_fs_protocol::record::{Dirent, FsTotals, Stat};
+use conflux_fs_protocol::record::{Dirent, DirentPlus, FsTotals, Stat};
 
 use crate::{put_path, Error, Fs, PATHS};
 
@@ -195,6 +195,26 @@ impl Fs {
             .chunks(Dirent::SIZE)
             .take(n.min(room))
             .filter_map(Dirent::decode)
+            .collect())
+    }
+
+    /// The next entries of the directory open as `fd`, each with its
+    /// status (`readdirplus`: `ls -l` in one IPC per batch, no `statat`
+    /// per entry); empty at the end.
+    pub fn readdir_plus(&mut self, fd: Fd) -> Result<Vec<DirentPlus>, Error> {
+        let room = (self.staging() / DirentPlus::SIZE).min(64);
+        let len = room * DirentPlus::SIZE;
+        let operands = [
+            Operand::Value(fd.0),
+            Fs::data_arg(len),
+            Operand::Value(len as u64),
+        ];
+        let n = self.call(ops::READDIRPLUS, &operands)? as usize;
+        let bytes = &self.session.control()[PATHS..PATHS + len];
+        Ok(bytes
+            .chunks(DirentPlus::SIZE)
+            .take(n.min(room))
+            .filter_map(DirentPlus::decode)
             .collect())
     }
 

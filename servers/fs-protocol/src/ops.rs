@@ -74,6 +74,10 @@ cosy_abi::operations! {
     STATFS = 22, "statfs", [B];
     /// `sync() -> 0`: writes everything back and flushes the disk.
     SYNC = 23, "sync", [];
+    /// `readdirplus(fd, out, len) -> entries`: as `readdir`, each entry a
+    /// [`crate::record::DirentPlus`] — its status with its name, so
+    /// `ls -l` needs no `statat` per entry (NFSv3's `READDIRPLUS`).
+    READDIRPLUS = 24, "readdirplus", [V, B, V];
 }
 
 /// The op table compounds for the file server are verified against.

@@ -205,6 +205,39 @@ impl Dirent {
     }
 }
 
+/// One entry of `readdirplus` (328 bytes): the entry's [`Stat`] at 0, its
+/// [`Dirent`] at [`DirentPlus::DIRENT_OFFSET`] — NFSv3's `READDIRPLUS`,
+/// `ls -l`'s listing and status in one operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DirentPlus {
+    pub stat: Stat,
+    pub dirent: Dirent,
+}
+
+impl DirentPlus {
+    /// Bytes on the wire.
+    pub const SIZE: usize = Stat::SIZE + Dirent::SIZE;
+    /// Offset of the [`Dirent`] (and of its name, plus
+    /// [`Dirent::NAME_OFFSET`]).
+    pub const DIRENT_OFFSET: usize = Stat::SIZE;
+
+    /// Writes the record into `out[..SIZE]`; false if `out` is shorter.
+    pub fn encode(&self, out: &mut [u8]) -> bool {
+        out.len() >= Self::SIZE
+            && self.stat.encode(out)
+            && self.dirent.encode(&mut out[Self::DIRENT_OFFSET..])
+    }
+
+    /// Reads a record the server wrote.
+    pub fn decode(b: &[u8]) -> Option<DirentPlus> {
+        let b = b.get(..Self::SIZE)?;
+        Some(DirentPlus {
+            stat: Stat::decode(b)?,
+            dirent: Dirent::decode(&b[Self::DIRENT_OFFSET..])?,
+        })
+    }
+}
+
 /// `statfs`'s answer (40 bytes): block size 0, blocks 8, free blocks 16,
 /// inodes 24 (u32), free inodes 28 (u32), the rest zero.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -255,6 +288,35 @@ impl FsTotals {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_plus_entry_is_its_stat_then_its_dirent() {
+        let stat = Stat {
+            ino: 12,
+            size: 3,
+            blocks: 8,
+            atime: 1,
+            mtime: 2,
+            ctime: 3,
+            uid: 0,
+            gid: 0,
+            perm: 0o644,
+            links: 1,
+            kind: Kind::File,
+        };
+        let dirent = Dirent::new(12, Kind::File, b"notes").unwrap();
+        let plus = DirentPlus { stat, dirent };
+        let mut out = [0xffu8; DirentPlus::SIZE];
+        assert!(plus.encode(&mut out));
+        assert_eq!(Stat::decode(&out), Some(stat));
+        assert_eq!(
+            Dirent::decode(&out[DirentPlus::DIRENT_OFFSET..]),
+            Some(dirent)
+        );
+        assert_eq!(DirentPlus::decode(&out), Some(plus));
+        assert!(!plus.encode(&mut out[..DirentPlus::SIZE - 1]));
+        assert_eq!(DirentPlus::decode(&out[..DirentPlus::SIZE - 1]), None);
+    }
 
     #[test]
     fn stat_layout_is_fixed() {

@@ -105,6 +105,7 @@ pub fn changes_files(opcode: u16, value: impl Fn(usize) -> u64) -> bool {
         | ops::FSTAT
         | ops::STATAT
         | ops::READDIR
+        | ops::READDIRPLUS
         | ops::FSYNC
         | ops::CHDIR
         | ops::GETCWD
@@ -184,6 +185,7 @@ mod tests {
             ops::FSTAT,
             ops::STATAT,
             ops::READDIR,
+            ops::READDIRPLUS,
             ops::FSYNC,
             ops::CHDIR,
             ops::GETCWD,

@@ -7,7 +7,7 @@
 mod support;
 
 use conflux_fs_protocol::ops::*;
-use conflux_fs_protocol::record::Stat;
+use conflux_fs_protocol::record::{DirentPlus, Kind, Stat};
 use conflux_fs_protocol::FsError;
 use cosy_abi::CallError;
 use support::common::pattern;
@@ -151,6 +151,10 @@ fn every_bad_request_gets_its_own_code() {
     c.region[4000..4002].copy_from_slice(&[0xff, 0xfe]);
     s.fs.mkdir("/full", 0o755).unwrap();
     s.fs.create("/full/x", 0o644).unwrap();
+    let p = path(&mut c, 0, "/full");
+    let dir = s
+        .call(&mut c, OPEN, &[p, O::V(O_RDONLY | O_DIRECTORY), O::V(0)])
+        .unwrap();
     use A::*;
     let cases: Vec<(&str, u16, Vec<A>, FsError)> = vec![
         (
@@ -295,6 +299,18 @@ fn every_bad_request_gets_its_own_code() {
             FsError::NotADirectory,
         ),
         (
+            "readdirplus on a file",
+            READDIRPLUS,
+            vec![V(fd), B(2048, 1024), V(1024)],
+            FsError::NotADirectory,
+        ),
+        (
+            "readdirplus buffer smaller than one entry",
+            READDIRPLUS,
+            vec![V(dir), B(2048, 327), V(327)],
+            FsError::BadBuffer,
+        ),
+        (
             "chdir to a file",
             CHDIR,
             vec![P("/f")],
@@ -352,6 +368,56 @@ fn every_bad_request_gets_its_own_code() {
         s.call(&mut c, READ, &[O::V(fd), O::B(REGION - 4, 8), O::V(8)]),
         Err(CallError::OutOfBounds.code())
     );
+    s.fs.unmount().unwrap();
+    image.fsck();
+}
+
+#[test]
+fn readdirplus_lists_each_entry_with_the_status_statat_gives() {
+    let (image, mut s) = setup("svc-readdirplus");
+    let mut c = Client::new();
+    s.fs.mkdir("/d", 0o755).unwrap();
+    for n in 0..40u32 {
+        let st = s.fs.create(&format!("/d/file-{n:02}"), 0o640).unwrap();
+        s.fs.write_at(st.ino, 0, &pattern(n, n as usize * 100)).unwrap();
+    }
+    s.fs.mkdir("/d/sub", 0o700).unwrap();
+    let p = path(&mut c, 0, "/d");
+    let dir = s
+        .call(&mut c, OPEN, &[p, O::V(O_RDONLY | O_DIRECTORY), O::V(0)])
+        .unwrap();
+    // Room for 16 entries a call: three calls, then 0 at the end.
+    let (out, len) = (8192, 16 * DirentPlus::SIZE);
+    let mut seen = Vec::new();
+    loop {
+        let n = s
+            .call(&mut c, READDIRPLUS, &[O::V(dir), O::B(out, len), O::V(len as u64)])
+            .unwrap() as usize;
+        if n == 0 {
+            break;
+        }
+        assert!(n <= 16);
+        for i in 0..n {
+            let at = out + i * DirentPlus::SIZE;
+            let e = DirentPlus::decode(&c.region[at..at + DirentPlus::SIZE]).unwrap();
+            seen.push(e);
+        }
+    }
+    assert_eq!(seen.len(), 41, "every entry once, no `.` or `..`");
+    for e in &seen {
+        // The status is the one `statat` gives for the entry's name.
+        let name = std::str::from_utf8(e.dirent.name()).unwrap().to_owned();
+        let p = path(&mut c, 0, &name);
+        let st = O::B(4096, Stat::SIZE);
+        s.call(&mut c, STATAT, &[O::V(dir), p, st]).unwrap();
+        let want = Stat::decode(&c.region[4096..4096 + Stat::SIZE]).unwrap();
+        assert_eq!(e.stat, want, "{name}");
+        assert_eq!(e.stat.ino, u64::from(e.dirent.ino));
+    }
+    let sub = seen.iter().find(|e| e.dirent.name() == b"sub").unwrap();
+    assert_eq!((sub.stat.kind, sub.stat.perm), (Kind::Directory, 0o700));
+    let f7 = seen.iter().find(|e| e.dirent.name() == b"file-07").unwrap();
+    assert_eq!((f7.stat.size, f7.stat.perm), (700, 0o640));
     s.fs.unmount().unwrap();
     image.fsck();
 }

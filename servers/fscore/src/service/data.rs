@@ -1,12 +1,13 @@
 //! Operations on open handles and `stat`: open, read and write (at the
-//! position or at an offset), seek, the stat family and readdir.
+//! position or at an offset), seek, the stat family, readdir and
+//! readdirplus.
 
-use conflux_ext4::{BlockDevice, Error};
+use conflux_ext4::{BlockDevice, Error, Ino};
 use conflux_fs_protocol::ops::{
     AT_CWD, O_ACCMODE, O_APPEND, O_CREAT, O_DIRECTORY, O_EXCL, O_KNOWN, O_RDONLY, O_RDWR, O_TRUNC,
     O_WRONLY, SEEK_CUR, SEEK_END, SEEK_SET,
 };
-use conflux_fs_protocol::record::Dirent;
+use conflux_fs_protocol::record::{Dirent, DirentPlus};
 use conflux_fs_protocol::FsError;
 use cosy_abi::{Args, CallError};
 
@@ -156,8 +157,13 @@ impl<B: BlockDevice> FileService<'_, B> {
         put(stat_record(&stat).encode(args.buf_mut(2)?))
     }
 
-    /// `readdir(fd, out, len) -> entries written`.
-    pub(super) fn readdir(&mut self, args: &mut Args<'_, '_>) -> Result<u64, CallError> {
+    /// `readdir(fd, out, len) -> entries written`, or with each entry's
+    /// status before it (`plus`: `readdirplus`).
+    pub(super) fn readdir(
+        &mut self,
+        args: &mut Args<'_, '_>,
+        plus: bool,
+    ) -> Result<u64, CallError> {
         let (fd, len) = (args.value(0), args.value(2));
         let file = *self.session.get(self.inodes, fd)?;
         if !file.dir {
@@ -165,7 +171,11 @@ impl<B: BlockDevice> FileService<'_, B> {
         }
         let len = usize::try_from(len).map_err(|_| FsError::BadBuffer)?;
         let out = args.buf_mut(1)?.get_mut(..len).ok_or(FsError::BadBuffer)?;
-        let room = out.len() / Dirent::SIZE;
+        let (size, at) = match plus {
+            true => (DirentPlus::SIZE, DirentPlus::DIRENT_OFFSET),
+            false => (Dirent::SIZE, 0),
+        };
+        let room = out.len() / size;
         if room == 0 && !file.cursor.is_end() {
             return Err(FsError::BadBuffer.into());
         }
@@ -181,10 +191,25 @@ impl<B: BlockDevice> FileService<'_, B> {
                     let Some(d) = Dirent::new(ino.0, kind(k), name) else {
                         return;
                     };
-                    d.encode(&mut out[written * Dirent::SIZE..]);
+                    d.encode(&mut out[written * size + at..]);
                     written += 1;
                 })
                 .map_err(fs_error)?;
+        }
+        if plus {
+            // The names just listed put their inodes in the metadata
+            // cache, so each status is a table lookup. A failure fails
+            // the call before the position moves: nothing is skipped.
+            for record in out.chunks_exact_mut(size).take(written) {
+                let ino = u32::from_le_bytes([
+                    record[at],
+                    record[at + 1],
+                    record[at + 2],
+                    record[at + 3],
+                ]);
+                let stat = self.fs.stat(Ino(ino)).map_err(fs_error)?;
+                stat_record(&stat).encode(record);
+            }
         }
         self.session.get(self.inodes, fd)?.cursor = cursor;
         Ok(written as u64)
