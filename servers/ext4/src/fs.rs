@@ -16,6 +16,7 @@ use rsext4::{Ext4, FileName, InodeNumber, MountServices, MountedServices, NoopOb
 
 use crate::device::{BlockDevice, Clock, Io, Time};
 use crate::error::{Error, Result};
+use crate::journal_room;
 use crate::meta_cache::{MetaCache, MetaSizes};
 use crate::path;
 use crate::types::{DirCursor, DirEntry, FileType, FsStats, Ino, Stat};
@@ -61,6 +62,12 @@ impl<D: BlockDevice> FileSystem<D> {
     /// Writes everything back, marks the file system clean and gives the
     /// device up. Until this returns `Ok`, the image needs journal replay.
     pub fn unmount(mut self) -> Result<()> {
+        if !self.is_read_only() {
+            // rsext4 cannot checkpoint for the write that marks the image
+            // clean; give it room first (`journal_room`).
+            self.inner.sync()?;
+            journal_room::make_room(&mut self.inner)?;
+        }
         self.inner.unmount()?;
         Ok(())
     }

@@ -15,6 +15,10 @@
 //! - **Repairs of rsext4 bugs** on the way to the disk, in the device
 //!   adapter: inode-bitmap padding (`padding`) and the block count of
 //!   directories with an extent tree (`dirblocks`).
+//! - **Unmounting after any number of transactions.** rsext4 cannot
+//!   checkpoint its journal for the superblock write that marks the image
+//!   clean, so its unmount failed once the journal was two thirds full;
+//!   `unmount` makes the room first (`journal_room`).
 //!
 //! Limits of rsext4 0.9.2 that images must respect (see
 //! `docs/ARCHITECTURE.md`): 4 KiB blocks only (`mke2fs -b 4096`), and
@@ -29,6 +33,7 @@ mod device;
 mod dirblocks;
 mod error;
 mod fs;
+mod journal_room;
 mod layout;
 mod listings;
 mod meta_cache;

@@ -33,8 +33,7 @@ conflux_userlib::entry!(main);
 /// Log files written in turn.
 const FILES: u32 = 3;
 /// Fsynced batches per boot: longer than the runner's largest kill delay,
-/// and fewer than rsext4 can journal in one mount before its unmount fails
-/// (see `servers/ext4/tests/journal_wrap.rs`).
+/// and enough to take the 4 MiB journal round its ring.
 const BATCHES: u32 = 500;
 
 fn main() {

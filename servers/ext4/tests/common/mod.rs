@@ -12,6 +12,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
 
 use conflux_ext4::{BlockDevice, DeviceError, FileSystem, FixedClock};
 
@@ -72,6 +73,73 @@ impl BlockDevice for FileDisk {
 
     fn flush(&mut self) -> Result<(), DeviceError> {
         self.file.sync_data().map_err(|_| DeviceError)
+    }
+}
+
+/// A disk image held in memory, for tests of tens of thousands of syncs:
+/// `FileDisk` flushes with the host's fsync, which would cost more than
+/// the file system. Clones share the bytes, so the test keeps one to
+/// save the image (for e2fsck) after the mount that owned the other was
+/// unmounted or dropped. A flush is a no-op: durability across a host
+/// crash is not what such tests check.
+#[derive(Clone)]
+pub struct MemDisk {
+    bytes: Arc<Mutex<Vec<u8>>>,
+}
+
+impl MemDisk {
+    pub const SECTOR: u32 = 512;
+
+    /// The contents of the image at `path`.
+    pub fn load(path: &Path) -> MemDisk {
+        let bytes = std::fs::read(path)
+            .unwrap_or_else(|e| panic!("cannot read the image {}: {e}", path.display()));
+        MemDisk {
+            bytes: Arc::new(Mutex::new(bytes)),
+        }
+    }
+
+    /// Writes the image back to `path`, as it is now.
+    pub fn save(&self, path: &Path) {
+        let bytes = self.bytes.lock().expect("image lock");
+        std::fs::write(path, &*bytes)
+            .unwrap_or_else(|e| panic!("cannot write the image {}: {e}", path.display()));
+    }
+
+    fn range(&self, sector: u64, len: usize) -> Result<std::ops::Range<usize>, DeviceError> {
+        let start = sector as usize * Self::SECTOR as usize;
+        let end = start + len;
+        let whole = len.is_multiple_of(Self::SECTOR as usize);
+        if !whole || end > self.bytes.lock().expect("image lock").len() {
+            return Err(DeviceError);
+        }
+        Ok(start..end)
+    }
+}
+
+impl BlockDevice for MemDisk {
+    fn sector_size(&self) -> u32 {
+        Self::SECTOR
+    }
+
+    fn sector_count(&self) -> u64 {
+        self.bytes.lock().expect("image lock").len() as u64 / u64::from(Self::SECTOR)
+    }
+
+    fn read(&mut self, first_sector: u64, buf: &mut [u8]) -> Result<(), DeviceError> {
+        let range = self.range(first_sector, buf.len())?;
+        buf.copy_from_slice(&self.bytes.lock().expect("image lock")[range]);
+        Ok(())
+    }
+
+    fn write(&mut self, first_sector: u64, data: &[u8]) -> Result<(), DeviceError> {
+        let range = self.range(first_sector, data.len())?;
+        self.bytes.lock().expect("image lock")[range].copy_from_slice(data);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), DeviceError> {
+        Ok(())
     }
 }
 
