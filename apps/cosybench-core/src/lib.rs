@@ -3,7 +3,8 @@
 //! 4-process runs) share: where a compound's buffers lie ([`layout`]),
 //! the three configurations ([`Config`]), running a compound after
 //! placing its inputs ([`run_in`]), the dbsim workload ([`dbsim`]) and
-//! the messages the benchmark hands jobs to its clients with ([`job`]).
+//! the messages the benchmark hands jobs to its clients with ([`job`]),
+//! and fs-ops' operations and buffers ([`fs_ops`]).
 //! A client runs the same code for a job as the benchmark runs for its
 //! own share, so every process of a run does the same kind of work.
 #![no_std]
@@ -16,6 +17,7 @@ pub mod client;
 pub mod config;
 #[cfg(target_os = "none")]
 pub mod dbsim;
+pub mod fs_ops;
 pub mod job;
 pub mod layout;
 #[cfg(target_os = "none")]

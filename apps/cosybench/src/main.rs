@@ -1,7 +1,8 @@
 //! Cosy benchmark task (`cargo make bench cosy`): the workloads of the
 //! Cosy papers (FSL-02-01, HotOS 2003) — null loop, copy, grep, dbsim
 //! (with 1, 2 and 4 processes: `crate::clients`), ls -l, bonnie —
-//! against the real file server
+//! and the file server's cost per operation (`cargo make bench fs-ops`:
+//! [`fs_ops`]) against the real file server
 //! (`servers/fs`, ext4 on virtio-blk), each in three configurations:
 //!
 //! - **VAN**: one IPC per file operation through `conflux-fs-client`'s
@@ -33,6 +34,7 @@ mod bonnie;
 mod clients;
 mod copy;
 mod dbsim;
+mod fs_ops;
 mod grep;
 mod ls_l;
 mod measure;
@@ -147,5 +149,6 @@ fn run(bench: &mut Bench, step: &plan::Step<'_>) {
         plan::Workload::Dbsim => dbsim::run(bench, step),
         plan::Workload::LsL => ls_l::run(bench, step),
         plan::Workload::Bonnie => bonnie::run(bench, step),
+        plan::Workload::FsOps => fs_ops::run(bench, step),
     }
 }

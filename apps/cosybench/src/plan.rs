@@ -10,6 +10,7 @@
 //! dbsim       3       /cosy/db-64m.bin 3000 1-procs 4-procs
 //! ls-l        9       /ls/5000
 //! bonnie      1       /cosy/bonnie.bin 33554432 16384 4000
+//! fs-ops      21      pread 1000 /fsops/read-1m.bin
 //! ```
 //!
 //! `rounds` timed rounds follow one untimed warm-up round; null-loop's
@@ -17,7 +18,8 @@
 //! file, then numbers of reads per process and process counts
 //! (`crate::dbsim`), ls-l's directories of copies (`crate::ls_l`),
 //! bonnie's a file, its size, the bytes of its `putc` phase and its
-//! seeks (`crate::bonnie`).
+//! seeks (`crate::bonnie`), fs-ops' an operation, how many of it one run
+//! makes and the file or directory it works on (`crate::fs_ops`).
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -38,6 +40,7 @@ pub enum Workload {
     Dbsim,
     LsL,
     Bonnie,
+    FsOps,
 }
 
 impl fmt::Display for Workload {
@@ -49,6 +52,7 @@ impl fmt::Display for Workload {
             Workload::Dbsim => "dbsim",
             Workload::LsL => "ls-l",
             Workload::Bonnie => "bonnie",
+            Workload::FsOps => "fs-ops",
         })
     }
 }
@@ -78,7 +82,7 @@ impl fmt::Display for PlanError<'_> {
             PlanError::UnknownWorkload(w) => {
                 write!(
                     f,
-                    "unknown workload `{w}` (known: null-loop, copy, grep, dbsim, ls-l, bonnie)"
+                    "unknown workload `{w}` (known: null-loop, copy, grep, dbsim, ls-l, bonnie, fs-ops)"
                 )
             }
             PlanError::BadRounds(r) => {
@@ -110,6 +114,7 @@ impl<'a> Step<'a> {
             "dbsim" => Workload::Dbsim,
             "ls-l" => Workload::LsL,
             "bonnie" => Workload::Bonnie,
+            "fs-ops" => Workload::FsOps,
             other => return Err(PlanError::UnknownWorkload(other)),
         };
         let rounds = words.next().unwrap_or("");

@@ -12,9 +12,11 @@ use std::time::Duration;
 mod cosy;
 mod file_tcp;
 mod flow;
+mod fs_ops;
+mod guest_figures;
 mod net;
 
-const BENCHES: [&str; 9] = [
+const BENCHES: [&str; 10] = [
     "boot",
     "ipc",
     "blk",
@@ -22,6 +24,7 @@ const BENCHES: [&str; 9] = [
     "net",
     "cosy",
     "cosy-interp",
+    "fs-ops",
     "flow",
     "flow-file-tcp",
 ];
@@ -384,6 +387,7 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
             "crypto" => crypto()?,
             "net" => net::run()?,
             "cosy" => cosy::run()?,
+            "fs-ops" => fs_ops::run()?,
             "flow" => flow::run()?,
             "flow-file-tcp" => file_tcp::run()?,
             "cosy-interp" => cosy_interp()?,
