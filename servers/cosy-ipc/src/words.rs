@@ -160,7 +160,10 @@ mod tests {
     fn labels_decode_and_count() {
         let w = [7, 9];
         assert_eq!(Request::of(RUN, &w), Request::Run { offset: 7, len: 9 });
-        assert_eq!(Request::of(RUN, &w[..1]), Request::Run { offset: 7, len: 0 });
+        assert_eq!(
+            Request::of(RUN, &w[..1]),
+            Request::Run { offset: 7, len: 0 }
+        );
         assert_eq!(Request::of(VAN_BASE + 3, &w), Request::Op(3));
         assert_eq!(Request::of(99, &w), Request::Unknown);
         let ops = |op: u16| (op < 2).then_some(usize::from(op) + 1);
