@@ -6,7 +6,10 @@
 //! reserved bits; a valid capability; a partner blocked exactly where
 //! expected and at least as urgent as the current task (so it may run
 //! without a scheduler search: the current task is the most urgent ready
-//! one; for `reply_recv`, no signal pending on a bound notification) —
+//! one), or, for `reply_recv`, the one task the search would choose (a
+//! caller less urgent than its server, when no other ready task is as
+//! urgent as the caller); for `reply_recv`, no signal pending on a bound
+//! notification —
 //! and then commits in a few stores, returning the partner to run.
 //! `None` means "take the slow path", which handles every case, including
 //! every error, with the same results. The rules are the slow path's; the
@@ -120,7 +123,12 @@ impl<M: Machine> Kernel<M> {
         let caller = self.tasks[c].as_ref()?;
         let awaiting =
             matches!(caller.state, State::AwaitingReply { server: s } if s as usize == me);
-        if caller.generation != gen || !awaiting || caller.priority > server.priority {
+        if caller.generation != gen || !awaiting {
+            return None;
+        }
+        // A less urgent caller may run next only if the scheduler would
+        // choose it: no other ready task is as urgent.
+        if caller.priority > server.priority && !self.alone_next(c, me) {
             return None;
         }
         let ep = self.caps.get(NodeId::slot(me, ep_slot).ok()?).ok()?;

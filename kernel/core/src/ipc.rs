@@ -332,7 +332,8 @@ impl<M: Machine> Kernel<M> {
 
     /// `reply_recv`: reply if the reply slot holds a reply capability, then
     /// receive. When no message waits and the answered caller is at least
-    /// as urgent, the CPU goes straight to it.
+    /// as urgent, or the only most urgent ready task left
+    /// ([`Kernel::alone_next`]), the CPU goes straight to it.
     pub fn sys_reply_recv(&mut self, me: usize) -> Result<Next, SysError> {
         let packed = self.task(me).ctx.arg(0);
         let (_, reply_slot, _) = unpack_slots(packed)?;
@@ -349,7 +350,7 @@ impl<M: Machine> Kernel<M> {
         Ok(match (next, answered) {
             (Next::Block, Some(c))
                 if self.tasks[c].as_ref().is_some_and(|t| t.state.is_ready())
-                    && self.at_least_as_urgent(c, me) =>
+                    && (self.at_least_as_urgent(c, me) || self.alone_next(c, me)) =>
             {
                 Next::Switch(c)
             }

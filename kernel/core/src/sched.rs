@@ -29,6 +29,27 @@ impl<M: Machine> Kernel<M> {
         best.map(|(_, i)| i)
     }
 
+    /// True when no ready task but `t` itself and `leaving` (the running
+    /// task, about to block) is as urgent as `t`: once `leaving` blocks,
+    /// `t` is the only most urgent ready task, so the search
+    /// ([`Kernel::pick_next`]) would choose it from any starting point.
+    /// This lets `reply_recv` hand the CPU straight to a less urgent
+    /// caller (a client less urgent than its server, the common case)
+    /// with the scheduler's own answer; one pass over the image's tasks,
+    /// a few instructions each, where the search and the slow path cost
+    /// about a thousand.
+    pub fn alone_next(&self, t: usize, leaving: usize) -> bool {
+        let Some(p) = self.tasks[t].as_ref().map(|x| x.priority) else {
+            return false;
+        };
+        !self.live().iter().enumerate().any(|(i, x)| {
+            i != t
+                && i != leaving
+                && x.as_ref()
+                    .is_some_and(|x| x.state.is_ready() && x.priority <= p)
+        })
+    }
+
     /// True when a ready task is more urgent than `current`.
     pub fn should_preempt(&self, current: usize) -> bool {
         let cur = self.tasks[current].as_ref().map_or(u8::MAX, |t| t.priority);

@@ -10,6 +10,8 @@
 //! region's size when mapping it, so a client cannot claim a larger one.
 //! The control region is number 0, data regions 1.. ([`MAX_REGIONS`]).
 
+use core::ops::{Deref, DerefMut};
+
 use conflux_abi::layout::REGION_BASE;
 use conflux_userlib::ipc::{Message, Slot};
 use conflux_userlib::window::Window;
@@ -57,6 +59,28 @@ impl Lent {
             let _ = Slot(slot).delete();
             Err(RegionError::NotLent)
         })
+    }
+}
+
+/// A client's mapped regions as slices, numbered as the client numbers
+/// them: what `cosy_abi::Args` and the executor take, as a slice of
+/// slices ([`Regions::slices`]).
+pub struct Slices<'a> {
+    slices: [&'a mut [u8]; MAX_REGIONS],
+    len: usize,
+}
+
+impl<'a> Deref for Slices<'a> {
+    type Target = [&'a mut [u8]];
+
+    fn deref(&self) -> &Self::Target {
+        &self.slices[..self.len]
+    }
+}
+
+impl DerefMut for Slices<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.slices[..self.len]
     }
 }
 
@@ -112,11 +136,19 @@ impl Regions {
     }
 
     /// The mapped regions as the slices a compound executor takes (a gap
-    /// ends the list).
-    pub fn slices(&mut self) -> impl Iterator<Item = &mut [u8]> {
-        self.windows
-            .iter_mut()
-            .map_while(|r| r.as_mut().map(Window::bytes))
+    /// ends the list), held in place: every request borrows them, so
+    /// nothing is allocated for it.
+    pub fn slices(&mut self) -> Slices<'_> {
+        let mut slices = Slices {
+            slices: Default::default(),
+            len: 0,
+        };
+        for (to, window) in slices.slices.iter_mut().zip(self.windows.iter_mut()) {
+            let Some(window) = window else { break };
+            *to = window.bytes();
+            slices.len += 1;
+        }
+        slices
     }
 
     /// Unmaps every region and deletes its capability.

@@ -13,7 +13,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use conflux_cosy_ipc::regions::{Layout, Lent, RegionError, Regions};
+use conflux_cosy_ipc::regions::{Layout, Lent, RegionError, Regions, Slices};
 use conflux_fs_core::{Grant, Inodes, Session};
 use conflux_fs_protocol::FsError;
 use cosy_abi::{Insn, Program};
@@ -52,15 +52,14 @@ pub struct Client {
 impl Client {
     /// The mapped regions as the slices the executor takes, numbered as
     /// the client numbers them (a gap ends the list).
-    pub fn slices(&mut self) -> Vec<&mut [u8]> {
+    pub fn slices(&mut self) -> Slices<'_> {
         self.parts().0
     }
 
     /// The region slices and the session, borrowed together (the file
     /// service needs both).
-    pub fn parts(&mut self) -> (Vec<&mut [u8]>, &mut Session) {
-        let slices = self.regions.slices().collect();
-        (slices, &mut self.session)
+    pub fn parts(&mut self) -> (Slices<'_>, &mut Session) {
+        (self.regions.slices(), &mut self.session)
     }
 }
 

@@ -17,7 +17,8 @@
 //! than there can be jobs (one per client). After every request the slot
 //! where a transferred capability lands is emptied, so a capability the
 //! server did not take (refused with `UnexpectedCap`) can never make the
-//! kernel drop the next client's region.
+//! kernel drop the next client's region (only after a request that
+//! brought one: the slot fills only then).
 
 use conflux_cosy_ipc::replies::ReplySlots;
 use conflux_fs_protocol::ipc;
@@ -75,7 +76,12 @@ pub fn serve(
                 }
                 None => true,
             };
-            let _ = Slot(received).delete();
+            // The slot fills only when a capability arrives, and the
+            // kernel says so in the message; emptying it otherwise would
+            // be a syscall per request for nothing.
+            if got.msg.cap.is_some() {
+                let _ = Slot(received).delete();
+            }
             if started {
                 continue;
             }

@@ -27,7 +27,7 @@ use cosy_abi::{ArgKind, Args, Insn, OpResult, Program, Registers, Service};
 use crate::clients::{Client, Clients, Prepared, MAX_PREPARED};
 use crate::disk::BlkDisk;
 use crate::jobs::{fs_fail, owned, Started};
-use crate::request::{buf_operand, max_words, words, Request, Words};
+use crate::request::{after, buf_operand, max_words, words, Request};
 
 /// The file system as the server runs it.
 pub type Fs = Files<BlockCache<BlkDisk>>;
@@ -75,12 +75,13 @@ impl Server {
     /// capability is in slot `reply`; `None` when the request became a
     /// running compound, answered later through `outbox`.
     pub fn handle(&mut self, badge: u64, msg: &Message, reply: usize) -> Option<Message> {
-        let words = match words(msg) {
+        let mut long = None;
+        let words = match words(msg, &mut long) {
             Ok(w) => w,
             Err(e) => return Some(fs_fail(e)),
         };
-        let request = Request::of(msg.label, &words);
-        if let Err(e) = self.admit(badge, msg, &request, &words) {
+        let request = Request::of(msg.label, words);
+        if let Err(e) = self.admit(badge, msg, &request, words) {
             return Some(fs_fail(e));
         }
         let received = lent_region(msg);
@@ -96,11 +97,11 @@ impl Server {
                 self.clients.disconnect(&mut self.inodes, badge);
                 Message::new(ipc::OK, &[])
             }
-            Request::Op(op) => self.one_op(badge, op, &words),
-            Request::Run { offset, len } => return self.run(badge, offset, len, &words, reply),
+            Request::Op(op) => self.one_op(badge, op, words),
+            Request::Run { offset, len } => return self.run(badge, offset, len, words, reply),
             Request::Prepare { offset, len } => self.prepare(badge, offset, len),
             Request::RunPrepared { handle } => {
-                return self.run_prepared(badge, handle, words.from(1), reply)
+                return self.run_prepared(badge, handle, after(words, 1), reply)
             }
             Request::Release { handle } => self.release(badge, handle),
             Request::Shutdown => {
@@ -118,7 +119,7 @@ impl Server {
         badge: u64,
         msg: &Message,
         request: &Request,
-        words: &Words,
+        words: &[u64],
     ) -> Result<(), FsError> {
         if matches!(request, Request::Unknown) {
             return Err(FsError::NoSuchOp);
@@ -187,7 +188,7 @@ impl Server {
     }
 
     /// One file operation, its operands in `words` (the per-call path).
-    fn one_op(&mut self, badge: u64, op: u16, words: &Words) -> Message {
+    fn one_op(&mut self, badge: u64, op: u16, words: &[u64]) -> Message {
         let Some(spec) = ops::TABLE.get(op) else {
             return fs_fail(FsError::NoSuchOp);
         };
@@ -200,11 +201,12 @@ impl Server {
         };
         let (mut slices, session) = client.parts();
         let mut args = Args::new(&mut slices);
-        for (i, kind) in spec.args.iter().enumerate() {
+        // `words` holds at least one word per operand (checked above).
+        for (kind, &word) in spec.args.iter().zip(words) {
             args = match kind {
-                ArgKind::Value => args.with_value(words.get(i)),
+                ArgKind::Value => args.with_value(word),
                 ArgKind::Buf => {
-                    let (region, offset, len) = buf_operand(words.get(i));
+                    let (region, offset, len) = buf_operand(word);
                     match args.with_buf(region, offset, len) {
                         Ok(a) => a,
                         Err(e) => return fail(e.code()),
@@ -230,10 +232,10 @@ impl Server {
         badge: u64,
         offset: u64,
         len: u64,
-        words: &Words,
+        words: &[u64],
         reply: usize,
     ) -> Option<Message> {
-        let Some(regs) = Registers::with_params(words.from(2)) else {
+        let Some(regs) = Registers::with_params(after(words, 2)) else {
             return Some(fs_fail(FsError::Invalid));
         };
         let client = match self.clients.get(badge) {

@@ -13,7 +13,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use conflux_cosy_ipc::regions::{Layout, Lent, RegionError, Regions};
+use conflux_cosy_ipc::regions::{Layout, Lent, RegionError, Regions, Slices};
 use conflux_socket_protocol::NetError;
 use cosy_abi::{Insn, Program};
 
@@ -42,8 +42,8 @@ pub struct Client {
 
 impl Client {
     /// The mapped regions as the slices the executor takes.
-    pub fn slices(&mut self) -> Vec<&mut [u8]> {
-        self.regions.slices().collect()
+    pub fn slices(&mut self) -> Slices<'_> {
+        self.regions.slices()
     }
 }
 

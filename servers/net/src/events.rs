@@ -15,9 +15,9 @@
 //! the next receive returns at once.
 //!
 //! Reply slots: one per parked request and one to receive into. After
-//! every request the slot where transferred capabilities land is emptied,
-//! so an unexpected capability can never make the kernel drop the next
-//! client's region.
+//! every request that brought a capability, the slot where it landed is
+//! emptied, so an unexpected capability can never make the kernel drop
+//! the next client's region.
 
 use conflux_abi::time::{TICK_NS, TIMER_MAX_TICKS};
 use conflux_cosy_ipc::replies::ReplySlots;
@@ -78,13 +78,18 @@ pub fn serve(
                 if let Some(answer) = server.handle(got.badge, &got.msg, slot) {
                     pending = Some((slot, answer));
                 }
+                // The slot fills only when a capability arrives, and the
+                // kernel says so in the message: emptying it after every
+                // request would be a syscall each for nothing.
+                if got.msg.cap.is_some() {
+                    let _ = Slot(received).delete();
+                }
             }
             Err(e) => {
                 println!("receive on the net endpoint failed: {e}; waiting again");
                 slots.free(slot);
             }
         }
-        let _ = Slot(received).delete();
         step(server, timer);
     }
 }

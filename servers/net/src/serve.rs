@@ -59,12 +59,22 @@ pub fn fail(e: impl Into<CallError>) -> Message {
     Message::new(u32::from(e.into().code()), &[])
 }
 
-/// The words of `msg` (registers, then the IPC buffer).
-fn words(msg: &Message) -> Result<Words, NetError> {
-    Words::new(msg.len, |i| {
+/// The words of `msg`: in place when its registers hold them all, else
+/// read into `long` (registers, then the IPC buffer).
+fn words<'m>(msg: &'m Message, long: &'m mut Option<Words>) -> Result<&'m [u64], NetError> {
+    if let Some(held) = msg.words.get(..msg.len) {
+        return Ok(held);
+    }
+    let read = Words::new(msg.len, |i| {
         msg.words.get(i).copied().unwrap_or_else(|| long_word(i))
     })
-    .map_err(|_| NetError::TooManyWords)
+    .map_err(|_| NetError::TooManyWords)?;
+    Ok(long.insert(read).from(0))
+}
+
+/// The words from `i` on (none past the end).
+fn after(words: &[u64], i: usize) -> &[u64] {
+    words.get(i..).unwrap_or(&[])
 }
 
 impl Server {
@@ -84,15 +94,16 @@ impl Server {
     /// capability is in slot `reply`; `None` when the request was parked
     /// (answered later through `outbox`).
     pub fn handle(&mut self, badge: u64, msg: &Message, reply: usize) -> Option<Message> {
-        let words = match words(msg) {
+        let mut long = None;
+        let words = match words(msg, &mut long) {
             Ok(w) => w,
             Err(e) => return Some(fail(e)),
         };
-        let request = Request::of(msg.label, &words);
-        if let Err(e) = admit(msg, &request, &words) {
+        let request = Request::of(msg.label, words);
+        if let Err(e) = admit(msg, &request, words) {
             return Some(fail(e));
         }
-        let answer = self.answer(badge, request, &words, msg, reply);
+        let answer = self.answer(badge, request, words, msg, reply);
         self.report_quota(badge);
         answer
     }
@@ -103,7 +114,7 @@ impl Server {
         &mut self,
         badge: u64,
         request: Request,
-        words: &Words,
+        words: &[u64],
         msg: &Message,
         reply: usize,
     ) -> Option<Message> {
@@ -119,9 +130,9 @@ impl Server {
                 false => fail(NetError::NoSession),
             },
             Request::Op(op) => return self.one_op(badge, op, words, reply),
-            Request::Run { offset, len } => self.run(badge, offset, len, words.from(2)),
+            Request::Run { offset, len } => self.run(badge, offset, len, after(words, 2)),
             Request::Prepare { offset, len } => self.prepare(badge, offset, len),
-            Request::RunPrepared { handle } => self.run_prepared(badge, handle, words.from(1)),
+            Request::RunPrepared { handle } => self.run_prepared(badge, handle, after(words, 1)),
             Request::Release { handle } => self.release(badge, handle),
             // The network server has no SHUTDOWN: it runs as long as the
             // system does.
@@ -181,10 +192,11 @@ impl Server {
     }
 
     /// One socket operation (the per-call path); parked if it must wait.
-    fn one_op(&mut self, badge: u64, op: u16, words: &Words, reply: usize) -> Option<Message> {
+    fn one_op(&mut self, badge: u64, op: u16, words: &[u64], reply: usize) -> Option<Message> {
+        // Operands past the words read 0, as absent ones do.
         let mut operands = [0; MAX_OPERANDS];
-        for (i, o) in operands.iter_mut().enumerate() {
-            *o = words.get(i);
+        for (o, w) in operands.iter_mut().zip(words) {
+            *o = *w;
         }
         let p = Parked {
             badge,
@@ -253,7 +265,7 @@ impl Server {
 }
 
 /// The checks on the message itself (see the module docs).
-fn admit(msg: &Message, request: &Request, words: &Words) -> Result<(), NetError> {
+fn admit(msg: &Message, request: &Request, words: &[u64]) -> Result<(), NetError> {
     let operands = |op: u16| ops::TABLE.get(op).map(|s| s.args.len());
     if let Request::Unknown | Request::Shutdown = request {
         return Err(NetError::NoSuchOp);
