@@ -8,7 +8,12 @@
 //!    fewer records than were reported durable.
 //! 2. Prints `writing` (the runner's cue to start the kill timer), then
 //!    appends records in small batches, each followed by an fsync, and
-//!    prints `DURABLE N seq` once the fsync has returned.
+//!    prints `DURABLE N seq` once the fsync has returned. Log 0 grows by
+//!    its writes (each goes through the file system at once); logs 1 and
+//!    2 are first extended with `ftruncate` in steps of [`PREALLOC`]
+//!    bytes, so their records overwrite zeros inside the file: they wait
+//!    dirty in the server's page cache until the fsync writes them back,
+//!    which is what a crash must not lose.
 //! 3. If not killed: shuts the file server down (clean unmount) and ends.
 #![no_std]
 #![no_main]
@@ -32,6 +37,8 @@ conflux_userlib::entry!(main);
 
 /// Log files written in turn.
 const FILES: u32 = 3;
+/// Bytes logs 1 and 2 are extended by when a record would pass their end.
+const PREALLOC: u64 = 16 * 1024;
 /// Fsynced batches per boot: longer than the runner's largest kill delay,
 /// and enough to take the 4 MiB journal round its ring.
 const BATCHES: u32 = 500;
@@ -53,10 +60,16 @@ fn main() {
     let mut written = 0;
     for batch in 0..BATCHES {
         let file = batch % FILES;
-        let (fd, next) = &mut logs[file as usize];
+        let (fd, next, end) = &mut logs[file as usize];
         let count = 1 + u64::from(batch % 3);
         for _ in 0..count {
             let at = (*next - 1) * record::SIZE as u64;
+            if file != 0 && at + record::SIZE as u64 > *end {
+                *end += PREALLOC;
+                if let Err(e) = fs.ftruncate(*fd, *end) {
+                    fail("extend a log file with zeros", e);
+                }
+            }
             if let Err(e) = fs.pwrite(*fd, &record::encode(file, *next), at) {
                 fail("append a record", e);
             }
@@ -75,7 +88,7 @@ fn main() {
         );
     }
     println!("wrote {written} records in this boot; shutting the file server down");
-    for (fd, _) in logs {
+    for (fd, _, _) in logs {
         if let Err(e) = fs.close(fd) {
             fail("close a log file", e);
         }
@@ -87,8 +100,8 @@ fn main() {
 }
 
 /// Opens log `file`, keeps its intact records, reports them; returns the
-/// handle and the next record's number.
-fn open_log(fs: &mut Fs, file: u32) -> (Fd, u64) {
+/// handle, the next record's number and the file's size.
+fn open_log(fs: &mut Fs, file: u32) -> (Fd, u64, u64) {
     let path = format!("/crash/log{file}");
     let fd = fs
         .open(&path, O_RDWR | O_CREAT, 0o644)
@@ -105,7 +118,8 @@ fn open_log(fs: &mut Fs, file: u32) -> (Fd, u64) {
     let keep = intact * record::SIZE as u64;
     if size > keep {
         println!(
-            "{path}: {} bytes after record {intact} are not intact records (cut by the crash); removed",
+            "{path}: {} bytes after record {intact} are not intact records \
+             (zeros it was extended with, or a record the crash tore); cut off",
             size - keep
         );
         if let Err(e) = fs.ftruncate(fd, keep) {
@@ -113,7 +127,7 @@ fn open_log(fs: &mut Fs, file: u32) -> (Fd, u64) {
         }
     }
     println!("{}", DurableLine::Found { file, seq: intact });
-    (fd, intact + 1)
+    (fd, intact + 1, keep)
 }
 
 fn fail(what: &str, e: Error) -> ! {
