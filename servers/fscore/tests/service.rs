@@ -379,7 +379,8 @@ fn readdirplus_lists_each_entry_with_the_status_statat_gives() {
     s.fs.mkdir("/d", 0o755).unwrap();
     for n in 0..40u32 {
         let st = s.fs.create(&format!("/d/file-{n:02}"), 0o640).unwrap();
-        s.fs.write_at(st.ino, 0, &pattern(n, n as usize * 100)).unwrap();
+        s.fs.write_at(st.ino, 0, &pattern(n, n as usize * 100))
+            .unwrap();
     }
     s.fs.mkdir("/d/sub", 0o700).unwrap();
     let p = path(&mut c, 0, "/d");
@@ -391,7 +392,11 @@ fn readdirplus_lists_each_entry_with_the_status_statat_gives() {
     let mut seen = Vec::new();
     loop {
         let n = s
-            .call(&mut c, READDIRPLUS, &[O::V(dir), O::B(out, len), O::V(len as u64)])
+            .call(
+                &mut c,
+                READDIRPLUS,
+                &[O::V(dir), O::B(out, len), O::V(len as u64)],
+            )
             .unwrap() as usize;
         if n == 0 {
             break;
