@@ -102,6 +102,14 @@ impl<D: BlockDevice> FileSystem<D> {
 
     /// The inode `path` (absolute) names.
     pub fn lookup(&mut self, path: &str) -> Result<Stat> {
+        if let Some(names) = path::plain(path) {
+            // The common case, walked without collecting the names.
+            let mut at = self.stat(self.root())?;
+            for name in names {
+                at = self.child(&at, name)?.ok_or(Error::NotFound)?;
+            }
+            return Ok(at);
+        }
         let names = path::components(path)?;
         self.walk(&names)
     }
@@ -239,7 +247,12 @@ impl<D: BlockDevice> FileSystem<D> {
         if !dir.is_dir() {
             return Err(Error::NotADirectory);
         }
-        let checked = file_name(name)?;
+        // `.` and `..` are never cached, and neither is a name with `/`
+        // or NUL (only names rsext4 found are), so such a name misses
+        // and is refused below; the full check waits for a miss.
+        if name == b"." || name == b".." {
+            return Err(Error::InvalidPath);
+        }
         if let Some(ino) = self.cache.child(dir.ino, name) {
             match self.stat(ino) {
                 Ok(stat) => return Ok(Some(stat)),
@@ -249,7 +262,9 @@ impl<D: BlockDevice> FileSystem<D> {
                 Err(e) => return Err(e),
             }
         }
-        let found = self.inner.lookup_child(number(dir.ino)?, checked)?;
+        let found = self
+            .inner
+            .lookup_child(number(dir.ino)?, file_name(name)?)?;
         Ok(found.as_ref().map(|info| {
             let stat = Stat::from_info(info);
             self.cache.put_child(dir.ino, name, stat.ino);

@@ -30,6 +30,31 @@ pub fn check_name(name: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// The names of `path` if it is already in its plain form — absolute, no
+/// NUL, no empty, `.` or `..` component (the file server resolves every
+/// client path to this form) — so a walk can take them as they come,
+/// without collecting them; `None` for any other path, which
+/// [`components`] then resolves.
+pub fn plain(path: &str) -> Option<impl Iterator<Item = &[u8]>> {
+    let bytes = path.as_bytes();
+    let rest = bytes.strip_prefix(b"/")?;
+    if bytes.len() > MAX_PATH || rest.is_empty() {
+        return None;
+    }
+    // One pass over the bytes: no NUL, and no name empty, `.` or `..`.
+    let (mut len, mut dots) = (0, 0);
+    for &b in rest.iter().chain([&b'/']) {
+        match b {
+            b'/' if len == 0 || dots == len => return None,
+            b'/' => (len, dots) = (0, 0),
+            0 => return None,
+            b'.' if len < 2 => (len, dots) = (len + 1, dots + 1),
+            _ => len += 1,
+        }
+    }
+    Some(rest.split(|&b| b == b'/'))
+}
+
 /// The names from the root to the entry `path` names; empty for the root.
 pub fn components(path: &str) -> Result<Vec<&[u8]>> {
     let bytes = path.as_bytes();
@@ -86,6 +111,19 @@ mod tests {
         assert_eq!(components(&deep), Err(Error::NameTooLong));
         assert_eq!(split_last("/"), Err(Error::InvalidPath));
         assert_eq!(split_last("/a/.."), Err(Error::InvalidPath));
+    }
+
+    #[test]
+    fn plain_paths_are_walked_as_they_are() {
+        fn names(p: &str) -> Option<Vec<&[u8]>> {
+            plain(p).map(|n| n.collect())
+        }
+        assert_eq!(names("/a/bc"), Some(vec![b"a" as &[u8], b"bc"]));
+        for other in ["/", "", "a/b", "/a//b", "/a/", "/./a", "/a/..", "/a\0b"] {
+            assert_eq!(names(other), None, "{other}");
+        }
+        // Whatever `plain` takes, `components` reads the same way.
+        assert_eq!(names("/x/y").unwrap(), components("/x/y").unwrap());
     }
 
     #[test]

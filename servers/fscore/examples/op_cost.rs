@@ -26,7 +26,7 @@ use conflux_fs_core::{
     Block, BlockCache, Disk, DiskError, FileService, Files, Grant, Inodes, Pages, Session, BLOCK,
 };
 use conflux_fs_protocol::ops::{
-    CLOSE, OPEN, O_DIRECTORY, O_RDONLY, O_RDWR, PREAD, PWRITE, READDIR, STATAT,
+    CLOSE, OPEN, O_DIRECTORY, O_RDONLY, O_RDWR, PREAD, PWRITE, READDIR, STAT, STATAT,
 };
 use conflux_fs_protocol::record::{Dirent, Stat};
 use cosy_abi::{Args, Service};
@@ -202,6 +202,29 @@ fn both(s: &mut Server, fd: u64, at: u64, write: bool) {
     }
 }
 
+/// `stat` of a path two names deep, warm.
+#[inline(never)]
+fn one_stat(s: &mut Server) {
+    let p = s.path(0, "/ls/file-000042");
+    s.call(STAT, &[p, O::B(8192, Stat::SIZE)]);
+}
+
+/// `open` + `close` of the same path.
+#[inline(never)]
+fn one_open_close(s: &mut Server) {
+    let p = s.path(0, "/ls/file-000042");
+    let fd = s.call(OPEN, &[p, O::V(O_RDONLY), O::V(0)]);
+    s.call(CLOSE, &[O::V(fd)]);
+}
+
+#[inline(never)]
+fn phase_paths(s: &mut Server) {
+    for _ in 0..1000 {
+        one_stat(s);
+        one_open_close(s);
+    }
+}
+
 #[inline(never)]
 fn phase_dbsim(s: &mut Server) {
     dbsim(s, 0x9e37_79b9_7f4a_7c15, both);
@@ -251,6 +274,7 @@ fn main() {
     assert_eq!(phase_readdir(&mut s), FILES);
     assert_eq!(phase_ls_l(&mut s), FILES);
     phase_dbsim(&mut s);
+    phase_paths(&mut s);
     s.fs.unmount().expect("unmount");
     let _ = std::fs::remove_dir_all(&dir);
     println!(
