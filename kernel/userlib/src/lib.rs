@@ -24,6 +24,7 @@ extern crate alloc;
 pub mod bench;
 pub mod console;
 pub mod cpu_state;
+mod heap;
 pub mod hostile;
 pub mod io;
 pub mod ipc;

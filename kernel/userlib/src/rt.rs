@@ -1,20 +1,8 @@
-//! Task start-up, heap and panic handling.
-
-use conflux_abi::layout::HEAP_BASE;
-use linked_list_allocator::LockedHeap;
-
-// Under host unit tests the test harness keeps the system allocator.
-#[cfg_attr(not(test), global_allocator)]
-static HEAP: LockedHeap = LockedHeap::empty();
+//! Task start-up and panic handling.
 
 /// Runs `main` after setting up the heap the kernel mapped, then exits 0.
 pub fn start(heap_size: usize, main: fn()) -> ! {
-    if heap_size > 0 {
-        // Safety: the kernel maps `heap_size` zeroed, writable bytes at
-        // HEAP_BASE for this task (the manifest's heap_size, passed in from
-        // the generated constants), and nothing else uses that range.
-        unsafe { HEAP.lock().init(HEAP_BASE as *mut u8, heap_size) };
-    }
+    crate::heap::init(heap_size);
     main();
     crate::sys::exit(0)
 }
