@@ -7,8 +7,8 @@
 //! every change to a directory's names touches the directory (its times
 //! change), and touching, forgetting or removing a directory drops its
 //! pages. A page's entries are packed into one arena allocated at mount,
-//! as the other tables are (the guest's first-fit heap must not be
-//! fragmented by small long-lived allocations); a dropped page's bytes
+//! as the other tables are (so the listings' memory is fixed at mount and
+//! an entry costs no allocation); a dropped page's bytes
 //! are not reused, and when the arena or the page table is full it is
 //! emptied at once — listings come back with the next pass.
 

@@ -27,10 +27,11 @@
 //! With them, in `listings`, the pages of directory listings.
 //!
 //! All are tables of a fixed size, allocated once when the file system
-//! is mounted: the guest's heap is a first-fit list allocator, and many
-//! small long-lived allocations (a search tree's nodes, say) would leave
-//! holes that every later allocation of rsext4's walks past — measured,
-//! that made a cached 4 KiB `pread` some 20,000 instructions dearer. The
+//! is mounted, so their memory is fixed then and an entry costs no
+//! allocation. (They were first chosen because the guest heap was a
+//! first-fit list allocator, on which a search tree's many small nodes
+//! made a cached 4 KiB `pread` some 20,000 instructions dearer; the heap
+//! is talc now, which does not walk holes.) The
 //! inode table is direct-mapped by inode number ([`MetaSizes::inodes`]
 //! entries), the names table is [`NAME_WAYS`]-way set-associative by a
 //! hash of (directory, name) ([`MetaSizes::names`] entries); a new entry takes a

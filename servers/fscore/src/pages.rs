@@ -5,11 +5,11 @@
 //! coherent with the file system) is `files`.
 //!
 //! - **One pool, allocated once.** The pages live in one allocation made
-//!   when the server starts, sized from the memory the manifest gives it:
-//!   the guest's heap is a first-fit list allocator, where thousands of
-//!   small long-lived allocations would slow every later one (see
-//!   `conflux-ext4`'s `meta_cache`). The index is a hash table reserved to
-//!   the pool's size up front, so it never grows either.
+//!   when the server starts, sized from the memory the manifest gives it,
+//!   so the cache never allocates while it serves (and a heap too small
+//!   for it is found at start, not mid-request). The index is a hash
+//!   table reserved to the pool's size up front, so it never grows
+//!   either.
 //! - **Clock eviction** (second chance), preferring clean pages: a victim
 //!   that is dirty must be written back by the caller before its slot is
 //!   reused, so the hand passes dirty pages by on its first sweep.
