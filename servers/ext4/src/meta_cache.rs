@@ -318,6 +318,22 @@ mod tests {
     }
 
     #[test]
+    fn sizes_fit_the_memory_they_are_given() {
+        for mib in [1usize, 4, 20, 64] {
+            let bytes = mib << 20;
+            let sizes = MetaSizes::within(bytes);
+            assert!(sizes.bytes() <= bytes, "{mib} MiB: {sizes:?}");
+            assert!(sizes.bytes() > bytes * 9 / 10, "{mib} MiB: most of it is used");
+            assert_eq!(sizes.names % NAME_WAYS, 0);
+            let cache = MetaCache::new(sizes);
+            assert_eq!(cache.len(), (0, 0));
+        }
+        // A tiny budget still caches a directory's worth.
+        let tiny = MetaSizes::within(0);
+        assert!(tiny.inodes >= 256 && tiny.names >= 256 && tiny.listing_pages >= 32);
+    }
+
+    #[test]
     fn touched_keeps_the_kind_and_drops_the_attributes() {
         let mut c = MetaCache::default();
         c.put_stat(stat(12, FileType::File, 5));
