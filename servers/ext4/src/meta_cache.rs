@@ -323,7 +323,10 @@ mod tests {
             let bytes = mib << 20;
             let sizes = MetaSizes::within(bytes);
             assert!(sizes.bytes() <= bytes, "{mib} MiB: {sizes:?}");
-            assert!(sizes.bytes() > bytes * 9 / 10, "{mib} MiB: most of it is used");
+            assert!(
+                sizes.bytes() > bytes * 9 / 10,
+                "{mib} MiB: most of it is used"
+            );
             assert_eq!(sizes.names % NAME_WAYS, 0);
             let cache = MetaCache::new(sizes);
             assert_eq!(cache.len(), (0, 0));

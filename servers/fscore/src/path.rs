@@ -13,7 +13,6 @@
 //! following them without resolving them here, inside the root.
 
 use alloc::string::String;
-use alloc::vec::Vec;
 
 use conflux_ext4::MAX_PATH;
 use conflux_fs_protocol::FsError;
@@ -134,36 +133,6 @@ pub fn under(root: &str, seen: &str) -> Result<String, FsError> {
     Ok(real)
 }
 
-/// The parts joined with `/`, with `.`, `..` and empty components
-/// resolved lexically (`..` at the top stays at the top): an absolute path
-/// with no trailing `/`, `/` alone for the top.
-pub fn normalise(parts: &[&str]) -> Result<String, FsError> {
-    let mut names: Vec<&str> = Vec::new();
-    for name in parts.iter().flat_map(|p| p.split('/')) {
-        match name {
-            "" | "." => {}
-            ".." => {
-                names.pop();
-            }
-            n => names
-                .try_reserve(1)
-                .map(|_| names.push(n))
-                .map_err(|_| FsError::NoMemory)?,
-        }
-    }
-    let len = names.iter().map(|n| n.len() + 1).sum::<usize>().max(1);
-    let mut out = String::new();
-    out.try_reserve(len).map_err(|_| FsError::NoMemory)?;
-    for n in &names {
-        out.push('/');
-        out.push_str(n);
-    }
-    if out.is_empty() {
-        out.push('/');
-    }
-    Ok(out)
-}
-
 /// True if `dir` is `path` or one of its ancestors (both absolute and
 /// normalised).
 pub fn is_at_or_above(dir: &str, path: &str) -> bool {
@@ -175,6 +144,38 @@ pub fn is_at_or_above(dir: &str, path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The reference `resolve` is checked against: the obvious way,
+    /// a vector of names, then joined.
+    /// The parts joined with `/`, with `.`, `..` and empty components
+    /// resolved lexically (`..` at the top stays at the top): an absolute path
+    /// with no trailing `/`, `/` alone for the top.
+    fn normalise(parts: &[&str]) -> Result<String, FsError> {
+        let mut names: alloc::vec::Vec<&str> = alloc::vec::Vec::new();
+        for name in parts.iter().flat_map(|p| p.split('/')) {
+            match name {
+                "" | "." => {}
+                ".." => {
+                    names.pop();
+                }
+                n => names
+                    .try_reserve(1)
+                    .map(|_| names.push(n))
+                    .map_err(|_| FsError::NoMemory)?,
+            }
+        }
+        let len = names.iter().map(|n| n.len() + 1).sum::<usize>().max(1);
+        let mut out = String::new();
+        out.try_reserve(len).map_err(|_| FsError::NoMemory)?;
+        for n in &names {
+            out.push('/');
+            out.push_str(n);
+        }
+        if out.is_empty() {
+            out.push('/');
+        }
+        Ok(out)
+    }
 
     fn seen(cwd: &str, raw: &[u8]) -> String {
         ClientPath::resolve("/", cwd, raw)
