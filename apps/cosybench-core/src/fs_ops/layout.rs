@@ -10,7 +10,7 @@
 //! buffers themselves ([`app`]). The control region's last bytes hold the
 //! compound (`Fs::run`), above all of these.
 
-use conflux_fs_protocol::record::{Dirent, Stat};
+use conflux_fs_protocol::record::{Dirent, DirentPlus, Stat};
 
 use crate::Config;
 
@@ -30,7 +30,8 @@ pub const NAMES: u32 = 4096;
 pub const NAME_LEN: u32 = 64;
 /// The most paths the table holds.
 pub const MAX_NAMES: u32 = (DATA - NAMES) / NAME_LEN;
-/// The operation's data: a block, a 64 KiB chunk, a batch of entries.
+/// The operation's data: a block, a 64 KiB chunk, a batch of entries
+/// (with their status, for readdirplus).
 pub const DATA: u32 = 65536;
 pub const DATA_LEN: u32 = 65536;
 /// COSY: the app's data buffer.
@@ -39,13 +40,21 @@ pub const APP_DATA: u32 = 131_072;
 pub const SPAN: u32 = APP_DATA + DATA_LEN;
 /// pread's and pwrite's block.
 pub const BLOCK: u32 = 4096;
-/// Entries one `readdir` asks for (VAN's batch too: `Fs::readdir`).
+/// Entries one `readdir` or `readdirplus` asks for (VAN's batch too:
+/// `Fs::readdir`, `Fs::readdir_plus`).
 pub const BATCH: u32 = 64;
 /// A directory entry's bytes.
 pub const DIRENT: u32 = Dirent::SIZE as u32;
+/// A directory entry's bytes with its status before it (readdirplus).
+pub const DIRENT_PLUS: u32 = DirentPlus::SIZE as u32;
 
 // A batch of entries must fit the data buffer it is read into.
 const _: () = assert!(BATCH * DIRENT <= DATA_LEN, "a readdir batch overflows DATA");
+// 64 entries with their status take 20,992 bytes: a third of it.
+const _: () = assert!(
+    BATCH * DIRENT_PLUS <= DATA_LEN,
+    "a readdirplus batch overflows DATA"
+);
 
 /// Where the app's own buffers are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

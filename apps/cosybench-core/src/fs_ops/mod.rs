@@ -27,6 +27,9 @@ pub enum Op {
     Read64k,
     /// `readdir`, per entry listed (in batches of [`layout::BATCH`]).
     Readdir,
+    /// `readdirplus`, per entry listed with its status (`ls -l`'s
+    /// listing; batches of [`layout::BATCH`]).
+    Readdirplus,
     /// `open`, a `read` of up to 4 KiB and `close` of a 1 KiB file, a
     /// different file each time.
     OpenReadClose,
@@ -34,7 +37,7 @@ pub enum Op {
 
 impl Op {
     /// Every operation, in the order the table prints them.
-    pub const ALL: [Op; 8] = [
+    pub const ALL: [Op; 9] = [
         Op::Nop,
         Op::Stat,
         Op::OpenClose,
@@ -42,6 +45,7 @@ impl Op {
         Op::Pwrite,
         Op::Read64k,
         Op::Readdir,
+        Op::Readdirplus,
         Op::OpenReadClose,
     ];
 
@@ -55,6 +59,7 @@ impl Op {
             Op::Pwrite => "pwrite",
             Op::Read64k => "read-64k",
             Op::Readdir => "readdir",
+            Op::Readdirplus => "readdirplus",
             Op::OpenReadClose => "open-read-close",
         }
     }
@@ -72,13 +77,24 @@ impl Op {
     /// What a run of `n` of it must answer: the calls made (nop, stat,
     /// open-close), the bytes moved (the reads and writes: a short read
     /// would make the figure that of less work) or the entries listed
-    /// (readdir; `n` is the directory's size).
+    /// (readdir, readdirplus; `n` is the directory's size).
     pub fn expected(self, n: u64) -> u64 {
         match self {
-            Op::Nop | Op::Stat | Op::OpenClose | Op::Readdir => n,
+            Op::Nop | Op::Stat | Op::OpenClose | Op::Readdir | Op::Readdirplus => n,
             Op::Pread | Op::Pwrite => n * u64::from(layout::BLOCK),
             Op::Read64k => n * u64::from(layout::DATA_LEN),
             Op::OpenReadClose => n * SMALL_FILE,
+        }
+    }
+
+    /// The bytes of one entry it lists, for the operations that list a
+    /// directory: a batch of them is what a run leaves in the app's
+    /// buffer.
+    pub fn entry_len(self) -> Option<u32> {
+        match self {
+            Op::Readdir => Some(layout::DIRENT),
+            Op::Readdirplus => Some(layout::DIRENT_PLUS),
+            _ => None,
         }
     }
 }
@@ -92,10 +108,12 @@ pub const MAX_N: u64 = 100_000;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Spec<'a> {
     pub op: Op,
-    /// Operations per run (readdir: the directory's entries).
+    /// Operations per run (readdir, readdirplus: the directory's
+    /// entries).
     pub n: u64,
     /// The file (stat, open-close, pread, pwrite, read-64k) or directory
-    /// (readdir, open-read-close: its files `f00000`, `f00001`, ...);
+    /// (readdir, readdirplus, open-read-close: its files `f00000`,
+    /// `f00001`, ...);
     /// empty for nop.
     pub path: &'a str,
 }
@@ -235,6 +253,32 @@ mod tests {
         assert_eq!(Op::Read64k.expected(2), 2 * 65536);
         assert_eq!(Op::OpenReadClose.expected(5), 5 * 1024);
         assert_eq!(Op::Readdir.expected(1000), 1000);
+        assert_eq!(Op::Readdirplus.expected(1000), 1000);
+    }
+
+    #[test]
+    fn only_the_listings_have_entries_and_a_status_makes_them_larger() {
+        assert_eq!(Op::Readdir.entry_len(), Some(layout::DIRENT));
+        assert_eq!(Op::Readdirplus.entry_len(), Some(328));
+        assert_eq!(Op::Stat.entry_len(), None);
+        assert_eq!(Op::OpenReadClose.entry_len(), None);
+    }
+
+    #[test]
+    fn readdirplus_takes_a_directory_like_readdir() {
+        assert_eq!(
+            Spec::parse(&["readdirplus", "1000", "/fsops/dir-1000"]),
+            Ok(Spec {
+                op: Op::Readdirplus,
+                n: 1000,
+                path: "/fsops/dir-1000"
+            })
+        );
+        let err = Spec::parse(&["readdirplus", "70"]).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "`readdirplus` needs the path it works on after its count"
+        );
     }
 
     #[test]

@@ -1,21 +1,22 @@
 //! fs-ops (`cargo make bench fs-ops`): what one file operation costs,
 //! all layers together — the null request, `stat` of a file, `open` +
 //! `close`, cached 4 KiB `pread` and `pwrite`, sequential 64 KiB reads,
-//! `readdir` per entry and open + read + close of a 1 KiB file
-//! (`cosybench_core::fs_ops::Op`) — in the three configurations of the
-//! other workloads: VAN (one IPC per operation through the client
-//! library's typed calls), COSY (a loop of N of them in one compound,
-//! each operation's data copied between its buffer and the app's) and
-//! COSY-FAST (the same loop over the app's buffers in the data region).
+//! `readdir` and `readdirplus` (`ls -l`'s listing) per entry and open +
+//! read + close of a 1 KiB file (`cosybench_core::fs_ops::Op`) — in the
+//! three configurations of the other workloads: VAN (one IPC per
+//! operation through the client library's typed calls), COSY (a loop of
+//! N of them in one compound, each operation's data copied between its
+//! buffer and the app's) and COSY-FAST (the same loop over the app's
+//! buffers in the data region).
 //!
 //! A plan line `fs-ops ROUNDS OP N [PATH]` makes each run N operations
-//! (readdir: lists a directory of N entries). A sample is the guest TSC
-//! across one run divided by N, so the median is the cost per operation
-//! with the run's fixed costs (an IPC, a compound's verification, an
-//! `open` before a loop of reads) spread over N; the untimed warm-up
-//! round leaves the caches warm. Around each timed run, untimed: the
-//! app's buffers are cleared and its inputs placed before; after, the
-//! run must have made all N operations' worth of work
+//! (readdir, readdirplus: list a directory of N entries). A sample is
+//! the guest TSC across one run divided by N, so the median is the cost
+//! per operation with the run's fixed costs (an IPC, a compound's
+//! verification, an `open` before a loop of reads) spread over N; the
+//! untimed warm-up round leaves the caches warm. Around each timed run,
+//! untimed: the app's buffers are cleared and its inputs placed before;
+//! after, the run must have made all N operations' worth of work
 //! (`Op::expected`), and its answer — that and the digest of what the
 //! app's buffer holds (the last stat record, block, chunk, file or
 //! batch of entries) — must be VAN's; a `pwrite` run's last block is
@@ -24,6 +25,7 @@
 mod calls;
 mod data;
 mod dirs;
+mod lists;
 
 use alloc::format;
 use alloc::string::String;
@@ -34,7 +36,7 @@ use conflux_fs_protocol::ops::O_RDONLY;
 use conflux_userlib::sys::rdtsc;
 use conflux_userlib::testing::pattern;
 use cosy_abi::{BuildError, Outcome};
-use cosybench_core::fs_ops::layout::{self, BLOCK, DATA_LEN, DIRENT, NAMES, NAME_LEN, RECORD_LEN};
+use cosybench_core::fs_ops::layout::{self, BATCH, BLOCK, DATA_LEN, NAMES, NAME_LEN, RECORD_LEN};
 use cosybench_core::fs_ops::{digest, Op, Spec, SMALL_FILE};
 use cosybench_core::layout::put_path;
 
@@ -151,7 +153,8 @@ fn compound(work: &Work<'_>, fast: Option<u8>) -> Result<Vec<u8>, BuildError> {
     match work.spec.op {
         Op::Nop | Op::Stat | Op::OpenClose => calls::compound(work, fast),
         Op::Pread | Op::Pwrite | Op::Read64k => data::compound(work, fast),
-        Op::Readdir | Op::OpenReadClose => dirs::compound(work, fast),
+        Op::Readdir | Op::Readdirplus => lists::compound(work, fast),
+        Op::OpenReadClose => dirs::compound(work, fast),
     }
 }
 
@@ -184,10 +187,12 @@ fn van(b: &mut Bench, work: &Work<'_>, mine: &mut [u8], stamp: u32) -> Result<(u
     place(work, mine, Config::Van, stamp)?;
     let app = layout::app(Config::Van);
     let (fs, record, data) = (&mut b.fs, app.record as usize, app.data as usize);
+    let app_data = data..data + DATA_LEN as usize;
     match work.spec.op {
         Op::Nop | Op::Stat | Op::OpenClose => calls::van(fs, work, mine, record),
         Op::Pread | Op::Pwrite | Op::Read64k => data::van(fs, work, mine, data),
-        Op::Readdir | Op::OpenReadClose => dirs::van(fs, work, mine, data),
+        Op::Readdir | Op::Readdirplus => lists::van(fs, work, &mut mine[app_data]),
+        Op::OpenReadClose => dirs::van(fs, work, &mut mine[data..data + BLOCK as usize]),
     }
     .map_err(|e| format!("{e}"))
 }
@@ -245,10 +250,19 @@ fn outcome(
     mine: &[u8],
 ) -> Result<Answer, String> {
     let (op, n) = (work.spec.op, work.spec.n);
-    let (count, last) = match op {
-        Op::Readdir => (raw / dirs::PACK, raw % dirs::PACK),
-        _ => (raw, 0),
+    // A listing's answer also says how many entries its last batch left
+    // in the app's buffer (`lists`): their bytes are what is compared.
+    let (count, last) = match op.entry_len() {
+        Some(_) => (raw / lists::PACK, raw % lists::PACK),
+        None => (raw, 0),
     };
+    if last > u64::from(BATCH) {
+        return Err(format!(
+            "{} answered a last batch of {last} entries, more than the {BATCH} a batch asks for",
+            op.name()
+        ));
+    }
+    let listed = last * op.entry_len().map_or(0, u64::from);
     let want = op.expected(n);
     if count != want {
         return Err(format!(
@@ -269,7 +283,7 @@ fn outcome(
         Op::Pread => digest(bytes(app.data, u64::from(BLOCK))),
         Op::Read64k => digest(bytes(app.data, u64::from(DATA_LEN))),
         Op::OpenReadClose => digest(bytes(app.data, SMALL_FILE)),
-        Op::Readdir => digest(bytes(app.data, last * u64::from(DIRENT))),
+        Op::Readdir | Op::Readdirplus => digest(bytes(app.data, listed)),
     };
     if op == Op::Pwrite {
         written(b, work, stamp)?;

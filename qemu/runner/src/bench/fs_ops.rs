@@ -2,10 +2,10 @@
 //! (`apps/cosybench/src/fs_ops`, system `qemu/systems/fsops.toml`, plan
 //! `qemu/cosybench/fsops/plan`): the null request, `stat`, `open` +
 //! `close`, cached 4 KiB `pread` and `pwrite`, sequential 64 KiB reads,
-//! `readdir` per entry and open + read + close of a 1 KiB file, each as
-//! VAN, COSY and COSY-FAST, under tcg (guest TSC cycles per operation)
-//! and icount (guest instructions per operation; `FSOPS_MODE` names one
-//! mode). The task reports the median over rounds of a run's TSC divided
+//! `readdir` and `readdirplus` (`ls -l`'s listing) per entry and open +
+//! read + close of a 1 KiB file, each as VAN, COSY and COSY-FAST, under
+//! tcg (guest TSC cycles per operation) and icount (guest instructions
+//! per operation; `FSOPS_MODE` names one mode). The task reports the median over rounds of a run's TSC divided
 //! by its operations, one record line per operation and configuration;
 //! this appends one record each (`metric` = `instructions_per_op` or
 //! `tsc_cycles_per_op`) and prints them beside Linux's figures from the
