@@ -18,7 +18,7 @@ use alloc::vec::Vec;
 use conflux_cosy_ipc::regions::Lent;
 use conflux_cosy_ipc::{self as ipc, Request, Words};
 use conflux_netcore::parking::{self, Parked, Parking, MAX_OPERANDS};
-use conflux_netcore::{Handle, NetCore};
+use conflux_netcore::{quiet, Handle, NetCore};
 use conflux_socket_protocol::{ops, NetError};
 use conflux_userlib::ipc::{long_word, Message};
 use conflux_userlib::println;
@@ -52,6 +52,16 @@ pub struct Server {
     pub outbox: Vec<(usize, Message)>,
     /// The time of the last poll.
     pub now: Instant,
+}
+
+/// What [`Server::handle`] did with a request.
+pub struct Handled {
+    /// The reply; `None` when the request was parked (answered later
+    /// through `outbox`).
+    pub answer: Option<Message>,
+    /// The request could not have changed the stack
+    /// ([`conflux_netcore::quiet`]), so the loop need not poll it.
+    pub quiet: bool,
 }
 
 /// The reply for a failure with `e`.
@@ -91,21 +101,26 @@ impl Server {
     }
 
     /// The reply to `msg` from the client with `badge`, whose reply
-    /// capability is in slot `reply`; `None` when the request was parked
-    /// (answered later through `outbox`).
-    pub fn handle(&mut self, badge: u64, msg: &Message, reply: usize) -> Option<Message> {
+    /// capability is in slot `reply`, and whether the request was quiet.
+    pub fn handle(&mut self, badge: u64, msg: &Message, reply: usize) -> Handled {
+        let refused = |e: NetError| Handled {
+            answer: Some(fail(e)),
+            quiet: true, // nothing ran
+        };
         let mut long = None;
         let words = match words(msg, &mut long) {
             Ok(w) => w,
-            Err(e) => return Some(fail(e)),
+            Err(e) => return refused(e),
         };
         let request = Request::of(msg.label, words);
         if let Err(e) = admit(msg, &request, words) {
-            return Some(fail(e));
+            return refused(e);
         }
         let answer = self.answer(badge, request, words, msg, reply);
         self.report_quota(badge);
-        answer
+        // A parked request armed a deadline: the loop must see it.
+        let quiet = answer.is_some() && matches!(request, Request::Op(op) if quiet::quiet(op));
+        Handled { answer, quiet }
     }
 
     /// What `request` (of `msg`, checked) does, and the reply (`None`:
