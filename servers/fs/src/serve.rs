@@ -84,10 +84,9 @@ impl Server {
         if let Err(e) = self.admit(badge, msg, &request, words) {
             return Some(fs_fail(e));
         }
-        let received = lent_region(msg);
         Some(match request {
-            Request::Connect { version } => self.connect(badge, version, received),
-            Request::Attach => match received.map(|r| self.clients.attach(badge, r?)) {
+            Request::Connect { version } => self.connect(badge, version, lent_region(msg)),
+            Request::Attach => match lent_region(msg).map(|r| self.clients.attach(badge, r?)) {
                 None => fs_fail(FsError::MissingCap),
                 Some(Ok(n)) => Message::new(ipc::OK, &[n as u64]),
                 Some(Err(e)) => fs_fail(e),
