@@ -22,7 +22,7 @@ use conflux_fs_core::{BlockCache, FileService, Files, Inodes};
 use conflux_fs_protocol::ipc;
 use conflux_fs_protocol::{ops, FsError};
 use conflux_userlib::ipc::Message;
-use cosy_abi::{ArgKind, Args, Insn, OpResult, Program, Registers, Service};
+use cosy_abi::{Args, Insn, OpResult, Program, Registers, Service};
 
 use crate::clients::{Client, Clients, Prepared, MAX_PREPARED};
 use crate::disk::BlkDisk;
@@ -199,20 +199,12 @@ impl Server {
             Err(e) => return fs_fail(e),
         };
         let (mut slices, session) = client.parts();
-        let mut args = Args::new(&mut slices);
-        // `words` holds at least one word per operand (checked above).
-        for (kind, &word) in spec.args.iter().zip(words) {
-            args = match kind {
-                ArgKind::Value => args.with_value(word),
-                ArgKind::Buf => {
-                    let (region, offset, len) = buf_operand(word);
-                    match args.with_buf(region, offset, len) {
-                        Ok(a) => a,
-                        Err(e) => return fail(e.code()),
-                    }
-                }
-            };
-        }
+        // `words` holds at least one word per operand (checked above);
+        // they are read in place, buffers checked before the op runs.
+        let mut args = match Args::from_words(words, spec.args, buf_operand, &mut slices) {
+            Ok(args) => args,
+            Err(e) => return fail(e.code()),
+        };
         let mut service = FileService {
             fs: &mut self.fs,
             inodes: &mut self.inodes,

@@ -22,7 +22,7 @@ use conflux_netcore::{quiet, Handle, NetCore};
 use conflux_socket_protocol::{ops, NetError};
 use conflux_userlib::ipc::{long_word, Message};
 use conflux_userlib::println;
-use cosy_abi::{ArgKind, Args, CallError, Insn, OpResult, Service};
+use cosy_abi::{Args, CallError, Insn, OpResult, Service};
 use smoltcp::time::Instant;
 
 use crate::clients::Clients;
@@ -80,6 +80,12 @@ fn words<'m>(msg: &'m Message, long: &'m mut Option<Words>) -> Result<&'m [u64],
     })
     .map_err(|_| NetError::TooManyWords)?;
     Ok(long.insert(read).from(0))
+}
+
+/// A buffer operand's word as (region, offset, length).
+fn buf_operand(word: u64) -> (usize, usize, usize) {
+    let b = ipc::BufArg::unpack(word);
+    (usize::from(b.region), b.offset as usize, b.len as usize)
 }
 
 /// The words from `i` on (none past the end).
@@ -252,18 +258,7 @@ impl Server {
         let spec = ops::TABLE.get(op).ok_or(NetError::NoSuchOp)?;
         let client = self.clients.get(badge)?;
         let mut slices = client.slices();
-        let mut args = Args::new(&mut slices);
-        for (i, kind) in spec.args.iter().enumerate() {
-            let word = operands.get(i).copied().unwrap_or(0);
-            args = match kind {
-                ArgKind::Value => args.with_value(word),
-                ArgKind::Buf => {
-                    let b = ipc::BufArg::unpack(word);
-                    let (region, offset) = (usize::from(b.region), b.offset as usize);
-                    args.with_buf(region, offset, b.len as usize)?
-                }
-            };
-        }
+        let mut args = Args::from_words(operands, spec.args, buf_operand, &mut slices)?;
         self.core.service(badge).call(op, &mut args)
     }
 
