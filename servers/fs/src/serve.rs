@@ -198,10 +198,19 @@ impl Server {
             Ok(client) => client,
             Err(e) => return fs_fail(e),
         };
-        let (mut slices, session) = client.parts();
+        // Only buffer operands reach the regions (through `Args`), so an
+        // op without one is spared building the region slices.
+        let mut slices;
+        let (regions, session): (&mut [&mut [u8]], _) = if spec.takes_buffers() {
+            let (s, session) = client.parts();
+            slices = s;
+            (&mut slices, session)
+        } else {
+            (&mut [], &mut client.session)
+        };
         // `words` holds at least one word per operand (checked above);
         // they are read in place, buffers checked before the op runs.
-        let mut args = match Args::from_words(words, spec.args, buf_operand, &mut slices) {
+        let mut args = match Args::from_words(words, spec.args, buf_operand, regions) {
             Ok(args) => args,
             Err(e) => return fail(e.code()),
         };

@@ -257,8 +257,16 @@ impl Server {
     fn call(&mut self, badge: u64, op: u16, operands: &[u64]) -> Result<u64, CallError> {
         let spec = ops::TABLE.get(op).ok_or(NetError::NoSuchOp)?;
         let client = self.clients.get(badge)?;
-        let mut slices = client.slices();
-        let mut args = Args::from_words(operands, spec.args, buf_operand, &mut slices)?;
+        // Only buffer operands reach the regions (through `Args`), so an
+        // op without one is spared gathering the region slices.
+        let mut slices;
+        let regions: &mut [&mut [u8]] = if spec.takes_buffers() {
+            slices = client.slices();
+            &mut slices
+        } else {
+            &mut []
+        };
+        let mut args = Args::from_words(operands, spec.args, buf_operand, regions)?;
         self.core.service(badge).call(op, &mut args)
     }
 
