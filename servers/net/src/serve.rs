@@ -123,9 +123,12 @@ impl Server {
             return refused(e);
         }
         let answer = self.answer(badge, request, words, msg, reply);
-        self.report_quota(badge);
         // A parked request armed a deadline: the loop must see it.
         let quiet = answer.is_some() && matches!(request, Request::Op(op) if quiet::quiet(op));
+        // A quiet request changed no socket, so no count a quota limits.
+        if !quiet {
+            self.report_quota(badge);
+        }
         Handled { answer, quiet }
     }
 
