@@ -87,7 +87,7 @@ mod service;
 mod verify;
 pub mod wire;
 
-pub use args::Args;
+pub use args::{Args, BufWord};
 #[cfg(feature = "alloc")]
 pub use builder::{Buf, BuildError, Builder, Label, Operand, Operands, Reg};
 pub use crc32c::crc32c;

@@ -101,6 +101,14 @@ impl OpSpec {
     pub const fn new(name: &'static str, args: &'static [ArgKind]) -> Self {
         OpSpec { name, args }
     }
+
+    /// Whether the operation has a buffer operand, the only way it can
+    /// reach a client's regions: a server may skip gathering the regions
+    /// for one that has none.
+    #[inline]
+    pub fn takes_buffers(&self) -> bool {
+        self.args.iter().any(|k| matches!(k, ArgKind::Buf))
+    }
 }
 
 /// A service's operations, indexed by opcode (the `sub` of a `CALL`).
@@ -272,6 +280,7 @@ mod tests {
         const FITS: CallShape = TABLE.check_call(1, &[V, B, V]);
         assert_eq!(FITS, CallShape::Fits);
         assert_eq!(TABLE.check_call(0, &[]), CallShape::Fits);
+        assert!(!SPECS[0].takes_buffers() && SPECS[1].takes_buffers());
         assert_eq!(TABLE.check_call(2, &[]), CallShape::UnknownOp);
         assert_eq!(
             TABLE.check_call(1, &[V, B]),

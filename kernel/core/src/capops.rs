@@ -59,7 +59,7 @@ impl<M: Machine> Kernel<M> {
         let root = NodeId::slot(me, slot)?;
         let tasks = &mut self.tasks;
         let objects = &self.objects;
-        let counts = &mut self.ep_blocked;
+        let summary = &mut self.summary;
         let mut woken_senders = 0u64; // one bit per task (MAX_TASKS is 64)
         let count = self.caps.revoke(root, |n, cap| {
             if let Some(t) = tasks[n.task()].as_mut() {
@@ -69,7 +69,7 @@ impl<M: Machine> Kernel<M> {
                 if let Some(s) = n.slot_number() {
                     crate::bound::forget_slot(t, s);
                 }
-                if wake_if_blocked_through(t, n, counts) {
+                if wake_if_blocked_through(t, n, summary) {
                     woken_senders |= 1 << n.task();
                 }
             }
@@ -99,7 +99,7 @@ pub(crate) fn unmap_in<M: Machine>(t: &mut Task<M>, objects: &crate::object::Obj
 fn wake_if_blocked_through<M: Machine>(
     t: &mut Task<M>,
     n: NodeId,
-    counts: &mut [u16; conflux_bootimg::MAX_OBJECTS],
+    summary: &mut crate::summary::Summary,
 ) -> bool {
     let Some(slot) = n.slot_number() else {
         return false; // an in-flight capability: the message goes on without it
@@ -114,7 +114,7 @@ fn wake_if_blocked_through<M: Machine>(
     if through {
         t.ctx.set_err(SysError::Revoked);
         let old = core::mem::replace(&mut t.state, State::Ready);
-        crate::kernel::adjust(counts, old, State::Ready);
+        summary.change(n.task(), old, State::Ready);
     }
     through && sender
 }

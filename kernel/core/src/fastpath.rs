@@ -87,9 +87,10 @@ impl<M: Machine> Kernel<M> {
         srv.state = State::Ready;
         // The receiver no longer waits on the endpoint.
         // It was counted (it is receiving here), so this cannot wrap.
-        let c = &mut self.ep_blocked[obj as usize];
+        let c = &mut self.summary.ep_blocked[obj as usize];
         *c = c.wrapping_sub(1);
         self.tasks[me].as_mut()?.state = State::AwaitingReply { server };
+        self.summary.ready = (self.summary.ready | 1 << s) & !(1 << me);
         Some(s)
     }
 
@@ -136,7 +137,7 @@ impl<M: Machine> Kernel<M> {
             return None;
         };
         if ep.rights & rights::READ == 0
-            || self.ep_blocked.get(obj as usize) != Some(&0)
+            || self.summary.ep_blocked.get(obj as usize) != Some(&0)
             || self.bound_pending(me)
         {
             return None;
@@ -145,13 +146,14 @@ impl<M: Machine> Kernel<M> {
         let caller = self.tasks[c].as_mut()?;
         caller.ctx.set_incoming(&RawMessage { badge: 0, ..raw });
         caller.state = State::Ready;
-        self.ep_blocked[obj as usize] = 1; // this task, which was the only one
+        self.summary.ep_blocked[obj as usize] = 1; // this task, which was the only one
         self.tasks[me].as_mut()?.state = State::Receiving {
             obj,
             slot: ep_slot as u8,
             reply_slot: reply_slot as u8,
             cap_slot: cap_slot as u8,
         };
+        self.summary.ready = (self.summary.ready | 1 << c) & !(1 << me);
         Some(c)
     }
 }

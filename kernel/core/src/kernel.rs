@@ -6,11 +6,12 @@ use crate::cap::{Cap, ObjRef};
 use crate::cspace::{CapSpace, NodeId};
 use crate::machine::{Machine, UserRegs};
 use crate::object::{Object, Objects};
+use crate::summary::Summary;
 use crate::task::{State, Task};
 use conflux_abi::cap::ObjectKind;
 use conflux_abi::ipc::{FaultMessage, SupervisorReply, SUPERVISOR_FAULT_SLOT};
 use conflux_abi::SysError;
-use conflux_bootimg::{BootImage, MAX_OBJECTS, MAX_TASKS};
+use conflux_bootimg::{BootImage, MAX_TASKS};
 
 /// What one CPU is doing. It lives in the CPU's own per-CPU block, not in
 /// the shared kernel state, so more CPUs change no IPC code.
@@ -79,11 +80,11 @@ pub struct Kernel<M: Machine> {
     pub faults_ep: Option<u16>,
     /// Tasks named in the image that could not be started.
     pub failed_to_load: usize,
-    /// Per endpoint object: tasks blocked on it (sending, receiving or
-    /// delivering a fault). Kept by [`Kernel::set_state`], the one place
-    /// task states change, so the fastpath can ask "does anyone wait
-    /// here?" without scanning the tasks.
-    pub ep_blocked: [u16; MAX_OBJECTS],
+    /// Per-endpoint blocked counts and the ready tasks, kept by
+    /// [`Kernel::set_state`], the one place task states change, so the
+    /// fastpath can ask "does anyone wait here?" and "is anyone else
+    /// ready?" without scanning the tasks.
+    pub summary: Summary,
     /// Ticks of the machine's timer since boot ([`Kernel::tick`]).
     pub ticks: u64,
     next_seq: u64,
@@ -106,7 +107,7 @@ impl<M: Machine> Kernel<M> {
             supervisor: None,
             faults_ep: None,
             failed_to_load: 0,
-            ep_blocked: [0; MAX_OBJECTS],
+            summary: Summary::new(),
             ticks: 0,
             next_seq: 0,
         }
@@ -120,14 +121,14 @@ impl<M: Machine> Kernel<M> {
             .expect("task index from kernel state")
     }
 
-    /// Moves task `t` to state `new`, keeping the per-endpoint counts.
+    /// Moves task `t` to state `new`, keeping the summary.
     #[inline]
     pub fn set_state(&mut self, t: usize, new: State) {
         let Some(task) = self.tasks[t].as_mut() else {
             return;
         };
         let old = core::mem::replace(&mut task.state, new);
-        adjust(&mut self.ep_blocked, old, new);
+        self.summary.change(t, old, new);
     }
 
     /// The image's task slots.
@@ -168,6 +169,7 @@ impl<M: Machine> Kernel<M> {
             Ok(loaded) => {
                 self.set_state(i, State::Exited); // the old instance, if any, waits nowhere
                 self.tasks[i] = Some(Task::new(rec.name, rec.priority, generation, loaded));
+                self.summary.set_ready(i, true); // a new task starts ready
                 self.caps.clear_task(i);
                 self.install_caps(i);
                 true
@@ -370,17 +372,5 @@ impl<M: Machine> Kernel<M> {
             }
         }
         (exited, faulted, blocked)
-    }
-}
-
-/// Updates the per-endpoint blocked counts for a state change.
-#[inline]
-pub(crate) fn adjust(counts: &mut [u16; MAX_OBJECTS], old: State, new: State) {
-    if let Some(o) = old.endpoint() {
-        let c = &mut counts[o as usize];
-        *c = c.saturating_sub(1);
-    }
-    if let Some(o) = new.endpoint() {
-        counts[o as usize] += 1;
     }
 }

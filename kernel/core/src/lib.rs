@@ -26,6 +26,7 @@ pub mod memops;
 pub mod notify;
 pub mod object;
 pub mod sched;
+pub mod summary;
 pub mod syscall;
 pub mod task;
 pub mod timer;

@@ -159,12 +159,15 @@ impl Session {
 
     /// Op `op` of the server's table, one IPC, operands as given.
     pub fn call(&mut self, op: u16, operands: &[Operand]) -> Result<u64, Failure> {
-        let mut words = [0u64; 6];
-        if operands.len() > words.len() {
+        if operands.len() > cosy_abi::wire::MAX_OPERANDS {
             return Err(Failure::TooLarge);
         }
-        for (w, o) in words.iter_mut().zip(operands) {
-            *w = match *o {
+        // Each operand goes straight where it travels (a register word,
+        // or the IPC buffer past the fourth): no operand array to fill
+        // and copy on every call.
+        let mut msg = Message::new(VAN_BASE + u32::from(op), &[]).with_len(operands.len());
+        for (i, o) in operands.iter().enumerate() {
+            let word = match *o {
                 Operand::Value(v) => v,
                 Operand::Buf {
                     region,
@@ -178,9 +181,12 @@ impl Session {
                 .pack()
                 .ok_or(Failure::TooLarge)?,
             };
+            match msg.words.get_mut(i) {
+                Some(w) => *w = word,
+                None => set_long_word(i, word),
+            }
         }
-        let label = VAN_BASE + u32::from(op);
-        Ok(self.exchange(&message(label, &words[..operands.len()]))?[0])
+        Ok(self.exchange(&msg)?[0])
     }
 
     /// Runs `compound` (placed at the end of the control region, so the

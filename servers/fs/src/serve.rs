@@ -22,7 +22,7 @@ use conflux_fs_core::{BlockCache, FileService, Files, Inodes};
 use conflux_fs_protocol::ipc;
 use conflux_fs_protocol::{ops, FsError};
 use conflux_userlib::ipc::Message;
-use cosy_abi::{ArgKind, Args, Insn, OpResult, Program, Registers, Service};
+use cosy_abi::{Args, Insn, OpResult, Program, Registers, Service};
 
 use crate::clients::{Client, Clients, Prepared, MAX_PREPARED};
 use crate::disk::BlkDisk;
@@ -84,10 +84,9 @@ impl Server {
         if let Err(e) = self.admit(badge, msg, &request, words) {
             return Some(fs_fail(e));
         }
-        let received = lent_region(msg);
         Some(match request {
-            Request::Connect { version } => self.connect(badge, version, received),
-            Request::Attach => match received.map(|r| self.clients.attach(badge, r?)) {
+            Request::Connect { version } => self.connect(badge, version, lent_region(msg)),
+            Request::Attach => match lent_region(msg).map(|r| self.clients.attach(badge, r?)) {
                 None => fs_fail(FsError::MissingCap),
                 Some(Ok(n)) => Message::new(ipc::OK, &[n as u64]),
                 Some(Err(e)) => fs_fail(e),
@@ -199,21 +198,22 @@ impl Server {
             Ok(client) => client,
             Err(e) => return fs_fail(e),
         };
-        let (mut slices, session) = client.parts();
-        let mut args = Args::new(&mut slices);
-        // `words` holds at least one word per operand (checked above).
-        for (kind, &word) in spec.args.iter().zip(words) {
-            args = match kind {
-                ArgKind::Value => args.with_value(word),
-                ArgKind::Buf => {
-                    let (region, offset, len) = buf_operand(word);
-                    match args.with_buf(region, offset, len) {
-                        Ok(a) => a,
-                        Err(e) => return fail(e.code()),
-                    }
-                }
-            };
-        }
+        // Only buffer operands reach the regions (through `Args`), so an
+        // op without one is spared building the region slices.
+        let mut slices;
+        let (regions, session): (&mut [&mut [u8]], _) = if spec.takes_buffers() {
+            let (s, session) = client.parts();
+            slices = s;
+            (&mut slices, session)
+        } else {
+            (&mut [], &mut client.session)
+        };
+        // `words` holds at least one word per operand (checked above);
+        // they are read in place, buffers checked before the op runs.
+        let mut args = match Args::from_words(words, spec.args, buf_operand, regions) {
+            Ok(args) => args,
+            Err(e) => return fail(e.code()),
+        };
         let mut service = FileService {
             fs: &mut self.fs,
             inodes: &mut self.inodes,

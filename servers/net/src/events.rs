@@ -8,7 +8,10 @@
 //! capability's WRITE right) signals it when smoltcp next needs a poll or
 //! a parked `wait` reaches its deadline. After every message — a call or
 //! a signal — the server polls the stack, re-runs parked requests if some
-//! socket's state changed, re-arms the timer and receives again. It
+//! socket's state changed, re-arms the timer and receives again; except
+//! after a quiet request (`conflux_netcore::quiet`: a `nop`, a refused
+//! message), which leaves the timer and the driver's signal as the last
+//! poll armed them, so it costs no poll and no timer syscalls. It
 //! never spins while idle: with nothing due it sleeps until a call, a
 //! frame or the timer. Before sleeping it asks the driver to signal on
 //! its next answer; if answers arrived meanwhile it signals itself, so
@@ -71,11 +74,15 @@ pub fn serve(
                 }
             },
         };
-        match ep.reply_recv(slot, received, &answer) {
-            Ok(got) if got.notified().is_some() => slots.free(slot),
+        let poll = match ep.reply_recv(slot, received, &answer) {
+            Ok(got) if got.notified().is_some() => {
+                slots.free(slot);
+                true
+            }
             Ok(got) => {
+                let handled = server.handle(got.badge, &got.msg, slot);
                 // `None`: parked; the request keeps its reply slot.
-                if let Some(answer) = server.handle(got.badge, &got.msg, slot) {
+                if let Some(answer) = handled.answer {
                     pending = Some((slot, answer));
                 }
                 // The slot fills only when a capability arrives, and the
@@ -84,13 +91,17 @@ pub fn serve(
                 if got.msg.cap.is_some() {
                     let _ = Slot(received).delete();
                 }
+                !handled.quiet
             }
             Err(e) => {
                 println!("receive on the net endpoint failed: {e}; waiting again");
                 slots.free(slot);
+                true
             }
+        };
+        if poll {
+            step(server, timer);
         }
-        step(server, timer);
     }
 }
 

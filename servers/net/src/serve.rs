@@ -18,11 +18,11 @@ use alloc::vec::Vec;
 use conflux_cosy_ipc::regions::Lent;
 use conflux_cosy_ipc::{self as ipc, Request, Words};
 use conflux_netcore::parking::{self, Parked, Parking, MAX_OPERANDS};
-use conflux_netcore::{Handle, NetCore};
+use conflux_netcore::{quiet, Handle, NetCore};
 use conflux_socket_protocol::{ops, NetError};
 use conflux_userlib::ipc::{long_word, Message};
 use conflux_userlib::println;
-use cosy_abi::{ArgKind, Args, CallError, Insn, OpResult, Service};
+use cosy_abi::{Args, CallError, Insn, OpResult, Service};
 use smoltcp::time::Instant;
 
 use crate::clients::Clients;
@@ -54,6 +54,16 @@ pub struct Server {
     pub now: Instant,
 }
 
+/// What [`Server::handle`] did with a request.
+pub struct Handled {
+    /// The reply; `None` when the request was parked (answered later
+    /// through `outbox`).
+    pub answer: Option<Message>,
+    /// The request could not have changed the stack
+    /// ([`conflux_netcore::quiet`]), so the loop need not poll it.
+    pub quiet: bool,
+}
+
 /// The reply for a failure with `e`.
 pub fn fail(e: impl Into<CallError>) -> Message {
     Message::new(u32::from(e.into().code()), &[])
@@ -70,6 +80,12 @@ fn words<'m>(msg: &'m Message, long: &'m mut Option<Words>) -> Result<&'m [u64],
     })
     .map_err(|_| NetError::TooManyWords)?;
     Ok(long.insert(read).from(0))
+}
+
+/// A buffer operand's word as (region, offset, length).
+fn buf_operand(word: u64) -> (usize, usize, usize) {
+    let b = ipc::BufArg::unpack(word);
+    (usize::from(b.region), b.offset as usize, b.len as usize)
 }
 
 /// The words from `i` on (none past the end).
@@ -91,21 +107,29 @@ impl Server {
     }
 
     /// The reply to `msg` from the client with `badge`, whose reply
-    /// capability is in slot `reply`; `None` when the request was parked
-    /// (answered later through `outbox`).
-    pub fn handle(&mut self, badge: u64, msg: &Message, reply: usize) -> Option<Message> {
+    /// capability is in slot `reply`, and whether the request was quiet.
+    pub fn handle(&mut self, badge: u64, msg: &Message, reply: usize) -> Handled {
+        let refused = |e: NetError| Handled {
+            answer: Some(fail(e)),
+            quiet: true, // nothing ran
+        };
         let mut long = None;
         let words = match words(msg, &mut long) {
             Ok(w) => w,
-            Err(e) => return Some(fail(e)),
+            Err(e) => return refused(e),
         };
         let request = Request::of(msg.label, words);
         if let Err(e) = admit(msg, &request, words) {
-            return Some(fail(e));
+            return refused(e);
         }
         let answer = self.answer(badge, request, words, msg, reply);
-        self.report_quota(badge);
-        answer
+        // A parked request armed a deadline: the loop must see it.
+        let quiet = answer.is_some() && matches!(request, Request::Op(op) if quiet::quiet(op));
+        // A quiet request changed no socket, so no count a quota limits.
+        if !quiet {
+            self.report_quota(badge);
+        }
+        Handled { answer, quiet }
     }
 
     /// What `request` (of `msg`, checked) does, and the reply (`None`:
@@ -236,19 +260,16 @@ impl Server {
     fn call(&mut self, badge: u64, op: u16, operands: &[u64]) -> Result<u64, CallError> {
         let spec = ops::TABLE.get(op).ok_or(NetError::NoSuchOp)?;
         let client = self.clients.get(badge)?;
-        let mut slices = client.slices();
-        let mut args = Args::new(&mut slices);
-        for (i, kind) in spec.args.iter().enumerate() {
-            let word = operands.get(i).copied().unwrap_or(0);
-            args = match kind {
-                ArgKind::Value => args.with_value(word),
-                ArgKind::Buf => {
-                    let b = ipc::BufArg::unpack(word);
-                    let (region, offset) = (usize::from(b.region), b.offset as usize);
-                    args.with_buf(region, offset, b.len as usize)?
-                }
-            };
-        }
+        // Only buffer operands reach the regions (through `Args`), so an
+        // op without one is spared gathering the region slices.
+        let mut slices;
+        let regions: &mut [&mut [u8]] = if spec.takes_buffers() {
+            slices = client.slices();
+            &mut slices
+        } else {
+            &mut []
+        };
+        let mut args = Args::from_words(operands, spec.args, buf_operand, regions)?;
         self.core.service(badge).call(op, &mut args)
     }
 

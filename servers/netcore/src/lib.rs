@@ -19,6 +19,8 @@
 //!   one implementation behind compounds and per-call requests.
 //! - A retransmitted SYN never reaches a second socket of a listener pool
 //!   (`syn_guard`): smoltcp would let it, and the peer would be reset.
+//! - [`quiet`]: which requests cannot change the stack, so the server
+//!   need not poll it after them (the server polls after everything else).
 //! - [`parking`]: which failed requests the server keeps until they can
 //!   finish, and when a `wait` or a `ping` gives up.
 //! - ICMP echo (`ping`): each request in flight has its own smoltcp ICMP
@@ -48,6 +50,7 @@ mod netcore;
 pub mod parking;
 mod ping;
 mod ports;
+pub mod quiet;
 mod service;
 mod sockets;
 mod stack;

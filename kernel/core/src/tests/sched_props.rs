@@ -1,5 +1,6 @@
-//! Property test of the scheduler's choice: always a most urgent ready
-//! task, round robin among equals.
+//! Property tests of the scheduler's choice: always a most urgent ready
+//! task, round robin among equals; and of `alone_next`, the fastpath's
+//! shortcut through the ready bitmap, against its definition.
 
 use super::sim::Sim;
 use crate::task::State;
@@ -14,7 +15,7 @@ proptest! {
         let mut s = Sim::boot(&prios, &[], &[], false);
         for (i, (_, ready)) in tasks.iter().enumerate() {
             if !ready {
-                s.k.task(i).state = State::Exited;
+                s.k.set_state(i, State::Exited);
             }
         }
         let from = from % tasks.len();
@@ -33,5 +34,23 @@ proptest! {
                 }
             }
         }
+    }
+
+    #[test]
+    fn alone_next_agrees_with_a_scan(tasks in prop::collection::vec((0u8..4, any::<bool>()), 2..7), t in 0usize..6, leaving in 0usize..6) {
+        let prios: Vec<u8> = tasks.iter().map(|t| t.0).collect();
+        let mut s = Sim::boot(&prios, &[], &[], false);
+        for (i, (_, ready)) in tasks.iter().enumerate() {
+            if !ready {
+                s.k.set_state(i, State::Exited);
+            }
+        }
+        s.check_counts();
+        let (t, leaving) = (t % tasks.len(), leaving % tasks.len());
+        let want = !tasks
+            .iter()
+            .enumerate()
+            .any(|(i, x)| i != t && i != leaving && x.1 && x.0 <= tasks[t].0);
+        prop_assert_eq!(s.k.alone_next(t, leaving), want);
     }
 }

@@ -157,15 +157,29 @@ impl Sim {
         next
     }
 
-    /// The per-endpoint blocked counts agree with the tasks' states.
+    /// The summary (per-endpoint blocked counts, ready bitmap) agrees
+    /// with the tasks' states.
     pub fn check_counts(&self) {
         let mut want = [0u16; conflux_bootimg::MAX_OBJECTS];
-        for t in self.k.live().iter().flatten() {
+        let mut ready = 0u64;
+        for (i, t) in self.k.live().iter().enumerate() {
+            let Some(t) = t else { continue };
             if let Some(o) = t.state.endpoint() {
                 want[o as usize] += 1;
             }
+            if t.state.is_ready() {
+                ready |= 1 << i;
+            }
         }
-        assert_eq!(self.k.ep_blocked, want, "per-endpoint counts drifted");
+        assert_eq!(
+            self.k.summary.ep_blocked, want,
+            "per-endpoint counts drifted"
+        );
+        assert_eq!(
+            self.k.summary.ready, ready,
+            "ready bitmap {:#b} drifted from the states' {ready:#b}",
+            self.k.summary.ready
+        );
     }
 
     /// `sys` through the general dispatch only, never the fastpath.
