@@ -39,8 +39,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use conflux_ext4::{
-    BlockDevice, Clock, DirCursor, DirEntry, Error, FileSystem, FileType, FsStats, Ino, Result,
-    Stat,
+    BlockDevice, Clock, DirCursor, Error, FileSystem, FileType, FsStats, Ino, Result, Stat,
 };
 
 use crate::pages::{PageKey, Pages, Slot, PAGE};
@@ -288,15 +287,6 @@ impl<B: BlockDevice> Files<B> {
         each: impl FnMut(Ino, FileType, &[u8]),
     ) -> Result<DirCursor> {
         self.fs.read_dir_each(dir, cursor, max, each)
-    }
-
-    pub fn read_dir(
-        &mut self,
-        dir: Ino,
-        cursor: DirCursor,
-        max: usize,
-    ) -> Result<(Vec<DirEntry>, DirCursor)> {
-        self.fs.read_dir(dir, cursor, max)
     }
 
     /// `stat` with the change time of writes that wait in the cache.

@@ -49,15 +49,7 @@ pub fn run() -> Result<(), String> {
         let mode = accel.as_str();
         let records: Vec<Record<'_>> = figures
             .iter()
-            .map(|f| Record {
-                bench: &f.bench,
-                config: &f.config,
-                param: &f.param,
-                metric: "time",
-                value: f.value as f64,
-                unit,
-                mode,
-            })
+            .map(|f| f.record("time", unit, mode))
             .collect();
         append(&records)?;
         printed.extend(table::rows(&figures, mode, unit));

@@ -56,15 +56,7 @@ pub fn run() -> Result<(), String> {
         let mode = accel.as_str();
         let records: Vec<Record<'_>> = figures
             .iter()
-            .map(|f| Record {
-                bench: &f.bench,
-                config: &f.config,
-                param: &f.param,
-                metric: metric(accel),
-                value: f.value as f64,
-                unit,
-                mode,
-            })
+            .map(|f| f.record(metric(accel), unit, mode))
             .collect();
         append(&records)?;
         printed.extend(table::rows(&figures, mode, unit));

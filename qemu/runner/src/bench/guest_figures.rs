@@ -7,7 +7,7 @@
 
 use conflux_abi::bench::Stat;
 
-use super::parse_bench_lines;
+use super::{parse_bench_lines, Record};
 use crate::accel::Accel;
 
 /// One median the guest reported.
@@ -20,6 +20,19 @@ pub struct Figure {
 }
 
 impl Figure {
+    /// The figure as a record of `metric` in `unit`, measured in `mode`.
+    pub fn record<'a>(&'a self, metric: &'a str, unit: &'a str, mode: &'a str) -> Record<'a> {
+        Record {
+            bench: &self.bench,
+            config: &self.config,
+            param: &self.param,
+            metric,
+            value: self.value as f64,
+            unit,
+            mode,
+        }
+    }
+
     /// Reads `bench__config__param` back (`_` within a part is `-`).
     pub fn from_metric(metric: &str, value: u64) -> Option<Figure> {
         let mut parts = metric.split("__");
