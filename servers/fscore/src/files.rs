@@ -138,6 +138,9 @@ impl<B: BlockDevice> Files<B> {
             return Ok(0);
         };
         let want = usize::try_from(left).map_or(buf.len(), |l| l.min(buf.len()));
+        if want == 0 {
+            return Ok(0);
+        }
         let last = (offset + want as u64 - 1) / PAGE as u64;
         let mut missed = false;
         let mut done = 0;

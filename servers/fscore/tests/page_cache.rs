@@ -37,7 +37,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => name().prop_map(Op::Create),
         4 => (name(), 0..40_000u64, 1..20_000usize, any::<u32>())
             .prop_map(|(f, at, len, seed)| Op::Write(f, at, len, seed)),
-        4 => (name(), 0..45_000u64, 1..20_000usize).prop_map(|(f, at, len)| Op::Read(f, at, len)),
+        4 => (name(), 0..45_000u64, 0..20_000usize).prop_map(|(f, at, len)| Op::Read(f, at, len)),
         1 => (name(), 0..45_000u64).prop_map(|(f, len)| Op::Truncate(f, len)),
         1 => name().prop_map(Op::Fsync),
         1 => Just(Op::Sync),
@@ -317,6 +317,21 @@ fn a_freed_file_leaves_no_pages_for_the_next_file_with_its_number() {
     let mut buf = [1; 4096];
     fs.read_at(new, 0, &mut buf).unwrap();
     assert!(buf.iter().all(|&b| b == 0), "the new file reads zeros");
+    fs.unmount().unwrap();
+    image.fsck();
+}
+
+#[test]
+fn an_empty_read_or_write_anywhere_is_nothing() {
+    let image = Image::new("page-cache-empty", Mkfs::default());
+    let mut fs = mount(&image, 4);
+    let ino = fs.create("/f", 0o644).unwrap().ino;
+    fs.write_at(ino, 0, &[5; 5000]).unwrap();
+    for at in [0, 1, 4095, 4096, 4999, 5000, 9000, u64::MAX] {
+        assert_eq!(fs.read_at(ino, at, &mut []).unwrap(), 0, "read at {at}");
+        fs.write_at(ino, at, &[]).unwrap();
+    }
+    assert_eq!(fs.stat(ino).unwrap().size, 5000);
     fs.unmount().unwrap();
     image.fsck();
 }
