@@ -23,8 +23,16 @@ static BSS: [AtomicU64; 1024] = [const { AtomicU64::new(0) }; 1024];
 const SCRIBBLE: u64 = 0xdead_beef_dead_beef;
 
 /// Heap bytes the allocator never touches: this task never allocates, and
-/// the allocator wrote only its bookkeeping in the first page.
-const HEAP_FREE: (u64, u64) = (HEAP_BASE + 4096, HEAP_BASE + config::HEAP_SIZE as u64);
+/// the allocator (talc) keeps its bookkeeping at the two ends of its one
+/// free chunk: the first page and the last.
+const HEAP_FREE: (u64, u64) = (
+    HEAP_BASE + 4096,
+    HEAP_BASE + config::HEAP_SIZE as u64 - 4096,
+);
+const _: () = assert!(
+    config::HEAP_SIZE >= 3 * 4096,
+    "the fresh test needs a heap of at least three pages: one for each end's bookkeeping, one to check"
+);
 /// The lower half of the stack: far below the deepest frame this task uses.
 const STACK_DEEP: (u64, u64) = (
     USER_STACK_TOP - config::STACK_SIZE as u64,
