@@ -102,16 +102,11 @@ impl<D: BlockDevice> FileSystem<D> {
 
     /// The inode `path` (absolute) names.
     pub fn lookup(&mut self, path: &str) -> Result<Stat> {
-        if let Some(names) = path::plain(path) {
+        match path::plain(path) {
             // The common case, walked without collecting the names.
-            let mut at = self.stat(self.root())?;
-            for name in names {
-                at = self.child(&at, name)?.ok_or(Error::NotFound)?;
-            }
-            return Ok(at);
+            Some(names) => self.walk(names),
+            None => self.walk(path::components(path)?),
         }
-        let names = path::components(path)?;
-        self.walk(&names)
     }
 
     /// The entry `name` of directory `dir`, without walking a path: what
@@ -234,7 +229,7 @@ impl<D: BlockDevice> FileSystem<D> {
 
     /// Follows `names` from the root; every name but the last must be a
     /// directory.
-    pub(crate) fn walk(&mut self, names: &[&[u8]]) -> Result<Stat> {
+    pub(crate) fn walk<'n>(&mut self, names: impl IntoIterator<Item = &'n [u8]>) -> Result<Stat> {
         let mut at = self.stat(self.root())?;
         for name in names {
             at = self.child(&at, name)?.ok_or(Error::NotFound)?;

@@ -82,7 +82,7 @@ impl<D: BlockDevice> FileSystem<D> {
     pub fn rename(&mut self, from: &str, to: &str) -> Result<()> {
         let (from_parent, from_name, source) = self.existing(from)?;
         let (to_names, to_name) = path::split_last(to)?;
-        let to_parent = self.walk(&to_names)?;
+        let to_parent = self.walk(to_names.iter().copied())?;
         let (from_names, _) = path::split_last(from)?;
         if from_names == to_names && from_name == to_name {
             return Ok(());
@@ -145,7 +145,7 @@ impl<D: BlockDevice> FileSystem<D> {
     /// The parent directory and last name of `path`, which must not exist.
     fn free_name<'p>(&mut self, path: &'p str) -> Result<(Stat, &'p [u8])> {
         let (names, name) = path::split_last(path)?;
-        let parent = self.walk(&names)?;
+        let parent = self.walk(names.iter().copied())?;
         match self.child(&parent, name)? {
             Some(_) => Err(Error::Exists),
             None => Ok((parent, name)),
@@ -156,7 +156,7 @@ impl<D: BlockDevice> FileSystem<D> {
     /// exist.
     fn existing<'p>(&mut self, path: &'p str) -> Result<(Stat, &'p [u8], Stat)> {
         let (names, name) = path::split_last(path)?;
-        let parent = self.walk(&names)?;
+        let parent = self.walk(names.iter().copied())?;
         let target = self.child(&parent, name)?.ok_or(Error::NotFound)?;
         Ok((parent, name, target))
     }
