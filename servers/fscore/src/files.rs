@@ -330,12 +330,18 @@ impl<B: BlockDevice> Files<B> {
     /// they were: the bytes written are on the file system already).
     fn write_through(&mut self, ino: Ino, offset: u64, data: &[u8]) -> Result<()> {
         let written = self.fs.write_at(ino, offset, data);
+        if self.pages.file(ino.0).is_none() {
+            return written;
+        }
         let first = offset / PAGE as u64;
         let last = (offset + data.len() as u64 - 1) / PAGE as u64;
-        let covered = self
-            .pages
-            .slots(Some(ino.0), |k, _| (first..=last).contains(&k.index));
-        for slot in covered {
+        // The pages the write covers, looked up one by one: an append
+        // covers one or two, and scanning the whole pool for them would
+        // put the pool's size on every appending write.
+        for index in first..=last {
+            let Some(slot) = self.pages.peek(PageKey { ino: ino.0, index }) else {
+                continue;
+            };
             if written.is_err() {
                 // The disk may hold part of the write: read it again.
                 if !self.pages.is_dirty(slot) {
@@ -343,7 +349,7 @@ impl<B: BlockDevice> Files<B> {
                 }
                 continue;
             }
-            let page_start = self.pages.key(slot).index * PAGE as u64;
+            let page_start = index * PAGE as u64;
             let from = offset.max(page_start);
             let to = (offset + data.len() as u64).min(page_start + PAGE as u64);
             let (src, dst) = ((from - offset) as usize, (from - page_start) as usize);
