@@ -404,6 +404,14 @@ mod tests {
     }
 
     #[test]
+    fn a_pool_the_heap_cannot_give_is_refused_not_a_panic() {
+        // 4 Gi pages of 4 KiB: no machine gives 16 TiB; the server then
+        // halves its request (`servers/fs`'s `page_pool`).
+        assert!(matches!(Pages::new(u32::MAX as usize), Err(NoMemory)));
+        assert_eq!(Pages::new(0).unwrap().capacity(), 1, "at least one page");
+    }
+
+    #[test]
     fn a_bound_page_is_found_and_counted() {
         let mut p = Pages::new(4).unwrap();
         let s = fill(&mut p, key(12, 3));
