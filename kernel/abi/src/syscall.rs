@@ -164,6 +164,16 @@ pub fn unpack_slots(packed: u64) -> Result<(usize, usize, usize), SysError> {
 /// from holding the console (and the kernel) for long.
 pub const DEBUG_WRITE_MAX: usize = 4096;
 
+/// The console budget each task slot has (see the kernel's
+/// `console_budget`): bytes it may write at once after a quiet spell.
+/// A `debug_write` the budget cannot pay for is dropped whole and returns
+/// 0 (bytes written) instead of its length.
+pub const CONSOLE_BURST_BYTES: u32 = 32 * 1024;
+/// Bytes added to the budget every timer tick (`time::TICK_NS`).
+pub const CONSOLE_BYTES_PER_TICK: u32 = 256;
+/// The least one `debug_write` costs (its line prefix and end).
+pub const CONSOLE_MIN_CHARGE: u32 = 32;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -87,6 +87,8 @@ pub struct Kernel<M: Machine> {
     pub summary: Summary,
     /// Ticks of the machine's timer since boot ([`Kernel::tick`]).
     pub ticks: u64,
+    /// Each task slot's console budget (kept across restarts).
+    pub console: [crate::console_budget::Budget; MAX_TASKS],
     next_seq: u64,
 }
 
@@ -109,6 +111,7 @@ impl<M: Machine> Kernel<M> {
             failed_to_load: 0,
             summary: Summary::new(),
             ticks: 0,
+            console: [crate::console_budget::Budget::full(0); MAX_TASKS],
             next_seq: 0,
         }
     }

@@ -15,6 +15,7 @@ pub mod bound;
 pub mod cap;
 pub mod capops;
 pub mod console;
+pub mod console_budget;
 pub mod cspace;
 pub mod elf;
 pub mod fastpath;

@@ -5,6 +5,7 @@
 //! [`Kernel::syscall`] alone turns an error into the caller's status. A
 //! blocked task's result is written by whoever wakes it.
 
+use crate::console_budget::{Verdict, PER_TICK};
 use crate::kernel::{Cpu, Kernel, Next};
 use crate::machine::{Machine, UserRegs};
 use crate::task::State;
@@ -121,7 +122,27 @@ impl<M: Machine> Kernel<M> {
         if len > DEBUG_WRITE_MAX as u64 {
             return Err(SysError::TooLong);
         }
+        let now = self.ticks;
+        let verdict = self.console[me].charge(now, len as usize);
         let t = self.task(me);
+        match verdict {
+            Verdict::Drop { first } => {
+                if first {
+                    M::log(format_args!(
+                        "task '{}' writes to the console faster than {} bytes a second; its output is dropped until it slows down",
+                        t.name,
+                        u64::from(PER_TICK) * (1_000_000_000 / conflux_abi::time::TICK_NS)
+                    ));
+                }
+                // Nothing was written: the caller learns it from the count.
+                return Ok(0);
+            }
+            Verdict::Write { after_spell } if after_spell > 0 => M::log(format_args!(
+                "task '{}' slowed down; {after_spell} bytes of its console output were dropped while it was too fast",
+                t.name
+            )),
+            Verdict::Write { .. } => {}
+        }
         let space = t.space.as_mut().ok_or(SysError::BadAddress)?;
         M::debug_write(space, t.name, &mut t.at_line_start, addr, len)?;
         Ok(len)

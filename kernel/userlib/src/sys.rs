@@ -81,7 +81,10 @@ fn decode((status, value): (u64, u64)) -> Result<u64, SysError> {
     }
 }
 
-/// Prints `bytes` on the kernel console (each line prefixed with the task's name).
+/// Prints `bytes` on the kernel console (each line prefixed with the task's
+/// name). Returns how many bytes were written: all of them, or 0 when the
+/// task's console budget (`conflux_abi::syscall::CONSOLE_BURST_BYTES`) is
+/// spent and the kernel dropped the write whole.
 pub fn debug_write(bytes: &[u8]) -> Result<usize, SysError> {
     decode(raw_syscall(
         Sysno::DebugWrite as u64,

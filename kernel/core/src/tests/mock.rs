@@ -61,6 +61,10 @@ thread_local! {
     pub static MASKED: RefCell<Vec<(u8, bool)>> = const { RefCell::new(Vec::new()) };
     /// Bytes "typed" on the mock console, taken by `console_read`.
     pub static TYPED: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// The kernel's own console lines (`Machine::log`).
+    pub static LOGGED: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+    /// Bytes tasks wrote to the console (`debug_write` that got through).
+    pub static WRITTEN: RefCell<u64> = const { RefCell::new(0) };
 }
 
 pub struct Mock;
@@ -102,7 +106,8 @@ impl Machine for Mock {
         s.shared.retain(|&m| m != (vaddr, size));
     }
     fn copy_ipc_words(_: u64, _: u64, _: usize, _: usize) {}
-    fn debug_write(_: &mut Space, _: &str, _: &mut bool, _: u64, _: u64) -> Result<(), SysError> {
+    fn debug_write(_: &mut Space, _: &str, _: &mut bool, _: u64, len: u64) -> Result<(), SysError> {
+        WRITTEN.with(|w| *w.borrow_mut() += len);
         Ok(())
     }
     fn port_in(_: u16, _: u8) -> u32 {
@@ -122,5 +127,7 @@ impl Machine for Mock {
     fn irq_mask(line: u8, masked: bool) {
         MASKED.with(|m| m.borrow_mut().push((line, masked)));
     }
-    fn log(_: core::fmt::Arguments<'_>) {}
+    fn log(args: core::fmt::Arguments<'_>) {
+        LOGGED.with(|l| l.borrow_mut().push(args.to_string()));
+    }
 }

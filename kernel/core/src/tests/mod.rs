@@ -6,6 +6,7 @@
 
 mod bound;
 mod console;
+mod console_flood;
 mod cspace_props;
 mod fastpath_equiv;
 mod hostile_props;
