@@ -136,6 +136,7 @@ fn run(
         "grep" => content::grep(fs, args),
         "hexdump" => content::hexdump(fs, args),
         "ps" => system::ps(input),
+        "kill" => system::kill(input, args),
         "ping" => net::ping(link, args),
         "net" => net::net(link, args),
         "flow" => flow::flow(args),

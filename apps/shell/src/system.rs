@@ -1,4 +1,4 @@
-//! Commands about the machine: help, ps and poweroff.
+//! Commands about the machine: help, ps, kill and poweroff.
 
 use conflux_abi::devices::ACPI_PM_BASE;
 use conflux_fs_client::Fs;
@@ -8,6 +8,7 @@ use conflux_userlib::println;
 
 use crate::config;
 use crate::Failed;
+use alloc::string::String;
 
 /// Every command with its arguments and what it does, for `help`.
 pub const HELP: &[(&str, &str)] = &[
@@ -35,6 +36,10 @@ pub const HELP: &[(&str, &str)] = &[
     ("hexdump FILE", "show a file's bytes in hex"),
     ("df", "file system size and free space"),
     ("ps", "the tasks, their state, priority and restarts"),
+    (
+        "kill TASK",
+        "stop a task (by name or `ps` number); init restarts it if its manifest says so",
+    ),
     (
         "ping [-c N] ADDR",
         "N ICMP echo requests (4) to ADDR, e.g. 10.0.2.2",
@@ -84,6 +89,38 @@ pub fn ps(input: &Input) -> Result<(), Failed> {
         }
     }
     Ok(())
+}
+
+/// `kill TASK`: ends a task as if it had faulted, so its supervisor's
+/// restart policy applies (a way to see a driver or server recover, or to
+/// end one that is stuck).
+pub fn kill(input: &Input, args: &[String]) -> Result<(), Failed> {
+    let [task] = args else {
+        return Err(Failed::usage("kill TASK (a name or a number `ps` shows)"));
+    };
+    let index = config::TASK_NAMES
+        .iter()
+        .position(|n| n == task)
+        .or_else(|| {
+            task.parse()
+                .ok()
+                .filter(|&i: &usize| i < config::TASK_NAMES.len())
+        });
+    let Some(index) = index else {
+        println!("kill: no task named `{task}`; `ps` lists them");
+        return Err(Failed::Reported);
+    };
+    let name = config::TASK_NAMES[index];
+    match input.stop_task(index) {
+        Ok(()) => {
+            println!("kill: stopped task {index} ({name})");
+            Ok(())
+        }
+        Err(e) => {
+            println!("kill: task {index} ({name}) not stopped: {e}");
+            Err(Failed::Reported)
+        }
+    }
 }
 
 /// PM1a control register of QEMU's q35 (ICH9) power-management block.

@@ -72,6 +72,11 @@ errors! {
     NotBound = 19 => "task has no bound notification",
     /// `timer_set` with more ticks than `TIMER_MAX_TICKS`.
     TimerTooLong = 20 => "timer ticks exceed the maximum",
+    /// `task_stop` named a task that is not running: it has ended, or it
+    /// waits for its supervisor's decision.
+    NotRunning = 21 => "the task is not running (it has ended or waits for its supervisor)",
+    /// `task_stop` named the supervisor, which nothing would restart.
+    IsSupervisor = 22 => "the supervisor cannot be stopped: nothing would restart it or the tasks it supervises",
 }
 
 impl SysError {

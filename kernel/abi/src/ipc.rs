@@ -166,6 +166,10 @@ pub enum FaultKind {
     /// syscall); its last console line gives the message and location.
     /// Vector, error, address and `rip` are 0.
     Panic = 1,
+    /// The operator stopped the task (`task_stop`, e.g. the shell's
+    /// `kill`). `address` is the index of the task that asked; vector,
+    /// error and `rip` are 0.
+    Stopped = 3,
 }
 
 impl FaultKind {
@@ -173,6 +177,7 @@ impl FaultKind {
         match b {
             0 => Some(Self::Exception),
             1 => Some(Self::Panic),
+            3 => Some(Self::Stopped),
             _ => None,
         }
     }
@@ -210,6 +215,18 @@ impl FaultMessage {
             vector: 0,
             error: 0,
             address: 0,
+            rip: 0,
+        }
+    }
+
+    /// A report that task `task` was stopped at the request of task `by`.
+    pub fn stopped(task: u32, by: u32) -> Self {
+        Self {
+            task,
+            kind: FaultKind::Stopped,
+            vector: 0,
+            error: 0,
+            address: by as u64,
             rip: 0,
         }
     }

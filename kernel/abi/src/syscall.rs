@@ -124,6 +124,15 @@ sysnos! {
     /// clients less urgent than the server are not starved by it. A
     /// restart gives the task its manifest priority back.
     SetPriority = 28,
+    /// `task_stop(irq, index)`: the holder of the console's interrupt (the
+    /// operator's shell, like `task_info`) ends task `index` as if it had
+    /// faulted; its supervisor gets a fault message of kind
+    /// [`crate::ipc::FaultKind::Stopped`], so the manifest's restart
+    /// policy applies. `InvalidArgument` for an index past the tasks,
+    /// `NotRunning` for a task that has ended or waits for its
+    /// supervisor, `IsSupervisor` for the supervisor. Stopping oneself
+    /// does not return.
+    TaskStop = 29,
 }
 
 /// The least urgent priority a task can have (0 is the most urgent): the

@@ -5,8 +5,9 @@
 //! is a privilege like any other, so it is a capability: the IRQ object of
 //! [`CONSOLE_IRQ_LINE`]. Its holder is signalled when bytes arrive (as for
 //! any interrupt), takes them with `console_read`, and may also list the
-//! tasks with `task_info` — both are what an operator's shell needs, and
-//! the manifest gives that capability to at most one task.
+//! tasks with `task_info` and stop one with `task_stop` — what an
+//! operator's shell needs — and the manifest gives that capability to at
+//! most one task.
 
 use crate::cspace::NodeId;
 use crate::kernel::Kernel;
@@ -20,7 +21,7 @@ use conflux_abi::SysError;
 
 impl<M: Machine> Kernel<M> {
     /// Checks that `slot` holds the console's IRQ capability with READ.
-    fn console_cap(&self, me: usize, slot: u64) -> Result<(), SysError> {
+    pub(crate) fn console_cap(&self, me: usize, slot: u64) -> Result<(), SysError> {
         let cap = self
             .caps
             .lookup(NodeId::slot(me, slot)?, ObjectKind::Irq, rights::READ)?;

@@ -27,6 +27,7 @@ pub mod memops;
 pub mod notify;
 pub mod object;
 pub mod sched;
+pub mod stop;
 pub mod summary;
 pub mod syscall;
 pub mod task;

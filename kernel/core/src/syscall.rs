@@ -114,6 +114,7 @@ impl<M: Machine> Kernel<M> {
             Sysno::NtfnBind => self.sys_ntfn_bind(me, a[0], a[1]),
             Sysno::TimerSet => self.sys_timer_set(me, a[0], a[1]),
             Sysno::SetPriority => self.sys_set_priority(me, a[0]),
+            Sysno::TaskStop => return self.sys_task_stop(cpu, me, a[0], a[1]),
         };
         self.value(me, r)
     }

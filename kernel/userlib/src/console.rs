@@ -64,4 +64,12 @@ impl Input {
             Err(e) => Err(e),
         }
     }
+
+    /// Ends task `index` as if it had faulted (for `kill`); its supervisor
+    /// decides whether it restarts. `NotRunning` when it has ended or
+    /// waits for its supervisor, `IsSupervisor` for the supervisor,
+    /// `InvalidArgument` past the last task.
+    pub fn stop_task(&self, index: usize) -> Result<(), SysError> {
+        sys::call(Sysno::TaskStop, self.irq.0 as u64, index as u64, 0, 0).map(drop)
+    }
 }

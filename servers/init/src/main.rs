@@ -1,7 +1,8 @@
 //! init: the system's supervisor.
 //!
-//! The kernel turns a task's fault — a CPU exception, or a panic the task
-//! reported with the `panic` syscall — into a message on init's fault
+//! The kernel turns a task's fault — a CPU exception, a panic the task
+//! reported with the `panic` syscall, or the operator stopping it with
+//! `task_stop` — into a message on init's fault
 //! endpoint (a `FaultMessage`, marked as sent by the kernel, which no task
 //! can forge). init logs it, saying which of the two it was, and answers
 //! with a `SupervisorReply`: restart when the manifest gave the task
@@ -81,6 +82,11 @@ fn decide(f: &FaultMessage, restarts: &mut [u32; TASKS]) -> SupervisorReply {
     match f.kind {
         FaultKind::Panic => println!(
             "task '{name}' panicked (its last console line says where and why); {}",
+            Outcome(count)
+        ),
+        FaultKind::Stopped => println!(
+            "task '{name}' was stopped by task '{}' (the console's holder); {}",
+            self::name(f.address as usize),
             Outcome(count)
         ),
         FaultKind::Exception => println!(

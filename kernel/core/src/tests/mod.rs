@@ -18,4 +18,5 @@ mod priority;
 mod revoke;
 mod sched_props;
 mod sim;
+mod stop;
 mod timer;
