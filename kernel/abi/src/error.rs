@@ -72,6 +72,10 @@ errors! {
     NotBound = 19 => "task has no bound notification",
     /// `timer_set` with more ticks than `TIMER_MAX_TICKS`.
     TimerTooLong = 20 => "timer ticks exceed the maximum",
+    /// A timed call (`call_timed`) got no reply by its deadline: the
+    /// caller stopped waiting. A server that answers that call afterwards
+    /// gets this too from `reply`: its answer reaches nobody.
+    TimedOut = 21 => "no reply by the call's deadline: the caller stopped waiting",
 }
 
 impl SysError {

@@ -7,6 +7,7 @@
 mod bound;
 mod console;
 mod cspace_props;
+mod deadline;
 mod fastpath_equiv;
 mod hostile_props;
 mod ipc;
