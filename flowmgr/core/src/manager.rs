@@ -13,8 +13,9 @@
 //! (`STATS`, and after `PAUSE`/`RESUME`) and at each tick of `flowmgr`'s
 //! own timer ([`Manager::watch`], while [`Manager::watching`]), so a
 //! failure is handled even while the application only waits on its
-//! notification. A stage that does not answer, answers as a new instance,
-//! or reports a broken edge puts the flow on the ladder
+//! notification. A stage that does not answer (dead, or stuck past the
+//! call's deadline), answers as a new instance, or reports a broken edge
+//! puts the flow on the ladder
 //! ([`crate::ladder`]). Recovery rewires the whole flow on freshly
 //! formatted edges (the stages' held buffers and counters start over), so
 //! a source starts again from its beginning.
