@@ -32,8 +32,7 @@
 //! where a peer may hang, not for the request path.
 
 use crate::kernel::{Kernel, Next};
-use crate::machine::Machine;
-use crate::machine::UserRegs;
+use crate::machine::{Machine, UserRegs};
 use crate::task::State;
 use conflux_abi::syscall::unpack_timed;
 use conflux_abi::SysError;
