@@ -7,9 +7,10 @@
 //! 2. **Restart**: the stage's task died and init restarted it (the call
 //!    reaches a new instance, which knows no flows): the stage is wired
 //!    again on the same task, at most [`MAX_RESTARTS`] times per stage.
-//! 3. **Redirect**: the task is dead for good, keeps failing, or refuses
-//!    the stage: it moves to another task of the same class (another
-//!    device instance, or another software stage task).
+//! 3. **Redirect**: the task is dead for good, stopped answering (its
+//!    calls ran past their deadline), keeps failing, or refuses the stage:
+//!    it moves to another task of the same class (another device
+//!    instance, or another software stage task).
 //! 4. **Fallback**: no other device instance is left and the cipher's
 //!    engine allows software: it moves to a software stage task.
 //! 5. **Terminate**: nothing is left; the flow is ended cleanly.
@@ -35,8 +36,12 @@ pub enum Failure {
     /// Its task answers, but as a new instance that does not know the
     /// flow: init restarted it.
     Restarted,
-    /// Its task does not answer.
+    /// Its task does not answer: dead.
     Dead,
+    /// Its task lives but gave no answer by the call's deadline: stuck.
+    /// Handled as `Dead` (it cannot be restarted from here: it never
+    /// faulted), and the task is offered nothing until it answers again.
+    Silent,
     /// Its task answered, but refused to (re)start the stage.
     Refused,
 }

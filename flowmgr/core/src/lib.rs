@@ -12,6 +12,8 @@
 //!   unwiring stages through [`Sys`].
 //! - [`reclaim`]: a restarted `flowmgr` taking back what its previous
 //!   instance handed out.
+//! - `quiet`: stage tasks that stopped answering are called no more (each
+//!   call would wait out the deadline again) until they answer `INFO`.
 //!
 //! `flowmgr` never touches a flow's data: it formats edges, hands out
 //! capabilities, and reads counters.
@@ -21,6 +23,7 @@
 pub mod ladder;
 pub mod layout;
 pub mod manager;
+mod quiet;
 pub mod quota;
 pub mod reclaim;
 pub mod refusal;
@@ -31,7 +34,7 @@ mod sys;
 
 pub use manager::Manager;
 pub use refusal::Refusal;
-pub use sys::{Cap, Dead, Reply, Sys};
+pub use sys::{Cap, Reply, Sys, Unanswered, STAGE_DEADLINE_MS};
 
 #[cfg(test)]
 mod tests;

@@ -13,19 +13,21 @@
 //! (`STATS`, and after `PAUSE`/`RESUME`) and at each tick of `flowmgr`'s
 //! own timer ([`Manager::watch`], while [`Manager::watching`]), so a
 //! failure is handled even while the application only waits on its
-//! notification. A stage that does not answer, answers as a new instance,
-//! or reports a broken edge puts the flow on the ladder
+//! notification. A stage that does not answer (dead, or stuck past the
+//! call's deadline), answers as a new instance, or reports a broken edge
+//! puts the flow on the ladder
 //! ([`crate::ladder`]). Recovery rewires the whole flow on freshly
 //! formatted edges (the stages' held buffers and counters start over), so
 //! a source starts again from its beginning.
 
 use crate::ladder::{self, Failure, History, Step};
 use crate::layout::{self, Layout};
+use crate::quiet::Quiet;
 use crate::refusal::{bad, Refusal};
 use crate::registry::{Class, Placement, Registry};
 use crate::slots::{FlowId, Slots};
 use crate::state::{Event, Life};
-use crate::sys::{Cap, Dead, Reply, Sys};
+use crate::sys::{Cap, Reply, Sys, Unanswered};
 use conflux_flow_protocol::api::{
     EdgeFigures, FlowRequest, FlowState, FlowStats, FlowStatus, MAX_EDGES, MAX_STAGES,
 };
@@ -118,6 +120,8 @@ fn resumable(req: &FlowRequest) -> bool {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Fail {
     Dead,
+    /// No answer by the deadline: the task is stuck.
+    Silent,
     Refused(u32),
 }
 
@@ -133,7 +137,7 @@ impl StageFailed {
         Refusal::stage_refused(
             self.index,
             match self.fail {
-                Fail::Dead => None,
+                Fail::Dead | Fail::Silent => None,
                 Fail::Refused(l) => Some(l),
             },
         )
@@ -141,7 +145,8 @@ impl StageFailed {
 }
 
 /// Calls a stage; a `Dead` call is tried once more, since the first call
-/// after the task restarted fails only to tell the caller so.
+/// after the task restarted fails only to tell the caller so (a `Silent`
+/// one is not: it would wait out the deadline again).
 pub(crate) fn ask(
     sys: &mut impl Sys,
     task: usize,
@@ -149,10 +154,14 @@ pub(crate) fn ask(
     words: &[u64],
     cap: Option<Cap>,
 ) -> Result<Reply, Fail> {
-    let r = sys
-        .call(task, l, words, cap)
-        .or_else(|Dead| sys.call(task, l, words, cap))
-        .map_err(|Dead| Fail::Dead)?;
+    let r = match sys.call(task, l, words, cap) {
+        Err(Unanswered::Dead) => sys.call(task, l, words, cap),
+        r => r,
+    }
+    .map_err(|u| match u {
+        Unanswered::Dead => Fail::Dead,
+        Unanswered::Silent => Fail::Silent,
+    })?;
     if r.label == StageStatus::Ok as u32 {
         Ok(r)
     } else {
@@ -435,6 +444,7 @@ impl Flow {
                 Err(Fail::Refused(l)) if l == StageStatus::UnknownFlow as u32 => Failure::Restarted,
                 Err(Fail::Refused(_)) => Failure::Refused,
                 Err(Fail::Dead) => Failure::Dead,
+                Err(Fail::Silent) => Failure::Silent,
             };
             return Some((i, failure));
         }
@@ -653,9 +663,14 @@ impl Manager {
                 return Err(r);
             }
         }
-        if let Err(e) = flow.wire(sys, slot, self.tsc_hz) {
+        let mut quiet = Quiet::new(sys, self.reg.silent());
+        let wired = flow.wire(&mut quiet, slot, self.tsc_hz);
+        if wired.is_err() {
             flow.wired = true;
-            flow.unwire(sys, &mut self.reg, slot);
+            flow.unwire(&mut quiet, &mut self.reg, slot);
+        }
+        self.reg.mark_silent(quiet.silent());
+        if let Err(e) = wired {
             return Err(e.map_or(Refusal::new(FlowStatus::NoSlot), StageFailed::refusal));
         }
         self.slots
@@ -665,10 +680,11 @@ impl Manager {
 
     /// Checks `flow`'s stages and climbs the ladder for one that failed,
     /// rewiring the flow after each step, until it runs or is terminated.
-    fn check(reg: &mut Registry, sys: &mut impl Sys, hz: u64, slot: usize, flow: &mut Flow) {
+    fn check(reg: &mut Registry, sys: &mut impl Sys, hz: u64, id: FlowId, flow: &mut Flow) {
         if !flow.wired {
             return;
         }
+        let slot = id.slot();
         let mut failed = flow.poll(sys);
         if failed.is_none() {
             if flow.life.apply(Event::Recovered) == Ok(true) {
@@ -680,6 +696,9 @@ impl Manager {
             let Some((i, failure)) = failed else { return };
             let _ = flow.life.apply(Event::Fault);
             let Some(mut st) = flow.stages[i] else { break };
+            if failure == Failure::Silent {
+                sys.stage_silent(id.word(), i, st.at.task);
+            }
             let step = ladder::decide(reg, &st.spec, st.class, st.at, &mut st.history, failure);
             flow.stages[i] = Some(st);
             let Some(counter) = step.counter() else { break };
@@ -701,6 +720,7 @@ impl Manager {
                     f.index,
                     match f.fail {
                         Fail::Dead => Failure::Dead,
+                        Fail::Silent => Failure::Silent,
                         Fail::Refused(_) => Failure::Refused,
                     },
                 )),
@@ -722,11 +742,12 @@ impl Manager {
         reg: &mut Registry,
         sys: &mut impl Sys,
         (hz, pool_len): (u64, u64),
-        slot: usize,
+        id: FlowId,
         flow: &mut Flow,
         tick: bool,
     ) -> [EdgeStats; MAX_EDGES] {
-        Self::check(reg, sys, hz, slot, flow);
+        Self::check(reg, sys, hz, id, flow);
+        let slot = id.slot();
         let mut raw = [EdgeStats::default(); MAX_EDGES];
         let edges = flow.layout.edges;
         for (e, r) in raw.iter_mut().enumerate().take(edges) {
@@ -845,16 +866,10 @@ impl Manager {
     /// application asking.
     pub fn watch(&mut self, sys: &mut impl Sys) {
         let reg = &mut self.reg;
+        let sys = &mut Quiet::new(sys, reg.silent());
         for (id, flow) in self.slots.iter_mut() {
             if flow.watched() {
-                Self::look(
-                    reg,
-                    sys,
-                    (self.tsc_hz, self.pool_len),
-                    id.slot(),
-                    flow,
-                    true,
-                );
+                Self::look(reg, sys, (self.tsc_hz, self.pool_len), id, flow, true);
             }
             // A source waiting for credit sleeps until someone rings.
             if flow.watched() && flow.req.rate != 0 && !flow.life.paused() {
@@ -863,18 +878,22 @@ impl Manager {
                 }
             }
         }
+        let silent = sys.silent();
+        self.reg.mark_silent(silent);
     }
 
     /// STATS: the flow's figures, after checking its stages.
     pub fn stats(&mut self, sys: &mut impl Sys, id: u64, owner: u64) -> Result<FlowStats, Refusal> {
         let (fid, _) = self.flow(id, owner)?;
-        let slot = fid.slot();
         let reg = &mut self.reg;
         let flow = self
             .slots
             .get(fid)
             .ok_or(Refusal::new(FlowStatus::UnknownFlow))?;
-        let raw = Self::look(reg, sys, (self.tsc_hz, self.pool_len), slot, flow, false);
+        let mut quiet = Quiet::new(sys, reg.silent());
+        let hz = (self.tsc_hz, self.pool_len);
+        let raw = Self::look(reg, &mut quiet, hz, fid, flow, false);
+        reg.mark_silent(quiet.silent());
         let edges = flow.layout.edges;
         let mut figures = [EdgeFigures::default(); MAX_EDGES];
         for (f, r) in figures.iter_mut().zip(&raw).take(edges) {
@@ -911,7 +930,9 @@ impl Manager {
         owner: u64,
         pause: bool,
     ) -> Result<(), Refusal> {
+        let silent = self.reg.silent();
         let (fid, flow) = self.flow(id, owner)?;
+        let sys = &mut Quiet::new(sys, silent);
         let event = if pause { Event::Pause } else { Event::Resume };
         flow.life
             .apply(event)
@@ -934,7 +955,8 @@ impl Manager {
             .slots
             .get(fid)
             .ok_or(Refusal::new(FlowStatus::UnknownFlow))?;
-        Self::check(reg, sys, self.tsc_hz, fid.slot(), flow);
+        Self::check(reg, sys, self.tsc_hz, fid, flow);
+        reg.mark_silent(sys.silent());
         Ok(())
     }
 
@@ -946,7 +968,9 @@ impl Manager {
             .slots
             .take(fid)
             .ok_or(Refusal::new(FlowStatus::UnknownFlow))?;
-        flow.unwire(sys, &mut self.reg, fid.slot());
+        let mut quiet = Quiet::new(sys, self.reg.silent());
+        flow.unwire(&mut quiet, &mut self.reg, fid.slot());
+        self.reg.mark_silent(quiet.silent());
         Ok(fid.slot())
     }
 

@@ -20,7 +20,7 @@ use conflux_flow_protocol::stage::{label, MAX_FLOWS};
 pub struct Reclaimed {
     /// Stage flows that were running or being wired, now stopped.
     pub stopped: u32,
-    /// Stage tasks that did not answer (dead, or not serving yet).
+    /// Stage tasks that did not answer (dead, stuck, or not serving yet).
     pub silent: u32,
 }
 
@@ -34,7 +34,7 @@ pub fn reclaim(sys: &mut impl Sys, tasks: usize, slots: usize) -> Reclaimed {
                 Ok(_) => found.stopped += 1,
                 // `UnknownFlow`: a number nobody used.
                 Err(Fail::Refused(_)) => {}
-                Err(Fail::Dead) => {
+                Err(Fail::Dead | Fail::Silent) => {
                     found.silent += 1;
                     break;
                 }

@@ -66,6 +66,9 @@ impl Class {
 pub struct Registry {
     tasks: [StageTask; MAX_TASKS],
     len: usize,
+    /// Tasks that stopped answering (a call ran past its deadline): not
+    /// called, not offered stages, until they answer `INFO` again.
+    silent: Avoid,
 }
 
 impl Registry {
@@ -74,6 +77,7 @@ impl Registry {
         Self {
             tasks: [StageTask::default(); MAX_TASKS],
             len: count.min(MAX_TASKS),
+            silent: 0,
         }
     }
 
@@ -92,13 +96,29 @@ impl Registry {
     /// Records task `t`'s `INFO` answer (`[kinds, flags]`).
     pub fn learn(&mut self, t: usize, answer: [u64; 2]) {
         if let Some(task) = self.tasks[..self.len].get_mut(t) {
+            self.silent &= !(1 << t);
             task.known = true;
             task.kinds = answer[0];
             task.device = answer[1] & info::DEVICE != 0;
         }
     }
 
-    /// The tasks that have not answered `INFO` yet.
+    /// Tasks `tasks` stopped answering: they are offered nothing, and
+    /// asked `INFO` again (like a task that never answered) at each
+    /// create; their flow numbers stay taken until their flows let go.
+    pub fn mark_silent(&mut self, tasks: Avoid) {
+        for t in (0..self.len).filter(|t| tasks & (1 << t) != 0) {
+            self.tasks[t].known = false;
+            self.silent |= 1 << t;
+        }
+    }
+
+    /// The tasks that stopped answering.
+    pub fn silent(&self) -> Avoid {
+        self.silent
+    }
+
+    /// The tasks that have not answered `INFO` yet (or stopped answering).
     pub fn unknown(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.len).filter(|&t| !self.tasks[t].known)
     }

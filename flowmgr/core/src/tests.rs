@@ -31,6 +31,8 @@ struct Task {
     /// task), and the instance after it knows no flows.
     restarted: bool,
     refuse_start: bool,
+    /// Lives but never answers: every call runs out its deadline.
+    silent: bool,
     /// Refuses second-lane grants (no capability slots for them).
     no_lanes: bool,
     broken: bool,
@@ -51,9 +53,11 @@ struct Fake {
     /// the edges.
     on_observe: Option<(usize, u64, [u64; 2])>,
     rung: Vec<usize>,
+    /// Stages reported silent: (flow id word, stage, task).
+    silenced: Vec<(u64, usize, usize)>,
 }
 
-fn reply(status: StageStatus, words: &[u64]) -> Result<Reply, Dead> {
+fn reply(status: StageStatus, words: &[u64]) -> Result<Reply, Unanswered> {
     let mut r = Reply {
         label: status as u32,
         len: words.len(),
@@ -70,18 +74,21 @@ impl Sys for Fake {
         l: u32,
         words: &[u64],
         cap: Option<Cap>,
-    ) -> Result<Reply, Dead> {
+    ) -> Result<Reply, Unanswered> {
         let t = &mut self.tasks[task];
         if t.dead {
-            return Err(Dead);
+            return Err(Unanswered::Dead);
         }
         if t.restarted {
             t.restarted = false;
             t.flows.clear();
-            return Err(Dead);
+            return Err(Unanswered::Dead);
         }
         let n = words.first().copied().unwrap_or(u64::MAX);
         self.calls.push((task, l, n));
+        if t.silent {
+            return Err(Unanswered::Silent);
+        }
         match l {
             label::INFO => reply(StageStatus::Ok, &[t.kinds, u64::from(t.device)]),
             label::ATTACH => {
@@ -146,6 +153,9 @@ impl Sys for Fake {
     }
     fn ring(&mut self, task: usize) {
         self.rung.push(task);
+    }
+    fn stage_silent(&mut self, flow: u64, stage: usize, task: usize) {
+        self.silenced.push((flow, stage, task));
     }
 }
 
@@ -1179,5 +1189,108 @@ fn a_split_the_stages_cannot_take_leaves_the_flow_running_unreplicated() {
     assert_eq!(
         (r.status, r.detail),
         (FlowStatus::StageRefused, StageStatus::Unsupported as u64)
+    );
+}
+
+/// Calls made to task `t` so far.
+fn calls_to(sys: &Fake, t: usize) -> usize {
+    sys.calls.iter().filter(|c| c.0 == t).count()
+}
+
+#[test]
+fn a_stage_that_stops_answering_is_reported_moved_and_called_no_more() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    let first = m.create(&mut sys, &round_trip(), APP).unwrap();
+    let second = m.create(&mut sys, &round_trip(), APP).unwrap();
+    // Both encryptions on a device: the first on task 1, the second on 2
+    // (the least loaded); the first's task gets stuck.
+    assert!(sys.tasks[1].flows.contains_key(&0));
+    sys.tasks[1].silent = true;
+    let before = calls_to(&sys, 1);
+    m.watch(&mut sys);
+    assert_eq!(
+        calls_to(&sys, 1),
+        before + 1,
+        "one call ran out; no STOP after it"
+    );
+    assert_eq!(
+        sys.silenced,
+        [(first.word(), 1, 1)],
+        "reported with flow and stage"
+    );
+    // STATS looks again and finds every stage well: recovered.
+    let s = m.stats(&mut sys, first.word(), APP).unwrap();
+    assert_eq!((s.state, s.ladder[REDIRECT]), (FlowState::Running, 1));
+    assert_eq!(s.ladder[RESTART], 0, "a stuck task is not restarted");
+    assert!(sys.tasks[2].flows.len() == 2, "moved to the other device");
+    assert_eq!(m.registry().silent(), 1 << 1);
+    assert!(!m.registry().task(1).unwrap().known, "offered nothing");
+    // The other flow never touched task 1 and took no step.
+    let s = m.stats(&mut sys, second.word(), APP).unwrap();
+    assert_eq!((s.state, s.ladder), (FlowState::Running, [0; 4]));
+    // Later looks and destroys call it no more.
+    m.watch(&mut sys);
+    assert_eq!(m.destroy(&mut sys, first.word(), APP), Ok(first.slot()));
+    assert_eq!(calls_to(&sys, 1), before + 1);
+    // A create asks it INFO again (still stuck: one call); once it
+    // answers, it is known again and takes stages.
+    let id = m.create(&mut sys, &round_trip(), APP).unwrap();
+    assert_eq!(calls_to(&sys, 1), before + 2);
+    assert_eq!(m.registry().silent(), 1 << 1);
+    assert_eq!(m.destroy(&mut sys, id.word(), APP), Ok(id.slot()));
+    sys.tasks[1].silent = false;
+    let id = m.create(&mut sys, &round_trip(), APP).unwrap();
+    assert_eq!(m.registry().silent(), 0);
+    assert!(m.registry().task(1).unwrap().known);
+    assert!(sys.tasks[1].flows.contains_key(&0), "placed there again");
+    assert_eq!(
+        m.stats(&mut sys, id.word(), APP).unwrap().state,
+        FlowState::Running
+    );
+}
+
+#[test]
+fn a_stuck_task_under_two_flows_costs_one_deadline_and_both_move() {
+    let mut sys = system();
+    sys.tasks[2].dead = true; // one device only: both flows on task 1
+    let mut m = manager(&mut sys);
+    let a = m.create(&mut sys, &round_trip(), APP).unwrap();
+    let b = m.create(&mut sys, &round_trip(), APP).unwrap();
+    assert_eq!(sys.tasks[1].flows.len(), 2);
+    sys.tasks[1].silent = true;
+    let before = calls_to(&sys, 1);
+    m.watch(&mut sys);
+    assert_eq!(calls_to(&sys, 1), before + 1);
+    assert_eq!(sys.silenced, [(a.word(), 1, 1), (b.word(), 1, 1)]);
+    for id in [a, b] {
+        let s = m.stats(&mut sys, id.word(), APP).unwrap();
+        assert_eq!(s.ladder[FALLBACK], 1, "no device left: software");
+    }
+    assert_eq!(
+        sys.tasks[0].flows.len(),
+        8,
+        "all four stages of both in software"
+    );
+}
+
+#[test]
+fn a_stage_stuck_at_creation_refuses_the_flow_and_is_offered_nothing() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    sys.tasks[1].silent = true;
+    let r = m.create(&mut sys, &round_trip(), APP).unwrap_err();
+    assert_eq!(
+        (r.status, r.stage, r.detail),
+        (FlowStatus::StageRefused, 1, STAGE_DEAD)
+    );
+    assert_eq!(m.registry().silent(), 1 << 1);
+    assert_eq!(m.registry().in_use(1), 0, "its number given back");
+    // The next create skips it.
+    let id = m.create(&mut sys, &round_trip(), APP).unwrap();
+    assert!(sys.tasks[2].flows.contains_key(&0));
+    assert_eq!(
+        m.stats(&mut sys, id.word(), APP).unwrap().state,
+        FlowState::Running
     );
 }

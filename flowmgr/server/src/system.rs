@@ -1,14 +1,17 @@
 //! The system calls behind `conflux-flowmgr-core`'s [`Sys`]: calling a
-//! stage task with a copy of one capability, formatting and reading the
+//! stage task with a copy of one capability (with a deadline, so a stuck
+//! stage cannot hold `flowmgr` forever), formatting and reading the
 //! premapped edges, revoking a slot, signalling an application.
 
 use crate::{NOTIFY_BASE, SPARE};
+use conflux_abi::time::ticks_for_ms;
 use conflux_abi::SysError;
 use conflux_flow_protocol::edge::EdgeStats;
+use conflux_flow_protocol::stage::label;
 use conflux_flow_protocol::Span;
 use conflux_flow_stage::Mapping;
 use conflux_flowmgr_core::slots::MAX_SLOTS;
-use conflux_flowmgr_core::{Cap, Dead, Reply, Sys};
+use conflux_flowmgr_core::{Cap, Reply, Sys, Unanswered, STAGE_DEADLINE_MS};
 use conflux_userlib::ipc::{long_word, set_long_word, Endpoint, Message, Notification, Slot};
 use conflux_userlib::println;
 
@@ -90,23 +93,25 @@ impl Sys for Kernel {
         label: u32,
         words: &[u64],
         cap: Option<Cap>,
-    ) -> Result<Reply, Dead> {
-        let (_, endpoint, _) = *crate::config::flows::STAGES.get(task).ok_or(Dead)?;
+    ) -> Result<Reply, Unanswered> {
+        let (_, endpoint, _) = *crate::config::flows::STAGES
+            .get(task)
+            .ok_or(Unanswered::Dead)?;
         let n = words.len().min(conflux_abi::ipc::MAX_WORDS);
         for (i, w) in words.iter().enumerate().take(n).skip(4) {
             set_long_word(i, *w);
         }
         let mut msg = Message::new(label, &words[..n.min(4)]).with_len(n);
         if let Some(c) = cap {
-            let from = source(c).ok_or(Dead)?;
+            let from = source(c).ok_or(Unanswered::Dead)?;
             let _ = Slot(SPARE).delete();
             if let Err(e) = Slot(from).copy(SPARE) {
                 println!("cannot copy capability slot {from} to hand a stage ({e}): is the manifest's [flows] complete?");
-                return Err(Dead);
+                return Err(Unanswered::Dead);
             }
             msg = msg.with_cap(SPARE);
         }
-        let got = Endpoint(endpoint).call(&msg);
+        let got = Endpoint(endpoint).call_within(&msg, ticks_for_ms(STAGE_DEADLINE_MS));
         if cap.is_some() {
             // The stage got a copy derived from the spare; deleting the
             // spare hands it to the slot's capability, so revoking that
@@ -125,13 +130,18 @@ impl Sys for Kernel {
                 }
                 Ok(r)
             }
-            Err(SysError::DeadPeer) => Err(Dead),
-            Err(e) => {
+            Err(SysError::DeadPeer) => Err(Unanswered::Dead),
+            Err(SysError::TimedOut) => {
                 println!(
-                    "call to stage task {} failed: {e}",
-                    crate::config::flows::STAGES[task].0
+                    "stage task '{}' did not answer {} within {STAGE_DEADLINE_MS} ms: it runs but is stuck; flowmgr calls it no more until it answers INFO again (asked at each CREATE)",
+                    task_name(task),
+                    label_name(label)
                 );
-                Err(Dead)
+                Err(Unanswered::Silent)
+            }
+            Err(e) => {
+                println!("call to stage task '{}' failed: {e}", task_name(task));
+                Err(Unanswered::Dead)
             }
         }
     }
@@ -175,10 +185,36 @@ impl Sys for Kernel {
         }
     }
 
+    fn stage_silent(&mut self, flow: u64, stage: usize, task: usize) {
+        println!(
+            "flow {flow}: stage {stage} (task '{}') stopped answering; the exception ladder takes over, as for a stage that died",
+            task_name(task)
+        );
+    }
+
     fn ring(&mut self, task: usize) {
         if let Some((_, _, bell)) = crate::config::flows::STAGES.get(task) {
             // A failed ring leaves the source waiting until the next look.
             let _ = Notification(*bell).signal();
         }
+    }
+}
+
+/// Stage task `task`'s name in the manifest.
+fn task_name(task: usize) -> &'static str {
+    crate::config::flows::STAGES.get(task).map_or("?", |s| s.0)
+}
+
+/// A stage message's name, for the operator.
+fn label_name(l: u32) -> &'static str {
+    match l {
+        label::ATTACH => "ATTACH",
+        label::START => "START",
+        label::STOP => "STOP",
+        label::STATS => "STATS",
+        label::PAUSE => "PAUSE",
+        label::RESUME => "RESUME",
+        label::INFO => "INFO",
+        _ => "a message",
     }
 }

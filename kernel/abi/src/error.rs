@@ -77,6 +77,10 @@ errors! {
     NotRunning = 21 => "the task is not running (it has ended or waits for its supervisor)",
     /// `task_stop` named the supervisor, which nothing would restart.
     IsSupervisor = 22 => "the supervisor cannot be stopped: nothing would restart it or the tasks it supervises",
+    /// A timed call (`call_timed`) got no reply by its deadline: the
+    /// caller stopped waiting. A server that answers that call afterwards
+    /// gets this too from `reply`: its answer reaches nobody.
+    TimedOut = 23 => "no reply by the call's deadline: the caller stopped waiting",
 }
 
 impl SysError {

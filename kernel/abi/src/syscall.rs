@@ -133,6 +133,48 @@ sysnos! {
     /// supervisor, `IsSupervisor` for the supervisor. Stopping oneself
     /// does not return.
     TaskStop = 29,
+    /// `call_timed(ep | ticks << 8, info, w0..w3)`: `call`, giving up at
+    /// the `ticks`-th kernel tick from now (1..=[`CALL_MAX_TICKS`], packed
+    /// by [`pack_timed`]) with `TimedOut` if no reply came by then —
+    /// whether the message still waited for a receiver or the server held
+    /// it. The server's reply capability for an abandoned call answers
+    /// nothing afterwards (`reply` fails with `TimedOut`), so a late reply
+    /// never reaches the caller's next call. The deadline is the call's
+    /// own: the task's `timer_set` timer is neither used nor changed.
+    CallTimed = 30,
+}
+
+/// The longest deadline `call_timed` accepts, in ticks: the timer's bound
+/// (one day), for the same reason.
+pub const CALL_MAX_TICKS: u64 = crate::time::TIMER_MAX_TICKS;
+
+/// Packs `call_timed`'s first argument: the endpoint slot and the ticks
+/// until the deadline. A slot past the table is `InvalidSlot`; 0 ticks is
+/// `InvalidArgument` (a call that may not wait at all has no use); more
+/// than [`CALL_MAX_TICKS`] is `TimerTooLong`.
+#[inline]
+pub fn pack_timed(endpoint: usize, ticks: u64) -> Result<u64, SysError> {
+    if endpoint >= CAP_SLOTS {
+        return Err(SysError::InvalidSlot);
+    }
+    check_ticks(ticks)?;
+    Ok(endpoint as u64 | ticks << 8)
+}
+
+/// Inverse of [`pack_timed`], with the same checks (the kernel's side).
+#[inline]
+pub fn unpack_timed(packed: u64) -> Result<(usize, u64), SysError> {
+    let ticks = packed >> 8;
+    check_ticks(ticks)?;
+    Ok(((packed & 0xff) as usize, ticks))
+}
+
+fn check_ticks(ticks: u64) -> Result<(), SysError> {
+    match ticks {
+        0 => Err(SysError::InvalidArgument),
+        t if t > CALL_MAX_TICKS => Err(SysError::TimerTooLong),
+        _ => Ok(()),
+    }
 }
 
 /// The least urgent priority a task can have (0 is the most urgent): the
@@ -203,5 +245,22 @@ mod tests {
         assert_eq!(pack_slots(300, 1, 0), Err(SysError::InvalidSlot));
         assert_eq!(pack_slots(1, 64, 0), Err(SysError::InvalidSlot));
         assert_eq!(unpack_slots(1 << 24), Err(SysError::InvalidArgument));
+    }
+
+    #[test]
+    fn deadlines_pack_and_unpack_within_their_bounds() {
+        assert_eq!(unpack_timed(pack_timed(5, 7).unwrap()), Ok((5, 7)));
+        let max = pack_timed(63, CALL_MAX_TICKS).unwrap();
+        assert_eq!(unpack_timed(max), Ok((63, CALL_MAX_TICKS)));
+        assert_eq!(pack_timed(64, 1), Err(SysError::InvalidSlot));
+        assert_eq!(pack_timed(1, 0), Err(SysError::InvalidArgument));
+        assert_eq!(
+            pack_timed(1, CALL_MAX_TICKS + 1),
+            Err(SysError::TimerTooLong)
+        );
+        assert_eq!(unpack_timed(3), Err(SysError::InvalidArgument));
+        assert_eq!(unpack_timed(u64::MAX), Err(SysError::TimerTooLong));
+        // A slot past the table is the kernel's to refuse (`InvalidSlot`).
+        assert_eq!(unpack_timed(0xff | 1 << 8), Ok((0xff, 1)));
     }
 }

@@ -14,8 +14,12 @@ use conflux_abi::cap::ObjectKind;
 pub enum ObjRef {
     /// An object from the boot image's table, by index.
     Object(ObjectKind, u16),
-    /// The right to answer one call of task `task` in its generation `gen`.
-    Reply { task: u8, gen: u32 },
+    /// The right to answer one call of task `task` in its generation
+    /// `gen`, made at its reply epoch `epoch` (the task's count of calls
+    /// it abandoned, `Task::epoch`): once the caller gives up on that call
+    /// (`call_timed`'s deadline), the epoch moves on and this capability
+    /// answers nothing, so a late reply cannot reach a later call.
+    Reply { task: u8, gen: u32, epoch: u32 },
 }
 
 impl ObjRef {

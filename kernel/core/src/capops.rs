@@ -113,6 +113,7 @@ fn wake_if_blocked_through<M: Machine>(
     };
     if through {
         t.ctx.set_err(SysError::Revoked);
+        t.deadline = 0; // a timed call ends here too
         let old = core::mem::replace(&mut t.state, State::Ready);
         summary.change(n.task(), old, State::Ready);
     }

@@ -72,11 +72,12 @@ impl<M: Machine> Kernel<M> {
         if !replaceable {
             return None;
         }
-        let (badge, gen) = (ep.badge, caller.generation);
+        let (badge, gen, epoch) = (ep.badge, caller.generation, caller.epoch);
         let reply = Cap::new(
             ObjRef::Reply {
                 task: me as u8,
                 gen,
+                epoch,
             },
             rights::WRITE,
             0,
@@ -114,7 +115,7 @@ impl<M: Machine> Kernel<M> {
         }
         let reply_node = NodeId::slot(me, reply_slot).ok()?;
         let &Slot::Full(Cap {
-            obj: ObjRef::Reply { task, gen },
+            obj: ObjRef::Reply { task, gen, epoch },
             ..
         }) = self.caps.slot(reply_node)
         else {
@@ -124,7 +125,8 @@ impl<M: Machine> Kernel<M> {
         let caller = self.tasks[c].as_ref()?;
         let awaiting =
             matches!(caller.state, State::AwaitingReply { server: s } if s as usize == me);
-        if caller.generation != gen || !awaiting {
+        // An older epoch: the caller gave up on that call (`call_timed`).
+        if caller.generation != gen || caller.epoch != epoch || !awaiting {
             return None;
         }
         // A less urgent caller may run next only if the scheduler would
@@ -146,6 +148,7 @@ impl<M: Machine> Kernel<M> {
         let caller = self.tasks[c].as_mut()?;
         caller.ctx.set_incoming(&RawMessage { badge: 0, ..raw });
         caller.state = State::Ready;
+        caller.deadline = 0; // a timed call answered in time
         self.summary.ep_blocked[obj as usize] = 1; // this task, which was the only one
         self.tasks[me].as_mut()?.state = State::Receiving {
             obj,

@@ -80,8 +80,8 @@ impl<M: Machine> Kernel<M> {
         };
         msg.badge = badge;
         let fault = sender.fault.is_some();
-        let (gen, buf) = (sender.generation, sender.ipc_buf);
-        self.deliver(msg, buf, s, r, call.then_some(gen));
+        let (gen, epoch, buf) = (sender.generation, sender.epoch, sender.ipc_buf);
+        self.deliver(msg, buf, s, r, call.then_some((gen, epoch)));
         let state = match (fault, call) {
             (true, _) => State::FaultAwaiting,
             (false, true) => State::AwaitingReply { server: r as u8 },
@@ -94,15 +94,16 @@ impl<M: Machine> Kernel<M> {
     }
 
     /// Writes `msg` from task `s` into receiver `r` (blocked in
-    /// `Receiving`) and makes it ready; `caller_gen` set means `s` waits
-    /// for a reply, so `r` gets a reply capability.
+    /// `Receiving`) and makes it ready; `caller` set (the caller's
+    /// generation and reply epoch) means `s` waits for a reply, so `r`
+    /// gets a reply capability.
     fn deliver(
         &mut self,
         mut msg: RawMessage,
         buf: u64,
         s: usize,
         r: usize,
-        caller_gen: Option<u32>,
+        caller: Option<(u32, u32)>,
     ) {
         let State::Receiving {
             reply_slot,
@@ -131,8 +132,9 @@ impl<M: Machine> Kernel<M> {
                 info.cap_dropped = true;
             }
         }
-        if let Some(gen) = caller_gen {
-            let reply = Cap::new(ObjRef::Reply { task: s as u8, gen }, rights::WRITE, 0);
+        if let Some((gen, epoch)) = caller {
+            let task = s as u8;
+            let reply = Cap::new(ObjRef::Reply { task, gen, epoch }, rights::WRITE, 0);
             if let Ok(n) = NodeId::slot(r, reply_slot as u64) {
                 let _ = self.caps.remove(n); // a stale reply capability
                 let _ = self.caps.insert(n, reply);
@@ -146,10 +148,20 @@ impl<M: Machine> Kernel<M> {
 
     /// `call` and `send`: deliver now if the receiver waits, else block.
     pub fn sys_send(&mut self, me: usize, call: bool) -> Result<Next, SysError> {
-        let (slot, raw) = {
-            let c = &self.task(me).ctx;
-            (c.arg(0), c.outgoing())
-        };
+        let slot = self.task(me).ctx.arg(0);
+        self.send_from(me, slot, call, 0)
+    }
+
+    /// `call` or `send` through `slot`; with `ticks` (a `call_timed`) the
+    /// call gives up at that tick from now ([`crate::deadline`]).
+    pub(crate) fn send_from(
+        &mut self,
+        me: usize,
+        slot: u64,
+        call: bool,
+        ticks: u64,
+    ) -> Result<Next, SysError> {
+        let raw = self.task(me).ctx.outgoing();
         let info = Info::from_sender(raw.info)?;
         let ep_node = NodeId::slot(me, slot)?;
         let ep = self
@@ -198,6 +210,9 @@ impl<M: Machine> Kernel<M> {
                 seq,
             },
         );
+        if ticks != 0 {
+            self.task(me).deadline = self.ticks + ticks;
+        }
         let Some(r) = self.receiver_on(obj) else {
             self.raise_for_waiter(server as usize, me);
             return Ok(Next::Block);
@@ -303,7 +318,7 @@ impl<M: Machine> Kernel<M> {
         let node = NodeId::slot(me, slot)?;
         let c = self.caps.lookup(node, ObjectKind::Reply, 0)?;
         self.caps.remove(node)?;
-        let ObjRef::Reply { task, gen } = c.obj else {
+        let ObjRef::Reply { task, gen, epoch } = c.obj else {
             return Err(SysError::WrongKind);
         };
         let task = task as usize;
@@ -311,6 +326,9 @@ impl<M: Machine> Kernel<M> {
         let Some(target) = self.tasks[task].as_mut().filter(|t| t.generation == gen) else {
             return Err(SysError::DeadPeer);
         };
+        if target.epoch != epoch {
+            return Err(SysError::TimedOut); // the caller gave up on this call
+        }
         match target.state {
             State::FaultAwaiting => {
                 self.fault_decided(task, SupervisorReply::from_word(raw.words[0]));
@@ -342,7 +360,8 @@ impl<M: Machine> Kernel<M> {
         if matches!(self.caps.get(reply_node), Ok(c) if c.obj.kind() == ObjectKind::Reply) {
             match self.sys_reply(me, reply_slot as u64) {
                 Ok(t) => answered = Some(t),
-                Err(SysError::DeadPeer) => {} // a dead caller does not stop the server
+                // A caller that died or gave up does not stop the server.
+                Err(SysError::DeadPeer | SysError::TimedOut) => {}
                 Err(e) => return Err(e),
             }
         }

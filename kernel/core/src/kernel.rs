@@ -131,6 +131,9 @@ impl<M: Machine> Kernel<M> {
             return;
         };
         let old = core::mem::replace(&mut task.state, new);
+        if !new.in_call() {
+            task.deadline = 0; // the timed call, if any, is over
+        }
         self.summary.change(t, old, new);
     }
 

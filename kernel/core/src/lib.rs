@@ -1,7 +1,8 @@
 //! Kernel logic that needs no hardware, so it runs (and is tested) on the host.
 //!
 //! Capability tables with their derivation tree, IPC rendezvous,
-//! notifications (bound to receivers or signalled by task timers),
+//! notifications (bound to receivers or signalled by task timers), calls
+//! with a deadline,
 //! regions and ports as capabilities, the scheduler's
 //! choice, and the life cycle of tasks (start, end, supervision, restart)
 //! live here, generic over a [`machine::Machine`] that supplies what needs
@@ -17,6 +18,7 @@ pub mod capops;
 pub mod console;
 pub mod console_budget;
 pub mod cspace;
+pub mod deadline;
 pub mod elf;
 pub mod fastpath;
 pub mod frames;

@@ -63,9 +63,11 @@ impl<M: Machine> Kernel<M> {
     }
 
     /// Some task waits on a notification an interrupt line can signal
-    /// (in `wait`, or receiving with it bound), or a timer is armed.
+    /// (in `wait`, or receiving with it bound), or a timer is armed, or a
+    /// timed call has a deadline to come.
     pub fn waits_for_interrupt(&self) -> bool {
         self.timer_armed()
+            || self.call_deadline_pending()
             || self
                 .live()
                 .iter()

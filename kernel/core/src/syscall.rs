@@ -64,6 +64,7 @@ impl<M: Machine> Kernel<M> {
         };
         let r = match num {
             Sysno::Call => return self.sys_send(me, true),
+            Sysno::CallTimed => return self.sys_call_timed(me),
             Sysno::ReplyRecv => return self.sys_reply_recv(me),
             Sysno::Send => return self.sys_send(me, false),
             Sysno::Recv => return self.sys_recv(me, a[0]),

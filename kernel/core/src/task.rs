@@ -65,6 +65,12 @@ impl State {
         }
     }
 
+    /// Blocked in a call or send: the states a deadline may run in.
+    #[inline]
+    pub fn in_call(&self) -> bool {
+        matches!(self, Self::Sending { .. } | Self::AwaitingReply { .. })
+    }
+
     /// Ended for good (as far as anyone can call it now).
     pub fn is_dead(&self) -> bool {
         matches!(
@@ -107,6 +113,16 @@ pub struct Task<M: Machine> {
     pub bound: Option<crate::bound::Binding>,
     /// The task's armed one-shot timer (`timer_set`).
     pub timer: Option<crate::timer::Timer>,
+    /// The tick at which the timed call it is blocked in gives up
+    /// (`call_timed`); 0 when it is in no timed call. Only a task
+    /// `Sending` or `AwaitingReply` has one: every path that makes a task
+    /// ready clears it (`crate::deadline`).
+    pub deadline: u64,
+    /// The reply epoch: how many calls this instance abandoned at their
+    /// deadline while a server held them. A reply capability made for an
+    /// older epoch answers nothing (one for an older instance fails on
+    /// its generation already).
+    pub epoch: u32,
 }
 
 impl<M: Machine> Task<M> {
@@ -124,6 +140,8 @@ impl<M: Machine> Task<M> {
             at_line_start: true,
             bound: None,
             timer: None,
+            deadline: 0,
+            epoch: 0,
         }
     }
 }

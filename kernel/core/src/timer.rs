@@ -52,8 +52,10 @@ impl<M: Machine> Kernel<M> {
         Ok(now)
     }
 
-    /// One tick of the machine's timer: counts it and fires the timers
-    /// whose deadline it reaches.
+    /// One tick of the machine's timer: counts it, fires the timers whose
+    /// deadline it reaches, then ends the timed calls whose deadline it
+    /// reaches (`crate::deadline`; a timer and a call due at one tick both
+    /// happen, independently).
     pub fn tick(&mut self) {
         self.ticks += 1;
         let now = self.ticks;
@@ -66,6 +68,7 @@ impl<M: Machine> Kernel<M> {
                 self.raise(tm.obj, tm.bits);
             }
         }
+        self.expire_calls(now);
     }
 
     /// True when some task's timer is armed (it will make a task ready or

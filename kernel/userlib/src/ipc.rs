@@ -180,6 +180,27 @@ impl Endpoint {
         Ok(Message::from_ret(&r, 0))
     }
 
+    /// Sends `msg` and waits for the reply, but at most until the
+    /// `ticks`-th kernel tick from now ([`conflux_abi::time::TICK_NS`]
+    /// each, so between `ticks - 1` and `ticks` periods;
+    /// [`conflux_abi::time::ticks_for_ms`] converts), whether the message
+    /// still waits for the server to take it or the server holds it.
+    /// Past the deadline it fails with `TimedOut`: the server may still
+    /// be working on it, but its answer will reach nobody (its `reply`
+    /// fails with `TimedOut`), never this task's next call. A capability
+    /// offered with `msg` stays with this task if the server never took
+    /// it. `ticks` must be 1..=[`conflux_abi::syscall::CALL_MAX_TICKS`]
+    /// (`InvalidArgument`, `TimerTooLong`). The deadline is the call's
+    /// own: this task's timer ([`Notification::timer`]) is left alone.
+    /// Use it where the peer may hang and the caller has other duties (a
+    /// manager calling the tasks it manages, a supervisor); it costs the
+    /// kernel's slow path, so not for the request path.
+    pub fn call_within(&self, msg: &Message, ticks: u64) -> Result<Message, SysError> {
+        let a0 = conflux_abi::syscall::pack_timed(self.0, ticks)?;
+        let r = msg_call(Sysno::CallTimed, a0, msg)?;
+        Ok(Message::from_ret(&r, 0))
+    }
+
     /// Sends `msg`; returns once a receiver has taken it.
     pub fn send(&self, msg: &Message) -> Result<(), SysError> {
         msg_call(Sysno::Send, self.0 as u64, msg).map(|_| ())

@@ -9,10 +9,14 @@
 //! `restart = "on-fault"` (counting the restarts of each task, so a crash
 //! loop shows), otherwise leave it stopped. Any other message on that
 //! endpoint is refused and logged.
-//! Policy lives here, in a task, not in the kernel.
+//! Policy lives here, in a task, not in the kernel. Any call init makes
+//! to a server goes through [`ask::ask`], with a deadline, so a stuck server
+//! cannot stop supervision.
 #![no_std]
 #![no_main]
 #![forbid(unsafe_code)]
+
+mod ask;
 
 use conflux_abi::ipc::{FaultKind, FaultMessage, SupervisorReply, FAULT_LABEL};
 use conflux_userlib::ipc::{Endpoint, Message};

@@ -5,6 +5,12 @@
 //! its own region, which outlives the task. Otherwise it is a stage task
 //! like any other (`conflux-flow-stage` does the protocol).
 //!
+//! In the system `flow-silent` it does not fault: after [`FAULT_AFTER`]
+//! buffers it stops answering anyone, for good (it waits on its doorbell
+//! in a loop, holding the buffer in hand), as a stage stuck in a driver
+//! bug would: alive, so nothing restarts it, and silent, so only
+//! `flowmgr`'s call deadline notices.
+//!
 //! In the system `flow-fallback` it stands for a crypto device instead:
 //! it answers `INFO` as a device cipher (so an `Any` cipher is placed on
 //! it first) and runs the cipher with `conflux-flow-soft-core`, so what it
@@ -90,7 +96,8 @@ fn main() {
     let mut work = Flaky { device };
     let mut os = System;
     let mut passed = 0u64;
-    let faults = incarnation == 0 || device || config::SYSTEM_NAME == "flow-redirect";
+    let silent = config::SYSTEM_NAME == "flow-silent";
+    let faults = !silent && (incarnation == 0 || device || config::SYSTEM_NAME == "flow-redirect");
     if device {
         println!("cipher stage standing for a device, instance {incarnation}");
     } else {
@@ -103,6 +110,9 @@ fn main() {
                 if faults && passed == FAULT_AFTER {
                     println!("faulting on purpose after {passed} buffers");
                     conflux_userlib::testing::fault_on_purpose();
+                }
+                if silent && passed == FAULT_AFTER {
+                    go_silent();
                 }
                 passed += 1;
                 match &job {
@@ -125,6 +135,20 @@ fn main() {
                 println!("receive on the FLOW endpoint failed: {e}");
                 return;
             }
+        }
+    }
+}
+
+/// Answers nobody from now on: waits on the doorbell (bound to this task,
+/// so nobody else may take its signals) for ever. A neighbour's ring only
+/// brings it back here; a failed wait yields once before trying again, so
+/// even then it never spins alone on the CPU.
+fn go_silent() -> ! {
+    println!("going silent on purpose after {FAULT_AFTER} buffers: answering nobody from now on");
+    let bell = Notification(config::caps::FLOW_BELL);
+    loop {
+        if bell.wait().is_err() {
+            conflux_userlib::sys::yield_now();
         }
     }
 }

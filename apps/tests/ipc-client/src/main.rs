@@ -48,6 +48,28 @@ fn main() {
     );
     c.eq("token notification was signalled", token.poll(), Ok(1));
 
+    let r = ep.call_within(&Message::new(1, &[1, 2, 3, 4]), 100);
+    c.eq(
+        "timed call answered in time",
+        r.map(|m| m.words),
+        Ok([4, 3, 1002, 7]), // word 1 plus the note sent above
+    );
+    // The server holds this one for 10 ticks.
+    let r = ep.call_within(&Message::new(6, &[]), 3);
+    c.eq(
+        "timed call to a stalling server",
+        r.map(|m| m.label),
+        Err(conflux_userlib::SysError::TimedOut),
+    );
+    // Waits while the server stalls, then must get its own answer, not
+    // the late one (label 6, word 666) the server sends the first call.
+    let r = ep.call(&Message::new(1, &[5, 6, 7, 8]));
+    c.eq(
+        "the next call gets its own answer, not the late one",
+        r.map(|m| (m.label, m.words)),
+        Ok((1, [8, 7, 1006, 7])),
+    );
+
     let r = ep.call(&Message::new(5, &[]));
     c.eq("server quits after replying", r.map(|m| m.label), Ok(5));
     let r = ep.call(&Message::new(1, &[]));

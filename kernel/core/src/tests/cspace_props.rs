@@ -163,7 +163,15 @@ fn an_image_root_adopts_the_children_its_previous_capability_left() {
 #[test]
 fn replies_cannot_be_derived_and_rights_masks_are_checked() {
     let mut cs = initial();
-    let reply = Cap::new(ObjRef::Reply { task: 1, gen: 0 }, rights::WRITE, 0);
+    let reply = Cap::new(
+        ObjRef::Reply {
+            task: 1,
+            gen: 0,
+            epoch: 0,
+        },
+        rights::WRITE,
+        0,
+    );
     cs.insert(n((0, 5)), reply).unwrap();
     assert_eq!(
         cs.derive(n((0, 5)), rights::ALL, 0),

@@ -3,10 +3,15 @@
 //! leave every task, register and capability in the same state. A third
 //! task stays ready at a priority of its own, so a less urgent caller is
 //! answered sometimes with and sometimes without a peer as urgent as it.
+//! Some calls are timed (`call_timed`, always the slow path) and some of
+//! those run out before the answer, which the fastpath must decline
+//! (their reply capability answers nothing) exactly as the slow path
+//! refuses it.
 
 use super::sim::{info, slots, Obj, Sim};
 use crate::cspace::NodeId;
 use crate::machine::UserRegs;
+use conflux_abi::syscall::pack_timed;
 use conflux_abi::Sysno;
 use proptest::prelude::*;
 
@@ -28,8 +33,8 @@ fn snapshot(s: &mut Sim) -> String {
     for t in 0..2 {
         let task = s.k.task(t);
         out += &format!(
-            "{t}: {:?} {:?} {:?}\n",
-            task.state, task.ctx.result, task.ctx.incoming
+            "{t}: {:?} {:?} {:?} deadline {} epoch {}\n",
+            task.state, task.ctx.result, task.ctx.incoming, task.deadline, task.epoch
         );
         for slot in 0..8 {
             out += &format!(
@@ -49,6 +54,7 @@ proptest! {
         client_prio in 0u8..3, server_prio in 0u8..3, badge in 0u64..4, bystander_prio in 0u8..4,
         label in any::<u32>(), len in 0usize..6, words in any::<[u64; 4]>(),
         reply_label in any::<u32>(), reply_len in 0usize..6, rounds in 1usize..4,
+        timed in any::<[bool; 3]>(), late in any::<[bool; 3]>(),
     ) {
         let (mut fast, mut slow) = (
             world(client_prio, server_prio, badge, bystander_prio),
@@ -58,8 +64,22 @@ proptest! {
         let call = [2, info(label, len.min(64), None), words[0], words[1], words[2], words[3]];
         let answer = [slots(2, 3, 0), info(reply_label, reply_len, None), words[3], words[2], 0, 0];
         prop_assert_eq!(fast.sys(1, Sysno::Recv, recv), slow.sys_slow(1, Sysno::Recv, recv));
-        for _ in 0..rounds {
-            prop_assert_eq!(fast.sys(0, Sysno::Call, call), slow.sys_slow(0, Sysno::Call, call));
+        for round in 0..rounds {
+            let (num, mut call) = (Sysno::Call, call);
+            let num = match timed[round] {
+                true => {
+                    call[0] = pack_timed(2, 2).unwrap();
+                    Sysno::CallTimed
+                }
+                false => num,
+            };
+            prop_assert_eq!(fast.sys(0, num, call), slow.sys_slow(0, num, call));
+            if late[round] {
+                for s in [&mut fast, &mut slow] {
+                    s.k.tick();
+                    s.k.tick();
+                }
+            }
             prop_assert_eq!(snapshot(&mut fast), snapshot(&mut slow));
             prop_assert_eq!(fast.sys(1, Sysno::ReplyRecv, answer), slow.sys_slow(1, Sysno::ReplyRecv, answer));
             prop_assert_eq!(snapshot(&mut fast), snapshot(&mut slow));

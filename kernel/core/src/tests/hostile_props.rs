@@ -51,11 +51,14 @@ fn arg() -> impl Strategy<Value = u64> {
         any::<u64>(),
         (0u64..8).prop_map(|l| l << 32 | 7),
         // Info words that attach (and lend) a capability.
-        (0u64..8, any::<bool>()).prop_map(|(s, lend)| 1 << 40 | (lend as u64) << 43 | s << 48 | 7)
+        (0u64..8, any::<bool>()).prop_map(|(s, lend)| 1 << 40 | (lend as u64) << 43 | s << 48 | 7),
+        // A timed call's slot and deadline (`pack_timed`), a few ticks off.
+        (0u64..8, 1u64..4).prop_map(|(s, t)| s | t << 8)
     ]
 }
 
-fn call() -> impl Strategy<Value = (usize, u64, [u64; 6])> {
+/// (task, syscall, arguments, whether a tick of the clock follows).
+fn call() -> impl Strategy<Value = (usize, u64, [u64; 6], bool)> {
     let nums = prop::sample::select(
         Sysno::ALL
             .iter()
@@ -63,7 +66,8 @@ fn call() -> impl Strategy<Value = (usize, u64, [u64; 6])> {
             .filter(|s| ![Sysno::Exit, Sysno::Panic, Sysno::DebugWrite].contains(s))
             .collect::<Vec<_>>(),
     );
-    (0usize..3, nums, prop::array::uniform6(arg())).prop_map(|(t, n, a)| (t, n as u64, a))
+    (0usize..3, nums, prop::array::uniform6(arg()), any::<bool>())
+        .prop_map(|(t, n, a, tick)| (t, n as u64, a, tick))
 }
 
 proptest! {
@@ -72,7 +76,11 @@ proptest! {
     #[test]
     fn random_syscalls_keep_every_invariant(calls in prop::collection::vec(call(), 1..120)) {
         let mut s = world();
-        for (t, num, args) in calls {
+        for (t, num, args, tick) in calls {
+            if tick {
+                s.k.tick(); // timers fire and timed calls give up between calls
+                s.check_counts();
+            }
             if !s.k.task(t).state.is_ready() {
                 continue;
             }

@@ -8,6 +8,7 @@ mod bound;
 mod console;
 mod console_flood;
 mod cspace_props;
+mod deadline;
 mod fastpath_equiv;
 mod hostile_props;
 mod ipc;

@@ -158,7 +158,7 @@ impl Sim {
     }
 
     /// The summary (per-endpoint blocked counts, ready bitmap) agrees
-    /// with the tasks' states.
+    /// with the tasks' states, and only a task in a call has a deadline.
     pub fn check_counts(&self) {
         let mut want = [0u16; conflux_bootimg::MAX_OBJECTS];
         let mut ready = 0u64;
@@ -170,6 +170,11 @@ impl Sim {
             if t.state.is_ready() {
                 ready |= 1 << i;
             }
+            assert!(
+                t.deadline == 0 || t.state.in_call(),
+                "task {i} is {:?} yet keeps a call deadline",
+                t.state
+            );
         }
         assert_eq!(
             self.k.summary.ep_blocked, want,
