@@ -72,6 +72,9 @@ errors! {
     NotBound = 19 => "task has no bound notification",
     /// `timer_set` with more ticks than `TIMER_MAX_TICKS`.
     TimerTooLong = 20 => "timer ticks exceed the maximum",
+    /// `wall_clock`: the kernel could not read a valid date from the
+    /// real-time clock at boot, so it has no wall-clock time to give.
+    NoClock = 21 => "the kernel has no wall-clock time (the real-time clock gave no valid date at boot)",
 }
 
 impl SysError {

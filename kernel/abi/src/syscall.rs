@@ -124,6 +124,13 @@ sysnos! {
     /// clients less urgent than the server are not starved by it. A
     /// restart gives the task its manifest priority back.
     SetPriority = 28,
+    /// `wall_clock() -> ms`: milliseconds since 1970-01-01 00:00:00 UTC
+    /// (Unix time, see [`crate::calendar`]): the real-time clock's reading
+    /// at boot plus the ticks since. `NoClock` when the kernel found no
+    /// valid date in the real-time clock. Any task may call it: it tells
+    /// nothing a task's own timer does not (the tick count) but a
+    /// constant.
+    WallClock = 30,
 }
 
 /// The least urgent priority a task can have (0 is the most urgent): the
@@ -170,11 +177,14 @@ mod tests {
 
     #[test]
     fn every_number_round_trips() {
-        for (i, s) in Sysno::ALL.iter().enumerate() {
-            assert_eq!(*s as u64, i as u64, "numbers are dense");
-            assert_eq!(Sysno::from_raw(*s as u64), Some(*s));
+        // Numbers may have gaps (one held for work on another branch),
+        // but are listed in order and each decodes to itself.
+        assert!(Sysno::ALL.windows(2).all(|w| (w[0] as u64) < (w[1] as u64)));
+        let last = *Sysno::ALL.last().unwrap() as u64;
+        for n in 0..=last + 1 {
+            let listed = Sysno::ALL.iter().find(|s| **s as u64 == n).copied();
+            assert_eq!(Sysno::from_raw(n), listed);
         }
-        assert_eq!(Sysno::from_raw(Sysno::ALL.len() as u64), None);
         assert_eq!(Sysno::from_raw(u64::MAX), None);
     }
 

@@ -87,6 +87,9 @@ pub struct Kernel<M: Machine> {
     pub summary: Summary,
     /// Ticks of the machine's timer since boot ([`Kernel::tick`]).
     pub ticks: u64,
+    /// The wall clock at tick 0, ms since the Unix epoch ([`crate::rtc`]);
+    /// `None` when the real-time clock gave no date.
+    pub wall_at_boot_ms: Option<u64>,
     next_seq: u64,
 }
 
@@ -109,6 +112,7 @@ impl<M: Machine> Kernel<M> {
             failed_to_load: 0,
             summary: Summary::new(),
             ticks: 0,
+            wall_at_boot_ms: None,
             next_seq: 0,
         }
     }

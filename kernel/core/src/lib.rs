@@ -25,6 +25,7 @@ pub mod machine;
 pub mod memops;
 pub mod notify;
 pub mod object;
+pub mod rtc;
 pub mod sched;
 pub mod summary;
 pub mod syscall;

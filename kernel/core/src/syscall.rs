@@ -113,6 +113,7 @@ impl<M: Machine> Kernel<M> {
             Sysno::NtfnBind => self.sys_ntfn_bind(me, a[0], a[1]),
             Sysno::TimerSet => self.sys_timer_set(me, a[0], a[1]),
             Sysno::SetPriority => self.sys_set_priority(me, a[0]),
+            Sysno::WallClock => self.sys_wall_clock(),
         };
         self.value(me, r)
     }

@@ -15,6 +15,7 @@ mod mock;
 mod panic;
 mod priority;
 mod revoke;
+mod rtc;
 mod sched_props;
 mod sim;
 mod timer;
