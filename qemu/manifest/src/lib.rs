@@ -317,7 +317,7 @@ pub use error::{Error, ExchangeRule, ExtendsRule, FileRightsRule, GeneratedRule,
 pub use model::{
     constant_name, rights_text, Access, BodyCheck, Cap, CrashSpec, Device, DeviceKind,
     DeviceObjects, DiskImage, Fetch, FileRights, FlowSlot, FlowStage, Flows, Forward,
-    GeneratedFile, GuestForward, Hold, HoldProbe, HttpExchange, HttpKind, Manifest, Method, Mode,
+    Conditional, GeneratedFile, GuestForward, Hold, HoldProbe, HttpExchange, HttpKind, Manifest, Method, Mode,
     Object, ObjectSpec, Outcome, Protocol, Raw, RawSend, Restart, SinkContent, System, Task,
     TcpSink, TestSpec, Then, UdpBlast, UnknownVariant, BAR_WINDOW, BELL_BIT, EDGES, EDGE_SIZE,
     GUEST_FORWARD_ADDR,

@@ -24,7 +24,7 @@ pub use devices::{
 pub use files::{Access, FileRights};
 pub use flows::{FlowSlot, FlowStage, Flows, BELL_BIT, EDGES, EDGE_SIZE};
 pub use http::{
-    BodyCheck, Fetch, GeneratedFile, Hold, HoldProbe, HttpExchange, HttpKind, Method, Raw, RawSend,
+    BodyCheck, Conditional, Fetch, GeneratedFile, Hold, HoldProbe, HttpExchange, HttpKind, Method, Raw, RawSend,
     Then,
 };
 pub use objects::{
