@@ -108,14 +108,13 @@ impl<'a> Seen<'a> {
         Conditions {
             if_modified_since: date(self.if_modified_since),
             if_none_match: self.if_none_match,
-            range: self
-                .range
-                .and_then(Result::ok)
-                .and_then(RangeSet::parse),
-            if_range: self.if_range.map(|v| match v.ok().and_then(DateValue::parse) {
-                Some(d) => IfRange::Date(d),
-                None => IfRange::NoMatch,
-            }),
+            range: self.range.and_then(Result::ok).and_then(RangeSet::parse),
+            if_range: self
+                .if_range
+                .map(|v| match v.ok().and_then(DateValue::parse) {
+                    Some(d) => IfRange::Date(d),
+                    None => IfRange::NoMatch,
+                }),
         }
     }
 }

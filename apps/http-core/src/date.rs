@@ -221,8 +221,7 @@ fn time_of_day(b: &[u8]) -> Option<u32> {
     let (h, m, s) = (two(&b[0..2])?, two(&b[3..5])?, two(&b[6..8])?);
     lit(&b[2..3], b":")?;
     lit(&b[5..6], b":")?;
-    (h < 24 && m < 60 && s < 60)
-        .then(|| u32::from(h) * 3600 + u32::from(m) * 60 + u32::from(s))
+    (h < 24 && m < 60 && s < 60).then(|| u32::from(h) * 3600 + u32::from(m) * 60 + u32::from(s))
 }
 
 /// The index of `b` among `names` (exact case: HTTP-dates are case-sensitive).

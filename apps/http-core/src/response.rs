@@ -100,7 +100,11 @@ impl<'a> Head<'a> {
         let _ = write!(
             out,
             "Connection: {}\r\n",
-            if self.keep_alive { "keep-alive" } else { "close" }
+            if self.keep_alive {
+                "keep-alive"
+            } else {
+                "close"
+            }
         );
         if self.status == Status::MethodNotAllowed {
             out.push_str("Allow: GET, HEAD\r\n");

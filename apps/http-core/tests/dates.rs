@@ -46,8 +46,7 @@ fn epoch_and_far_future() {
 fn two_digit_years_more_than_fifty_years_ahead_are_past() {
     // Now is 2026: 76 would be 2076, exactly 50 years ahead: kept.
     let y = |yy: &str| {
-        at(&format!("Monday, 01-Jan-{yy} 00:00:00 GMT"))
-            .map(|s| Civil::from_unix(s as i64).year)
+        at(&format!("Monday, 01-Jan-{yy} 00:00:00 GMT")).map(|s| Civil::from_unix(s as i64).year)
     };
     assert_eq!(y("26"), Some(2026));
     assert_eq!(y("76"), Some(2076));

@@ -33,7 +33,10 @@ fn the_three_forms() {
 #[test]
 fn nothing_satisfiable_is_416() {
     assert_eq!(select("bytes=1000-", 1000), Some(Selected::Unsatisfiable));
-    assert_eq!(select("bytes=1000-2000", 1000), Some(Selected::Unsatisfiable));
+    assert_eq!(
+        select("bytes=1000-2000", 1000),
+        Some(Selected::Unsatisfiable)
+    );
     assert_eq!(select("bytes=-0", 1000), Some(Selected::Unsatisfiable));
     assert_eq!(
         select("bytes=99999999999999999999999-", 1000),
@@ -150,7 +153,10 @@ fn ranges_apply_to_get_only_and_after_the_conditions() {
         decide("Range: bytes=0-99\r\n", Method::Get),
         Decision::Part { first: 0, last: 99 }
     );
-    assert_eq!(decide("Range: bytes=0-99\r\n", Method::Head), Decision::Whole);
+    assert_eq!(
+        decide("Range: bytes=0-99\r\n", Method::Head),
+        Decision::Whole
+    );
     assert_eq!(
         decide("Range: bytes=1000-\r\n", Method::Get),
         Decision::Unsatisfiable
@@ -195,7 +201,7 @@ fn if_range_with_the_last_modified_date_or_not() {
 
 #[test]
 fn the_status_page_target() {
-    assert!(request("").status_page == false);
+    assert!(!request("").status_page);
     let head = b"GET /?status HTTP/1.1\r\nHost: x\r\n\r\n";
     let Parsed::Complete { request, .. } = parse(head) else {
         panic!("the status page's request parses");
@@ -211,7 +217,10 @@ fn the_status_page_target() {
 
 fn spec_text(s: &Spec) -> String {
     match s {
-        Spec::From { first, last: Some(l) } => format!("{first}-{l}"),
+        Spec::From {
+            first,
+            last: Some(l),
+        } => format!("{first}-{l}"),
         Spec::From { first, last: None } => format!("{first}-"),
         Spec::Suffix(n) => format!("-{n}"),
     }
@@ -223,7 +232,10 @@ fn any_spec() -> impl Strategy<Value = Spec> {
             first: a,
             last: Some(a + n)
         }),
-        (0u64..5000).prop_map(|a| Spec::From { first: a, last: None }),
+        (0u64..5000).prop_map(|a| Spec::From {
+            first: a,
+            last: None
+        }),
         (0u64..5000).prop_map(Spec::Suffix),
     ]
 }

@@ -16,8 +16,8 @@ use conflux_http::conn::{Conn, Step};
 use conflux_http::pace::Verdict;
 use conflux_http::seats::Seat;
 use conflux_http::stats::Counters;
-use conflux_http::Status;
 use conflux_http::Method;
+use conflux_http::Status;
 use conflux_net_client::{Events, Net, NetError, SockAddr, Socket};
 use conflux_userlib::println;
 

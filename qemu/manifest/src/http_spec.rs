@@ -36,8 +36,8 @@
 use crate::error::{Error, ExchangeRule};
 use crate::limits::*;
 use crate::model::{
-    BodyCheck, Conditional, DiskImage, Fetch, Hold, HoldProbe, HttpExchange, HttpKind, Manifest, Method,
-    Protocol, Raw, RawSend, Then,
+    BodyCheck, Conditional, DiskImage, Fetch, Hold, HoldProbe, HttpExchange, HttpKind, Manifest,
+    Method, Protocol, Raw, RawSend, Then,
 };
 use crate::rules::{self, Unit};
 use crate::strict::Fields;
@@ -271,7 +271,12 @@ fn conditional(entry: &Fields) -> Result<HttpKind, Error> {
     let path = url(entry, "conditional")?;
     let body = body(entry)?;
     if !matches!(body, BodyCheck::Generated | BodyCheck::Folder) {
-        return Err(fail(entry, ExchangeRule::NeedsBytes { body: body.as_str() }));
+        return Err(fail(
+            entry,
+            ExchangeRule::NeedsBytes {
+                body: body.as_str(),
+            },
+        ));
     }
     Ok(HttpKind::Conditional(Conditional { path, body }))
 }

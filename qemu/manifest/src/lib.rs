@@ -315,9 +315,9 @@ pub use codegen::task_constants;
 pub use device_table::check_files;
 pub use error::{Error, ExchangeRule, ExtendsRule, FileRightsRule, GeneratedRule, Span};
 pub use model::{
-    constant_name, rights_text, Access, BodyCheck, Cap, CrashSpec, Device, DeviceKind,
+    constant_name, rights_text, Access, BodyCheck, Cap, Conditional, CrashSpec, Device, DeviceKind,
     DeviceObjects, DiskImage, Fetch, FileRights, FlowSlot, FlowStage, Flows, Forward,
-    Conditional, GeneratedFile, GuestForward, Hold, HoldProbe, HttpExchange, HttpKind, Manifest, Method, Mode,
+    GeneratedFile, GuestForward, Hold, HoldProbe, HttpExchange, HttpKind, Manifest, Method, Mode,
     Object, ObjectSpec, Outcome, Protocol, Raw, RawSend, Restart, SinkContent, System, Task,
     TcpSink, TestSpec, Then, UdpBlast, UnknownVariant, BAR_WINDOW, BELL_BIT, EDGES, EDGE_SIZE,
     GUEST_FORWARD_ADDR,

@@ -5,8 +5,8 @@ mod common;
 
 use common::{message, ok, SYSTEM};
 use conflux_manifest::{
-    BodyCheck, Conditional, DiskImage, Fetch, GeneratedFile, Hold, HoldProbe, HttpExchange, HttpKind, Method,
-    Outcome, Raw, RawSend, Then,
+    BodyCheck, Conditional, DiskImage, Fetch, GeneratedFile, Hold, HoldProbe, HttpExchange,
+    HttpKind, Method, Outcome, Raw, RawSend, Then,
 };
 
 /// A server system: a folder disk with `generate`, a network with one

@@ -23,7 +23,8 @@ use conflux_manifest::{
 
 use crate::disks::{self, generate};
 use crate::http_peer::{
-    self, ConditionalPlan, Expected, FetchPlan, HoldPlan, Probe, RawPlan, RawReport, RawThen, Stats, Target,
+    self, ConditionalPlan, Expected, FetchPlan, HoldPlan, Probe, RawPlan, RawReport, RawThen,
+    Stats, Target,
 };
 use crate::oracle;
 use crate::qemu::{Beside, BesideReport, Console};
@@ -374,7 +375,10 @@ fn conditional_plan(
     bodies: &mut Bodies,
 ) -> Result<Plan, String> {
     let Expected::Bytes(body) = bodies.expected(c.body, &c.path)? else {
-        return Err(format!("{}: a conditional exchange needs the file's bytes", c.path));
+        return Err(format!(
+            "{}: a conditional exchange needs the file's bytes",
+            c.path
+        ));
     };
     Ok(Plan::Conditional(ConditionalPlan {
         target,

@@ -212,7 +212,7 @@ proptest! {
         twelve in any::<bool>(),
     ) {
         let c = Civil::from_unix(secs);
-        let enc = |v: u8| if binary { v } else { (v / 10) << 4 | v % 10 };
+        let enc = |v: u8| if binary { v } else { ((v / 10) << 4) | (v % 10) };
         let hour = if twelve {
             let h12 = match c.hour % 12 { 0 => 12, h => h };
             enc(h12) | if c.hour >= 12 { 0x80 } else { 0 }

@@ -106,7 +106,9 @@ impl Peer<'_> {
             .send(request.as_bytes())
             .map_err(|e| format!("{what}: {}", e.message()))?;
         let head = self.conn.read_head().map_err(|e| match e {
-            HeadError::ClosedBeforeAnswer => format!("{what}: the server closed the connection instead of answering"),
+            HeadError::ClosedBeforeAnswer => {
+                format!("{what}: the server closed the connection instead of answering")
+            }
             HeadError::Cut(m) | HeadError::Other(m) => format!("{what}: {m}"),
         })?;
         if head.status != ask.status {
@@ -132,10 +134,15 @@ impl Peer<'_> {
                 ));
             }
         }
-        let body = self.conn.body_bytes(len).map_err(|e| format!("{what}: {}", e.message()))?;
+        let body = self
+            .conn
+            .body_bytes(len)
+            .map_err(|e| format!("{what}: {}", e.message()))?;
         if let Some(want) = ask.body {
             if let Some(at) = body.iter().zip(want).position(|(a, b)| a != b) {
-                return Err(format!("{what}: the body differs from the file's bytes at byte {at}"));
+                return Err(format!(
+                    "{what}: the body differs from the file's bytes at byte {at}"
+                ));
             }
         }
         if head.status != 503 && !headers.contains_key("date") {
@@ -152,7 +159,12 @@ impl Peer<'_> {
         })
     }
 
-    fn get(&mut self, headers: Vec<(&'static str, String)>, status: u16, body: Option<&[u8]>) -> Result<Got, String> {
+    fn get(
+        &mut self,
+        headers: Vec<(&'static str, String)>,
+        status: u16,
+        body: Option<&[u8]>,
+    ) -> Result<Got, String> {
         let path = self.plan.path.clone();
         self.ask(&Ask {
             method: "GET",
@@ -186,7 +198,12 @@ impl Counters {
             .filter_map(|l| l.split_once(' '))
             .filter_map(|(k, v)| Some((k.to_owned(), v.parse().ok()?)))
             .collect();
-        let need = ["requests", "responses_2xx", "bytes_sent", "connections_open"];
+        let need = [
+            "requests",
+            "responses_2xx",
+            "bytes_sent",
+            "connections_open",
+        ];
         match need.iter().find(|k| !map.contains_key(**k)) {
             Some(k) => Err(format!("the status page has no `{k}` line: {text:?}")),
             None => Ok(Counters(map)),
@@ -211,7 +228,10 @@ pub fn conditional(plan: &ConditionalPlan) -> Result<String, String> {
     let file = &plan.body[..];
     let len = file.len();
     if len < 200 {
-        return Err(format!("{} has {len} bytes; the ranges need at least 200", plan.path));
+        return Err(format!(
+            "{} has {len} bytes; the ranges need at least 200",
+            plan.path
+        ));
     }
     let (before, first_page) = peer.status_page()?;
     peer.statuses.clear();
@@ -221,7 +241,11 @@ pub fn conditional(plan: &ConditionalPlan) -> Result<String, String> {
     let skew = check_dates(&whole)?;
     let modified = whole.headers["last-modified"].clone();
     if whole.headers.get("accept-ranges").map(String::as_str) != Some("bytes") {
-        return Err(format!("GET {}: no `Accept-Ranges: bytes`: {}", plan.path, escape(&whole.head.text)));
+        return Err(format!(
+            "GET {}: no `Accept-Ranges: bytes`: {}",
+            plan.path,
+            escape(&whole.head.text)
+        ));
     }
     ranges(&mut peer, file)?;
     conditions(&mut peer, file, &modified)?;
@@ -247,7 +271,10 @@ pub fn conditional(plan: &ConditionalPlan) -> Result<String, String> {
 /// one not after it; returns how far `Date` was from the host's clock (s).
 fn check_dates(got: &Got) -> Result<i64, String> {
     let text = || escape(&got.head.text);
-    let date = got.headers.get("date").ok_or_else(|| format!("no Date: {}", text()))?;
+    let date = got
+        .headers
+        .get("date")
+        .ok_or_else(|| format!("no Date: {}", text()))?;
     let modified = got
         .headers
         .get("last-modified")
@@ -257,7 +284,8 @@ fn check_dates(got: &Got) -> Result<i64, String> {
         (d.to_string() == v).then_some(d)
     };
     let date = imf(date).ok_or_else(|| format!("Date is no IMF-fixdate: {}", text()))?;
-    let modified = imf(modified).ok_or_else(|| format!("Last-Modified is no IMF-fixdate: {}", text()))?;
+    let modified =
+        imf(modified).ok_or_else(|| format!("Last-Modified is no IMF-fixdate: {}", text()))?;
     let host = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_err(|e| format!("this machine's clock is before 1970: {e}"))?
@@ -287,13 +315,19 @@ fn ranges(peer: &mut Peer<'_>, file: &[u8]) -> Result<(), String> {
         let got = peer.get(range(value.clone()), 206, Some(&file[first..=last]))?;
         let want = format!("bytes {first}-{last}/{len}");
         if got.headers.get("content-range") != Some(&want) {
-            return Err(format!("Range: {value}: expected Content-Range {want:?}: {}", escape(&got.head.text)));
+            return Err(format!(
+                "Range: {value}: expected Content-Range {want:?}: {}",
+                escape(&got.head.text)
+            ));
         }
     }
     let got = peer.get(range(format!("bytes={len}-")), 416, None)?;
     let want = format!("bytes */{len}");
     if got.headers.get("content-range") != Some(&want) {
-        return Err(format!("Range past the end: expected Content-Range {want:?}: {}", escape(&got.head.text)));
+        return Err(format!(
+            "Range past the end: expected Content-Range {want:?}: {}",
+            escape(&got.head.text)
+        ));
     }
     peer.get(range("bytes=0-1,5-6".into()), 200, Some(file))?;
     Ok(())
@@ -307,7 +341,10 @@ fn conditions(peer: &mut Peer<'_>, file: &[u8], modified: &str) -> Result<(), St
     for form in [modified.to_owned(), rfc850(at), asctime(at)] {
         let got = peer.get(since(form.clone()), 304, None)?;
         if got.head.content_length.is_some() || !got.body.is_empty() {
-            return Err(format!("If-Modified-Since: {form}: a 304 with a length or body: {}", escape(&got.head.text)));
+            return Err(format!(
+                "If-Modified-Since: {form}: a 304 with a length or body: {}",
+                escape(&got.head.text)
+            ));
         }
     }
     let path = peer.plan.path.clone();
@@ -327,7 +364,12 @@ fn conditions(peer: &mut Peer<'_>, file: &[u8], modified: &str) -> Result<(), St
 }
 
 /// The counters moved by exactly what this peer did since the first page.
-fn counters_moved(before: &Counters, after: &Counters, statuses: &[u16], bytes: u64) -> Result<(), String> {
+fn counters_moved(
+    before: &Counters,
+    after: &Counters,
+    statuses: &[u16],
+    bytes: u64,
+) -> Result<(), String> {
     let class = |c: u16| statuses.iter().filter(|s| **s / 100 == c).count() as u64;
     let expect = [
         ("requests", statuses.len() as u64),
@@ -351,7 +393,9 @@ fn counters_moved(before: &Counters, after: &Counters, statuses: &[u16], bytes: 
         }
     }
     if after.get("connections_open") < 1 {
-        return Err("the status page counts no open connection, but it was fetched over one".into());
+        return Err(
+            "the status page counts no open connection, but it was fetched over one".into(),
+        );
     }
     Ok(())
 }
@@ -381,22 +425,39 @@ fn curl_checks(plan: &ConditionalPlan, file: &[u8], modified: &str) -> Result<St
     }
     let part = run(&["-r", "0-99"])?;
     if part != file[..100] {
-        return Err(format!("curl -r 0-99: got {} bytes, not the file's first 100: {}", part.len(), escape(&part)));
+        return Err(format!(
+            "curl -r 0-99: got {} bytes, not the file's first 100: {}",
+            part.len(),
+            escape(&part)
+        ));
     }
     let code = |since: &str| -> Result<String, String> {
-        let out = run(&["-z", since, "-o", "/dev/null", "-w", "%{http_code} %{size_download}"])?;
+        let out = run(&[
+            "-z",
+            since,
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code} %{size_download}",
+        ])?;
         Ok(String::from_utf8_lossy(&out).into_owned())
     };
     let same = code(modified)?;
     if same != "304 0" {
-        return Err(format!("curl -z {modified:?}: expected \"304 0\" (code, body bytes), got {same:?}"));
+        return Err(format!(
+            "curl -z {modified:?}: expected \"304 0\" (code, body bytes), got {same:?}"
+        ));
     }
-    let at = DateValue::parse(modified).map(|d| d.at(HttpDate::from_unix(0)).unix()).unwrap_or(0);
+    let at = DateValue::parse(modified)
+        .map(|d| d.at(HttpDate::from_unix(0)).unix())
+        .unwrap_or(0);
     let day_before = HttpDate::from_unix(at.saturating_sub(86_400)).to_string();
     let older = code(&day_before)?;
     let want = format!("200 {}", file.len());
     if older != want {
-        return Err(format!("curl -z {day_before:?}: expected {want:?} (code, body bytes), got {older:?}"));
+        return Err(format!(
+            "curl -z {day_before:?}: expected {want:?} (code, body bytes), got {older:?}"
+        ));
     }
     Ok("curl: -r 0-99 gave the first 100 bytes, -z gave 304 and, a day earlier, 200".into())
 }
