@@ -87,7 +87,7 @@ fn file(fs: &mut Fs, req: &Request, st: &Stat, when: When) -> Out {
         }
         Decision::Unsatisfiable => {
             let detail = alloc::format!(
-                "{}: the range asked for starts past the end of the file ({} bytes)",
+                "{}: no range asked for lies within the file ({} bytes)",
                 req.path,
                 st.size
             );
