@@ -8,6 +8,11 @@
 //! Everything after works with the validated type: [`response`] writes
 //! response heads, the pages for errors, and directory listings.
 //!
+//! What clients expect beyond a plain GET: [`date`] (HTTP-dates written
+//! and read in the three forms), [`range`] (the `Range` header and the
+//! part it selects) and [`cond`] (conditional requests: 304, 206, 416),
+//! and [`stats`], the counters and the status page at `/?status`.
+//!
 //! The rules for peers that are slow or hostile rather than malformed
 //! live here too, with the time passed in: [`conn`] (a head's and an idle
 //! connection's deadlines), [`pace`] (an answer's: a stall and a rate
@@ -18,12 +23,16 @@
 
 extern crate alloc;
 
+pub mod cond;
 pub mod conn;
+pub mod date;
 pub mod pace;
 pub mod path;
+pub mod range;
 pub mod request;
 pub mod response;
 pub mod seats;
+pub mod stats;
 pub mod status;
 pub mod tally;
 

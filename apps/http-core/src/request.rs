@@ -12,7 +12,9 @@
 
 use alloc::string::String;
 
+use crate::cond::{Conditions, Seen};
 use crate::path;
+use crate::stats::STATUS_TARGET;
 use crate::status::Status;
 
 /// The longest request head (request line and headers) accepted.
@@ -36,6 +38,10 @@ pub struct Request {
     pub path: String,
     /// Whether the connection stays open after the answer.
     pub keep_alive: bool,
+    /// The target is the status page ([`crate::stats::STATUS_TARGET`]).
+    pub status_page: bool,
+    /// Conditional and range headers ([`crate::cond`]).
+    pub conditions: Conditions,
 }
 
 /// What the bytes received so far amount to.
@@ -103,8 +109,10 @@ pub fn parse(buf: &[u8]) -> Parsed {
     };
     let mut keep_alive = version == 1;
     let mut host = false;
+    let mut seen = Seen::default();
     for h in req.headers.iter() {
         let value = core::str::from_utf8(h.value).unwrap_or("").trim();
+        seen.header(h.name, value);
         if h.name.eq_ignore_ascii_case("content-length") && value != "0" {
             return refuse(
                 Status::BadRequest,
@@ -142,6 +150,8 @@ pub fn parse(buf: &[u8]) -> Parsed {
                 method,
                 path,
                 keep_alive,
+                status_page: target == STATUS_TARGET,
+                conditions: seen.finish(),
             },
             consumed,
         },

@@ -8,32 +8,115 @@
 use alloc::string::String;
 use core::fmt::Write;
 
+use crate::date::HttpDate;
 use crate::path::encode_segment;
 use crate::status::Status;
 
 /// The server's name in every response.
 pub const SERVER: &str = "conflux-httpd";
 
-/// A response head: status line and headers, ending with the blank line.
+/// A response head: status line and headers, ending with the blank line
+/// (no `Date`, `Last-Modified` or `Content-Range`: see [`Head`]).
 pub fn head(status: Status, content_type: &str, length: u64, keep_alive: bool) -> String {
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "HTTP/1.1 {} {}\r\nServer: {SERVER}\r\nContent-Type: {content_type}\r\nContent-Length: {length}\r\nConnection: {}\r\n",
-        status.code(),
-        status.reason(),
-        if keep_alive { "keep-alive" } else { "close" }
-    );
-    if status == Status::MethodNotAllowed {
-        out.push_str("Allow: GET, HEAD\r\n");
+    Head::new(status, content_type, length, keep_alive).render()
+}
+
+/// What `Content-Range` says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContentRange {
+    /// `bytes first-last/len`, with a 206.
+    Part { first: u64, last: u64, len: u64 },
+    /// `bytes */len`, with a 416.
+    Unsatisfied { len: u64 },
+}
+
+/// A response head with every header httpd may send. A 304 carries no
+/// `Content-Type` or `Content-Length` (it has no body, and its headers
+/// update a cache's stored ones: a length there would have to be the
+/// 200's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Head<'a> {
+    pub status: Status,
+    pub content_type: &'a str,
+    /// The body's length (of the part, for a 206).
+    pub length: u64,
+    pub keep_alive: bool,
+    /// When the answer is made; `None` without a wall clock.
+    pub date: Option<HttpDate>,
+    pub last_modified: Option<HttpDate>,
+    pub content_range: Option<ContentRange>,
+    /// `Accept-Ranges: bytes`: the resource is a file ranges can name.
+    pub accept_ranges: bool,
+}
+
+impl<'a> Head<'a> {
+    pub fn new(status: Status, content_type: &'a str, length: u64, keep_alive: bool) -> Head<'a> {
+        Head {
+            status,
+            content_type,
+            length,
+            keep_alive,
+            date: None,
+            last_modified: None,
+            content_range: None,
+            accept_ranges: false,
+        }
     }
-    // A 503 is httpd being full for a moment (`seats`): say when to come
-    // back rather than leave a client to guess.
-    if status == Status::Unavailable {
-        out.push_str("Retry-After: 1\r\n");
+
+    /// The status line and headers, then the blank line.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let _ = write!(
+            out,
+            "HTTP/1.1 {} {}\r\nServer: {SERVER}\r\n",
+            self.status.code(),
+            self.status.reason(),
+        );
+        if let Some(date) = self.date {
+            let _ = write!(out, "Date: {date}\r\n");
+        }
+        if !self.status.bodiless() {
+            let _ = write!(
+                out,
+                "Content-Type: {}\r\nContent-Length: {}\r\n",
+                self.content_type, self.length
+            );
+        }
+        if let Some(modified) = self.last_modified {
+            let _ = write!(out, "Last-Modified: {modified}\r\n");
+        }
+        if self.accept_ranges {
+            out.push_str("Accept-Ranges: bytes\r\n");
+        }
+        match self.content_range {
+            Some(ContentRange::Part { first, last, len }) => {
+                let _ = write!(out, "Content-Range: bytes {first}-{last}/{len}\r\n");
+            }
+            Some(ContentRange::Unsatisfied { len }) => {
+                let _ = write!(out, "Content-Range: bytes */{len}\r\n");
+            }
+            None => {}
+        }
+        let _ = write!(
+            out,
+            "Connection: {}\r\n",
+            if self.keep_alive {
+                "keep-alive"
+            } else {
+                "close"
+            }
+        );
+        if self.status == Status::MethodNotAllowed {
+            out.push_str("Allow: GET, HEAD\r\n");
+        }
+        // A 503 is httpd being full for a moment (`seats`): say when to come
+        // back rather than leave a client to guess.
+        if self.status == Status::Unavailable {
+            out.push_str("Retry-After: 1\r\n");
+        }
+        out.push_str("\r\n");
+        out
     }
-    out.push_str("\r\n");
-    out
 }
 
 /// The page for an error: a short HTML document that says what went

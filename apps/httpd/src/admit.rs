@@ -10,6 +10,7 @@
 use alloc::vec::Vec;
 
 use conflux_http::seats::{self, Admit, Full, MAX_CONNS};
+use conflux_http::stats::Counters;
 use conflux_http::Status;
 use conflux_net_client::{Net, NetError, Socket};
 use conflux_socket_protocol::ops::MAX_WAIT_ENTRIES;
@@ -32,6 +33,7 @@ pub fn accept_all(
     listener: Socket,
     clients: &mut Vec<Client>,
     notes: &mut Notes,
+    counters: &mut Counters,
     now: u64,
 ) {
     loop {
@@ -61,19 +63,23 @@ pub fn accept_all(
         let slot = match seats::admit(&seats, peer.ip, now) {
             Admit::Serve => free_slot(clients),
             Admit::Evict { index, full } => {
+                counters.evicted += 1;
                 let victim = &mut clients[owners[index]];
                 notes.evicted(now, full, victim.peer, now - seats[index].quiet_since, peer);
                 victim.evict()
             }
             Admit::Refuse(full) => {
-                turn_away(net, sock, peer, clients, notes, full, now);
+                turn_away(net, sock, peer, clients, notes, counters, full, now);
                 continue;
             }
         };
         match slot {
-            Some(slot) => clients.push(Client::new(sock, peer, slot, now)),
+            Some(slot) => {
+                counters.connections_accepted += 1;
+                clients.push(Client::new(sock, peer, slot, now));
+            }
             // Cannot happen: admission counted a free slot or freed one.
-            None => turn_away(net, sock, peer, clients, notes, Full::Server, now),
+            None => turn_away(net, sock, peer, clients, notes, counters, Full::Server, now),
         }
     }
 }
@@ -84,12 +90,14 @@ fn free_slot(clients: &[Client]) -> Option<u32> {
 }
 
 /// Answers `sock` 503, or closes it if too many 503s are going out.
+#[allow(clippy::too_many_arguments)]
 fn turn_away(
     net: &mut Net,
     sock: Socket,
     peer: conflux_net_client::SockAddr,
     clients: &mut Vec<Client>,
     notes: &mut Notes,
+    counters: &mut Counters,
     full: Full,
     now: u64,
 ) {
@@ -99,7 +107,9 @@ fn turn_away(
         .count();
     let answered = going_out < MAX_TURNED_AWAY;
     notes.turned_away(now, full, peer, answered);
+    counters.turned_away += 1;
     if answered {
+        counters.response(Status::Unavailable);
         clients.push(Client::turned_away(sock, peer, busy_page(full), now));
     } else {
         let _ = net.close(sock);

@@ -15,11 +15,13 @@ use conflux_fs_client::Fs;
 use conflux_http::conn::{Conn, Step};
 use conflux_http::pace::Verdict;
 use conflux_http::seats::Seat;
+use conflux_http::stats::Counters;
 use conflux_http::Method;
+use conflux_http::Status;
 use conflux_net_client::{Events, Net, NetError, SockAddr, Socket};
 use conflux_userlib::println;
 
-use crate::answer;
+use crate::answer::{self, When};
 use crate::notes::Notes;
 use crate::out::{Broken, Out, Pages, Pumped, SLOT};
 use crate::restart;
@@ -45,6 +47,11 @@ pub struct Io<'a> {
     pub fs: &'a mut Fs,
     pub pages: Pages,
     pub notes: &'a mut Notes,
+    pub counters: &'a mut Counters,
+    /// The round's wall-clock time, for `Date` and conditions.
+    pub when: When,
+    /// How long httpd has run, for the status page.
+    pub uptime_ms: u64,
 }
 
 /// One connection.
@@ -94,7 +101,7 @@ impl Client {
         now: u64,
     ) -> Client {
         Client {
-            out: Some(Out::text(page, false)),
+            out: Some(Out::text(Status::Unavailable, page, false)),
             what: String::from("a 503"),
             slot: None,
             ..Client::new(sock, peer, 0, now)
@@ -181,11 +188,22 @@ impl Client {
             match step {
                 Step::Serve(req) => {
                     self.what = alloc::format!("{} {}", answer::method_name(req.method), req.path);
-                    self.out = Some(answer::to(io.fs, &req));
+                    let out = if req.status_page {
+                        // Counted first, so the page includes itself.
+                        io.counters.request(Status::Ok);
+                        let text = io.counters.page(io.when.wall, io.uptime_ms);
+                        answer::status_page(&req, text, io.when)
+                    } else {
+                        let out = answer::to(io.fs, &req, io.when);
+                        io.counters.request(out.status);
+                        out
+                    };
+                    self.out = Some(out);
                 }
                 Step::Refuse { status, why } => {
                     self.what = alloc::format!("a {} to a refused request", status.code());
-                    self.out = Some(answer::error(Method::Get, status, &why, false));
+                    io.counters.request(status);
+                    self.out = Some(answer::error(Method::Get, status, &why, false, io.when));
                 }
                 Step::Close => {
                     self.end = End::Close;
@@ -221,6 +239,7 @@ impl Client {
             Err(e) if restart::note(&e) => None,
             Err(e) => {
                 if e.net() == Some(NetError::ConnectionReset) {
+                    io.counters.reset_by_peer += 1;
                     io.notes.gone(now, self.peer, "a request");
                 } else {
                     println!(
@@ -263,11 +282,15 @@ impl Client {
         };
         // A turned-away connection's answer is text: it never uses the slot.
         let slot = self.slot.unwrap_or(0) * SLOT;
-        match out.pump(io.net, io.fs, self.sock, io.pages, slot, now) {
+        let before = out.progress().0;
+        let pumped = out.pump(io.net, io.fs, self.sock, io.pages, slot, now);
+        io.counters.bytes_sent += out.progress().0 - before;
+        match pumped {
             Pumped::Blocked => {
                 match out.check(now) {
                     Verdict::OnTime { check_at } => self.due = Some(check_at),
                     late => {
+                        io.counters.cut += 1;
                         io.notes
                             .cut(now, self.peer, &self.what, late, out.progress());
                         self.end = End::Abort;
@@ -278,7 +301,10 @@ impl Client {
             Pumped::Broken(why) => {
                 match why {
                     Broken::Restarted => {}
-                    Broken::PeerGone => io.notes.gone(now, self.peer, &self.what),
+                    Broken::PeerGone => {
+                        io.counters.reset_by_peer += 1;
+                        io.notes.gone(now, self.peer, &self.what);
+                    }
                     Broken::Net(e) => println!(
                         "sending {} to {} failed: {e}; closing the connection",
                         self.what, self.peer

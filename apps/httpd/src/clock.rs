@@ -1,7 +1,9 @@
-//! Milliseconds since boot, from the kernel's tick counter: `timer_set`
-//! with 0 ticks cancels nothing and returns the tick count.
+//! Milliseconds since boot, from the kernel's tick counter (`timer_set`
+//! with 0 ticks cancels nothing and returns the tick count), for
+//! deadlines; and the wall clock (`wall_clock`), for HTTP dates.
 
 use conflux_abi::time::TICK_NS;
+use conflux_http::date::HttpDate;
 use conflux_userlib::ipc::Notification;
 
 pub struct Clock(Notification);
@@ -14,5 +16,14 @@ impl Clock {
 
     pub fn now_ms(&self) -> u64 {
         self.0.timer(0).unwrap_or(0) * (TICK_NS / 1_000_000)
+    }
+
+    /// The wall-clock time, or `None` when the system has none (the
+    /// kernel found no date in the real-time clock): answers then go
+    /// without `Date`.
+    pub fn wall(&self) -> Option<HttpDate> {
+        conflux_userlib::sys::wall_clock_ms()
+            .ok()
+            .map(HttpDate::from_unix_ms)
     }
 }

@@ -12,7 +12,9 @@
 //! the one quiet longest or is answered 503 ([`admit`]). File bodies move
 //! from the file server to the network server through a region httpd
 //! shares with both, without entering httpd's memory. The disk is only
-//! read.
+//! read. Answers carry `Date` and `Last-Modified`, honour `Range` (one
+//! range: 206; several: the whole file) and `If-Modified-Since` (304)
+//! ([`answer`]); the counters are on the status page at `/?status`.
 #![no_std]
 #![no_main]
 #![forbid(unsafe_code)]
@@ -30,6 +32,7 @@ mod restart;
 use alloc::vec::Vec;
 
 use conflux_fs_client::Fs;
+use conflux_http::stats::Counters;
 use conflux_net_client::{Error as NetErr, Events, Net, PollEntry, SockAddr, SockKind, Socket};
 use conflux_socket_protocol::ops::MAX_BACKLOG;
 use conflux_userlib::println;
@@ -73,6 +76,11 @@ fn main() {
     let mut clients: Vec<Client> = Vec::new();
     let mut entries: Vec<PollEntry> = Vec::new();
     let mut notes = Notes::new();
+    let mut counters = Counters::new();
+    let started = clock.now_ms();
+    if clock.wall().is_none() {
+        println!("the system has no wall clock: answers go without Date, and If-Modified-Since is judged by file dates alone");
+    }
     loop {
         let now = clock.now_ms();
         entries.clear();
@@ -102,6 +110,10 @@ fn main() {
             continue;
         }
         let now = clock.now_ms();
+        counters.connections_open = clients
+            .iter()
+            .filter(|c| c.slot.is_some() && c.end == End::Open)
+            .count() as u64;
         // Connections first, each with the events `wait` saw for it, so
         // that admission judges how long each has been quiet after this
         // round's progress; new ones go at the end, served next round.
@@ -110,6 +122,9 @@ fn main() {
             fs: &mut fs,
             pages,
             notes: &mut notes,
+            counters: &mut counters,
+            when: answer::When { wall: clock.wall() },
+            uptime_ms: now - started,
         };
         for (i, c) in clients.iter_mut().enumerate() {
             if restart::seen() {
@@ -119,7 +134,14 @@ fn main() {
             c.serve(revents, &mut io, now);
         }
         if !entries[0].revents.is_empty() && !restart::seen() {
-            admit::accept_all(&mut net, listener, &mut clients, &mut notes, now);
+            admit::accept_all(
+                &mut net,
+                listener,
+                &mut clients,
+                &mut notes,
+                &mut counters,
+                now,
+            );
         }
         if restart::take() {
             listener = recover(&mut net, &mut fs, &mut clients);

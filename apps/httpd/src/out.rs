@@ -16,6 +16,7 @@ use alloc::vec::Vec;
 use conflux_fs_client::{Fd, Fs};
 use conflux_fs_protocol::ops as fs_ops;
 use conflux_http::pace::{Pace, Verdict};
+use conflux_http::Status;
 use conflux_net_client::{Error as NetErr, Net, NetError, Operand};
 use conflux_socket_protocol::ops as net_ops;
 
@@ -24,23 +25,28 @@ use conflux_net_client::Socket;
 /// Bytes of one connection's slot in the pages region.
 pub const SLOT: u32 = 32 * 1024;
 
-/// A file body still to send.
+/// A file body still to send: the whole file, or the part a range names.
 pub struct FileBody {
     fd: Fd,
     /// Next file offset to read.
     offset: u64,
-    size: u64,
+    /// The offset after the last byte to send.
+    stop: u64,
+    /// Bytes of the body (`end` minus the first offset).
+    len: u64,
     /// Bytes read into the slot and not yet sent: `start..end`.
     start: u32,
     end: u32,
 }
 
 impl FileBody {
-    pub fn new(fd: Fd, size: u64) -> FileBody {
+    /// `len` bytes of the file open as `fd`, from offset `first`.
+    pub fn new(fd: Fd, first: u64, len: u64) -> FileBody {
         FileBody {
             fd,
-            offset: 0,
-            size,
+            offset: first,
+            stop: first + len,
+            len,
             start: 0,
             end: 0,
         }
@@ -49,6 +55,8 @@ impl FileBody {
 
 /// What is left of an answer.
 pub struct Out {
+    /// The status its head carries (for the counters).
+    pub status: Status,
     text: Vec<u8>,
     sent: usize,
     file: Option<FileBody>,
@@ -91,8 +99,9 @@ pub enum Broken {
 }
 
 impl Out {
-    pub fn text(text: Vec<u8>, keep_alive: bool) -> Out {
+    pub fn text(status: Status, text: Vec<u8>, keep_alive: bool) -> Out {
         Out {
+            status,
             text,
             sent: 0,
             file: None,
@@ -101,16 +110,16 @@ impl Out {
         }
     }
 
-    pub fn file(head: Vec<u8>, body: FileBody, keep_alive: bool) -> Out {
+    pub fn file(status: Status, head: Vec<u8>, body: FileBody, keep_alive: bool) -> Out {
         Out {
             file: Some(body),
-            ..Out::text(head, keep_alive)
+            ..Out::text(status, head, keep_alive)
         }
     }
 
     /// Bytes of the whole answer: text and file body.
     fn len(&self) -> u64 {
-        self.text.len() as u64 + self.file.as_ref().map_or(0, |f| f.size)
+        self.text.len() as u64 + self.file.as_ref().map_or(0, |f| f.len)
     }
 
     /// Its standing against its deadlines at `now`.
@@ -156,10 +165,10 @@ impl Out {
         };
         loop {
             if f.start == f.end {
-                if f.offset == f.size {
+                if f.offset == f.stop {
                     return self.finish(fs);
                 }
-                let want = (f.size - f.offset).min(u64::from(SLOT)) as u32;
+                let want = (f.stop - f.offset).min(u64::from(SLOT)) as u32;
                 let read = fs.call(
                     fs_ops::PREAD,
                     &[

@@ -25,13 +25,20 @@ pub const IOAPIC_PHYS: u64 = 0xfec0_0000;
 /// Physical base of the local APIC (the architectural default).
 pub const LAPIC_PHYS: u64 = 0xfee0_0000;
 
+/// The CMOS real-time clock's index and data ports. The kernel reads the
+/// date there once at boot (the wall clock); bit 7 of the index port also
+/// masks NMIs, so no task may write it.
+pub const RTC_INDEX: u16 = 0x70;
+pub const RTC_DATA: u16 = 0x71;
+
 /// I/O-port ranges `[start, end)` reserved for the kernel: the console, both
-/// 8259 PICs, the PIT and the debug-exit port.
-pub const RESERVED_PORTS: [(u64, u64); 5] = [
+/// 8259 PICs, the PIT, the real-time clock and the debug-exit port.
+pub const RESERVED_PORTS: [(u64, u64); 6] = [
     (COM1 as u64, COM1 as u64 + 8),
     (0x20, 0x22),
     (0xa0, 0xa2),
     (0x40, 0x44),
+    (RTC_INDEX as u64, RTC_DATA as u64 + 1),
     (DEBUG_EXIT_PORT as u64, DEBUG_EXIT_PORT as u64 + 4),
 ];
 
@@ -149,6 +156,9 @@ mod tests {
         assert!(overlaps(&RESERVED_PORTS, 0x3f0, 9));
         assert!(!overlaps(&RESERVED_PORTS, 0x2f8, 8));
         assert!(!overlaps(&RESERVED_PORTS, 0x400, 8));
+        assert!(overlaps(&RESERVED_PORTS, 0x70, 1));
+        assert!(overlaps(&RESERVED_PORTS, 0x71, 1));
+        assert!(!overlaps(&RESERVED_PORTS, 0x72, 2));
         assert!(overlaps(&RESERVED_MMIO, 0xfee0_0000, 0x1000));
         assert!(!overlaps(&RESERVED_MMIO, 0xfed0_0000, 0x1000));
     }

@@ -81,6 +81,9 @@ errors! {
     /// caller stopped waiting. A server that answers that call afterwards
     /// gets this too from `reply`: its answer reaches nobody.
     TimedOut = 23 => "no reply by the call's deadline: the caller stopped waiting",
+    /// `wall_clock`: the kernel could not read a valid date from the
+    /// real-time clock at boot, so it has no wall-clock time to give.
+    NoClock = 24 => "the kernel has no wall-clock time (the real-time clock gave no valid date at boot)",
 }
 
 impl SysError {

@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bench;
+pub mod calendar;
 pub mod cap;
 pub mod devices;
 pub mod durable;

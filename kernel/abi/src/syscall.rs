@@ -142,6 +142,13 @@ sysnos! {
     /// never reaches the caller's next call. The deadline is the call's
     /// own: the task's `timer_set` timer is neither used nor changed.
     CallTimed = 30,
+    /// `wall_clock() -> ms`: milliseconds since 1970-01-01 00:00:00 UTC
+    /// (Unix time, see [`crate::calendar`]): the real-time clock's reading
+    /// at boot plus the ticks since. `NoClock` when the kernel found no
+    /// valid date in the real-time clock. Any task may call it: it tells
+    /// nothing a task's own timer does not (the tick count) but a
+    /// constant.
+    WallClock = 31,
 }
 
 /// The longest deadline `call_timed` accepts, in ticks: the timer's bound

@@ -74,7 +74,7 @@ impl fmt::Display for ImageError {
             Self::BadObjectName { object } => write!(f, "boot image object record {object}: name is empty, too long or not UTF-8"),
             Self::KernelDevice { object } => write!(
                 f,
-                "boot image object record {object}: overlaps a device the kernel keeps for itself (console COM1, PIC, PIT, debug-exit port or an APIC); no task may be given it"
+                "boot image object record {object}: overlaps a device the kernel keeps for itself (console COM1, PIC, PIT, real-time clock, debug-exit port or an APIC); no task may be given it"
             ),
             Self::DeviceNotGranted { object, device } => {
                 let (start, end) = device.ports();

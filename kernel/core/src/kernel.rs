@@ -89,6 +89,9 @@ pub struct Kernel<M: Machine> {
     pub ticks: u64,
     /// Each task slot's console budget (kept across restarts).
     pub console: [crate::console_budget::Budget; MAX_TASKS],
+    /// The wall clock at tick 0, ms since the Unix epoch ([`crate::rtc`]);
+    /// `None` when the real-time clock gave no date.
+    pub wall_at_boot_ms: Option<u64>,
     next_seq: u64,
 }
 
@@ -112,6 +115,7 @@ impl<M: Machine> Kernel<M> {
             summary: Summary::new(),
             ticks: 0,
             console: [crate::console_budget::Budget::full(0); MAX_TASKS],
+            wall_at_boot_ms: None,
             next_seq: 0,
         }
     }

@@ -28,6 +28,7 @@ pub mod machine;
 pub mod memops;
 pub mod notify;
 pub mod object;
+pub mod rtc;
 pub mod sched;
 pub mod stop;
 pub mod summary;

@@ -116,6 +116,7 @@ impl<M: Machine> Kernel<M> {
             Sysno::TimerSet => self.sys_timer_set(me, a[0], a[1]),
             Sysno::SetPriority => self.sys_set_priority(me, a[0]),
             Sysno::TaskStop => return self.sys_task_stop(cpu, me, a[0], a[1]),
+            Sysno::WallClock => self.sys_wall_clock(),
         };
         self.value(me, r)
     }

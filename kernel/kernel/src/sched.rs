@@ -136,6 +136,33 @@ fn all_ended(k: &mut Kernel<X86>) -> ! {
 }
 
 /// Creates every object and task in the image, prints the banner and runs the first.
+/// The real-time clock's date, said on the console; `None` (and a line
+/// saying why) when it gives none, so `wall_clock` answers `NoClock`.
+fn wall_clock_at_boot() -> Option<conflux_abi::calendar::Civil> {
+    let Some(regs) = crate::arch::rtc::read_registers() else {
+        kprintln!("clock: the real-time clock never finished an update; no wall-clock time (wall_clock answers NoClock)");
+        return None;
+    };
+    match conflux_kcore::rtc::decode(&regs) {
+        Ok(c) => {
+            kprintln!(
+                "clock: {:04}-{:02}-{:02} {:02}:{:02}:{:02} UTC from the real-time clock",
+                c.year,
+                c.month,
+                c.day,
+                c.hour,
+                c.minute,
+                c.second
+            );
+            Some(c)
+        }
+        Err(e) => {
+            kprintln!("clock: the real-time clock gives no date: {e}; no wall-clock time (wall_clock answers NoClock)");
+            None
+        }
+    }
+}
+
 pub fn start(image: BootImage<'static>) -> ! {
     let mut k = KERNEL.lock();
     for (i, entry) in image.objects().enumerate() {
@@ -151,6 +178,7 @@ pub fn start(image: BootImage<'static>) -> ! {
         }
     }
     FRAMES_AT_START.call_once(crate::mem::free_frames);
+    k.set_wall_clock(wall_clock_at_boot());
     k.start(image);
     let started = k.live().iter().flatten().count();
     kprintln!(

@@ -108,6 +108,13 @@ pub fn set_priority(p: u8) -> Result<(), SysError> {
     call(Sysno::SetPriority, u64::from(p), 0, 0, 0).map(drop)
 }
 
+/// Wall-clock time: milliseconds since 1970-01-01 00:00:00 UTC, from the
+/// real-time clock read at boot plus the kernel's ticks since. `NoClock`
+/// when the kernel found no date in the real-time clock.
+pub fn wall_clock_ms() -> Result<u64, SysError> {
+    call(Sysno::WallClock, 0, 0, 0, 0)
+}
+
 /// Ends the task with `code`.
 pub fn exit(code: u64) -> ! {
     raw_syscall(Sysno::Exit as u64, code, 0, 0);

@@ -18,7 +18,15 @@
 //!   at least `served` (default 0) must be served 200, the rest 503;
 //!   with `cut = true` every answer served must have been cut by then; a
 //!   `probe = "/path"` (with `body`, and `probe_secs`, default 10) is a
-//!   normal client's GET that must be served 200 meanwhile.
+//!   normal client's GET that must be served 200 meanwhile;
+//! - a conditional exchange, `conditional = "/path"` with `body`
+//!   ("generated" or "folder"): on one connection, ranges (206, 416, two
+//!   ranges answered whole), `If-Modified-Since` in the three date forms
+//!   (304, and 200 for a date before the file's), `Date` and
+//!   `Last-Modified` on every answer, and the status page's counters
+//!   before and after, which must have moved by exactly the requests
+//!   made (so no other exchange may run beside it); then the same with
+//!   `curl` where it is installed.
 //!
 //! Every entry has `port` (a forwarded host port of the system), `after`
 //! (console text), and optionally `background` and `deadline_secs`.
@@ -28,8 +36,8 @@
 use crate::error::{Error, ExchangeRule};
 use crate::limits::*;
 use crate::model::{
-    BodyCheck, DiskImage, Fetch, Hold, HoldProbe, HttpExchange, HttpKind, Manifest, Method,
-    Protocol, Raw, RawSend, Then,
+    BodyCheck, Conditional, DiskImage, Fetch, Hold, HoldProbe, HttpExchange, HttpKind, Manifest,
+    Method, Protocol, Raw, RawSend, Then,
 };
 use crate::rules::{self, Unit};
 use crate::strict::Fields;
@@ -61,9 +69,17 @@ const KEYS: &[&str] = &[
     "cut",
     "probe",
     "probe_secs",
+    "conditional",
 ];
 /// The keys that say what an entry does; exactly one per entry.
-const KIND_KEYS: [&str; 5] = ["get", "head", "send", "send_header_bytes", "hold"];
+const KIND_KEYS: [&str; 6] = [
+    "get",
+    "head",
+    "send",
+    "send_header_bytes",
+    "hold",
+    "conditional",
+];
 const FETCH_KEYS: &[&str] = &[
     "paths",
     "status",
@@ -73,6 +89,7 @@ const FETCH_KEYS: &[&str] = &[
     "may_cut_secs",
 ];
 const RAW_KEYS: &[&str] = &["expect_status", "close", "idle_secs"];
+const CONDITIONAL_KEYS: &[&str] = &["body"];
 const HOLD_KEYS: &[&str] = &[
     "peers",
     "served",
@@ -134,9 +151,10 @@ fn exchange(entry: &Fields, timeout_secs: u32) -> Result<HttpExchange, Error> {
     let (kind, own) = match kind_key {
         "get" | "head" => (fetch(entry, kind_key, deadline_secs)?, FETCH_KEYS),
         "hold" => (hold(entry, deadline_secs)?, HOLD_KEYS),
+        "conditional" => (conditional(entry)?, CONDITIONAL_KEYS),
         _ => (raw(entry, kind_key, deadline_secs)?, RAW_KEYS),
     };
-    let foreign = [FETCH_KEYS, RAW_KEYS, HOLD_KEYS]
+    let foreign = [FETCH_KEYS, RAW_KEYS, HOLD_KEYS, CONDITIONAL_KEYS]
         .into_iter()
         .flatten()
         .find(|k| !own.contains(k) && entry.has(k));
@@ -249,6 +267,20 @@ fn hold(entry: &Fields, deadline_secs: u32) -> Result<HttpKind, Error> {
     }))
 }
 
+fn conditional(entry: &Fields) -> Result<HttpKind, Error> {
+    let path = url(entry, "conditional")?;
+    let body = body(entry)?;
+    if !matches!(body, BodyCheck::Generated | BodyCheck::Folder) {
+        return Err(fail(
+            entry,
+            ExchangeRule::NeedsBytes {
+                body: body.as_str(),
+            },
+        ));
+    }
+    Ok(HttpKind::Conditional(Conditional { path, body }))
+}
+
 /// A URL path: `/`, then no spaces or control characters.
 fn url_ok(path: &str) -> bool {
     path.starts_with('/') && !path.chars().any(|c| c.is_whitespace() || c.is_control())
@@ -341,6 +373,7 @@ pub(crate) fn check(manifest: &Manifest) -> Result<(), Error> {
             HttpKind::Hold(Hold {
                 probe: Some(probe), ..
             }) => (probe.body, core::slice::from_ref(&probe.path)),
+            HttpKind::Conditional(c) => (c.body, core::slice::from_ref(&c.path)),
             _ => continue,
         };
         match body {

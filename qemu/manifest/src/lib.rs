@@ -315,7 +315,7 @@ pub use codegen::task_constants;
 pub use device_table::check_files;
 pub use error::{Error, ExchangeRule, ExtendsRule, FileRightsRule, GeneratedRule, Span};
 pub use model::{
-    constant_name, rights_text, Access, BodyCheck, Cap, CrashSpec, Device, DeviceKind,
+    constant_name, rights_text, Access, BodyCheck, Cap, Conditional, CrashSpec, Device, DeviceKind,
     DeviceObjects, DiskImage, Fetch, FileRights, FlowSlot, FlowStage, Flows, Forward,
     GeneratedFile, GuestForward, Hold, HoldProbe, HttpExchange, HttpKind, Manifest, Method, Mode,
     Object, ObjectSpec, Outcome, Protocol, Raw, RawSend, Restart, SinkContent, System, Task,

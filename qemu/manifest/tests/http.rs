@@ -5,8 +5,8 @@ mod common;
 
 use common::{message, ok, SYSTEM};
 use conflux_manifest::{
-    BodyCheck, DiskImage, Fetch, GeneratedFile, Hold, HoldProbe, HttpExchange, HttpKind, Method,
-    Outcome, Raw, RawSend, Then,
+    BodyCheck, Conditional, DiskImage, Fetch, GeneratedFile, Hold, HoldProbe, HttpExchange,
+    HttpKind, Method, Outcome, Raw, RawSend, Then,
 };
 
 /// A server system: a folder disk with `generate`, a network with one
@@ -249,11 +249,11 @@ fn generated_files_need_a_folder_disk() {
 fn an_exchange_does_exactly_one_thing() {
     assert_eq!(
         message(&http("{ port = 8080, after = \"x\" }")),
-        "systems/t.toml: `test.http[0]` says nothing to do; give exactly one of `get`, `head`, `send`, `send_header_bytes` or `hold`"
+        "systems/t.toml: `test.http[0]` says nothing to do; give exactly one of `get`, `head`, `send`, `send_header_bytes`, `hold` or `conditional`"
     );
     assert_eq!(
         message(&http("{ port = 8080, after = \"x\", get = \"/\", send = \"x\" }")),
-        "systems/t.toml: `test.http[0]` has `get` and `send`; give exactly one of `get`, `head`, `send`, `send_header_bytes` or `hold` (one exchange does one thing)"
+        "systems/t.toml: `test.http[0]` has `get` and `send`; give exactly one of `get`, `head`, `send`, `send_header_bytes`, `hold` or `conditional` (one exchange does one thing)"
     );
 }
 
@@ -444,6 +444,33 @@ fn a_hold_is_read_with_and_without_a_probe() {
         })
     );
     assert_eq!(http[1].kind.name(), "hold");
+}
+
+#[test]
+fn a_conditional_exchange_needs_bytes_to_compare() {
+    let read = exchanges(&http(
+        "{ port = 8080, after = \"x\", conditional = \"/data/16m.bin\", body = \"generated\" }",
+    ));
+    assert_eq!(
+        read[0].kind,
+        HttpKind::Conditional(Conditional {
+            path: "/data/16m.bin".into(),
+            body: BodyCheck::Generated,
+        })
+    );
+    assert_eq!(read[0].kind.name(), "conditional");
+    assert_eq!(
+        message(&http("{ port = 8080, after = \"x\", conditional = \"/data/16m.bin\", body = \"none\" }")),
+        "systems/t.toml: `test.http[0]` is a conditional exchange with `body = \"none\"`, but its ranges are checked byte for byte: use `body = \"generated\"` or `body = \"folder\"`"
+    );
+    assert_eq!(
+        message(&http("{ port = 8080, after = \"x\", conditional = \"/data/16m.bin\", body = \"generated\", clients = 2 }")),
+        "systems/t.toml: `test.http[0]` has `clients`, which a conditional exchange does not take; remove it or change the kind"
+    );
+    assert_eq!(
+        message(&http("{ port = 8080, after = \"x\", conditional = \"/data/nope.bin\", body = \"generated\" }")),
+        "systems/t.toml: `test.http[0]` checks \"/data/nope.bin\" against a generated file, but that path is not generated (generated: /data/16m.bin); fix the path or use `body = \"folder\"`"
+    );
 }
 
 #[test]

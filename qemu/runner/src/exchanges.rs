@@ -23,7 +23,8 @@ use conflux_manifest::{
 
 use crate::disks::{self, generate};
 use crate::http_peer::{
-    self, Expected, FetchPlan, HoldPlan, Probe, RawPlan, RawReport, RawThen, Stats, Target,
+    self, ConditionalPlan, Expected, FetchPlan, HoldPlan, Probe, RawPlan, RawReport, RawThen,
+    Stats, Target,
 };
 use crate::oracle;
 use crate::qemu::{Beside, BesideReport, Console};
@@ -34,6 +35,7 @@ enum Plan {
     Fetch(FetchPlan),
     Raw(RawPlan),
     Hold(HoldPlan),
+    Conditional(ConditionalPlan),
 }
 
 /// The exchanges of `manifest`'s test as work beside the guest, or `None`
@@ -275,6 +277,7 @@ fn describe(index: usize, exchange: &HttpExchange) -> String {
             Some(p) => format!(", {} x {}, probe {}", h.peers, h.path, p.path),
             None => format!(", {} x {}", h.peers, h.path),
         },
+        HttpKind::Conditional(c) => format!(", {}", c.path),
     };
     format!(
         "http #{index} ({}, port {}{paths})",
@@ -303,6 +306,7 @@ fn run(plan: &Plan) -> Result<String, String> {
         }),
         Plan::Raw(p) => http_peer::raw(p).map(|r: RawReport| r.summary()),
         Plan::Hold(p) => http_peer::hold(p).map(|r| r.summary(p)),
+        Plan::Conditional(p) => http_peer::conditional(p),
     }
 }
 
@@ -358,7 +362,30 @@ fn plan(exchange: &HttpExchange, bodies: &mut Bodies) -> Result<Plan, String> {
                 .transpose()?,
             deadline,
         }),
+        HttpKind::Conditional(c) => conditional_plan(target, c, deadline, bodies)?,
     })
+}
+
+/// A conditional exchange: its file's bytes, which its ranges are
+/// compared with.
+fn conditional_plan(
+    target: Target,
+    c: &conflux_manifest::Conditional,
+    deadline: Duration,
+    bodies: &mut Bodies,
+) -> Result<Plan, String> {
+    let Expected::Bytes(body) = bodies.expected(c.body, &c.path)? else {
+        return Err(format!(
+            "{}: a conditional exchange needs the file's bytes",
+            c.path
+        ));
+    };
+    Ok(Plan::Conditional(ConditionalPlan {
+        target,
+        path: c.path.clone(),
+        body,
+        deadline,
+    }))
 }
 
 /// The host copies of the bodies the exchanges check, each made once.

@@ -18,6 +18,8 @@
 //! - [`hold`]: peers that take a connection and stop reading (stalled or
 //!   idle), a normal client beside them that must still be served, and
 //!   whether the server cut the held answers.
+//! - [`conditional`]: ranges, conditional requests, `Date`, and the
+//!   server's status page, on one file (and through `curl` if present).
 //!
 //! Connections are opened one at a time, each once QEMU has accepted the
 //! one before ([`gate`]): its forward listens with a backlog of 1.
@@ -25,6 +27,7 @@
 //! Failures are messages for people: what was expected and what came,
 //! with the answer's first bytes escaped.
 
+mod conditional;
 mod conn;
 mod fetch;
 mod gate;
@@ -33,6 +36,7 @@ mod raw;
 
 use std::net::{Ipv4Addr, SocketAddr};
 
+pub use conditional::{conditional, ConditionalPlan};
 pub use fetch::{fetch, Expected, FetchPlan, Stats};
 pub use hold::{hold, HoldPlan, Probe};
 pub use raw::{flood_head, raw, RawPlan, RawReport, RawThen};

@@ -17,6 +17,7 @@ mod mock;
 mod panic;
 mod priority;
 mod revoke;
+mod rtc;
 mod sched_props;
 mod sim;
 mod stop;

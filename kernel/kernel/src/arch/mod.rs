@@ -16,6 +16,7 @@ pub mod machine;
 pub mod paging;
 pub mod pci;
 pub mod port;
+pub mod rtc;
 pub mod serial;
 pub mod trap;
 

@@ -60,6 +60,9 @@ pub enum ExchangeRule {
     WithCrash,
     /// A hold's `body` or `probe_secs` without a `probe`.
     WithoutProbe { key: &'static str },
+    /// A conditional exchange whose `body` gives no bytes to compare
+    /// ranges with.
+    NeedsBytes { body: &'static str },
 }
 
 impl fmt::Display for GeneratedRule {
@@ -100,11 +103,11 @@ impl fmt::Display for ExchangeRule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ExchangeRule::Kind { found } if found.is_empty() => f.write_str(
-                "says nothing to do; give exactly one of `get`, `head`, `send`, `send_header_bytes` or `hold`",
+                "says nothing to do; give exactly one of `get`, `head`, `send`, `send_header_bytes`, `hold` or `conditional`",
             ),
             ExchangeRule::Kind { found } => write!(
                 f,
-                "has {}; give exactly one of `get`, `head`, `send`, `send_header_bytes` or `hold` (one exchange does one thing)",
+                "has {}; give exactly one of `get`, `head`, `send`, `send_header_bytes`, `hold` or `conditional` (one exchange does one thing)",
                 found.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(" and ")
             ),
             ExchangeRule::KeyNotForKind { key, kind } => write!(
@@ -151,6 +154,10 @@ impl fmt::Display for ExchangeRule {
             ExchangeRule::WithoutProbe { key } => write!(
                 f,
                 "has `{key}`, which is about a hold's probe, but no `probe`; add `probe = \"/path\"` (a normal client's GET beside the held peers) or remove `{key}`"
+            ),
+            ExchangeRule::NeedsBytes { body } => write!(
+                f,
+                "is a conditional exchange with `body = \"{body}\"`, but its ranges are checked byte for byte: use `body = \"generated\"` or `body = \"folder\"`"
             ),
             ExchangeRule::WithCrash => f.write_str(
                 "is in a crash test; a crash test kills QEMU on its own schedule, so exchanges and `crash` do not go together: make a separate test",

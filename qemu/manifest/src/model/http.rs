@@ -53,6 +53,18 @@ pub enum HttpKind {
     /// Peers that take a connection and stop reading; a normal client
     /// beside them.
     Hold(Hold),
+    /// Range and conditional requests, `Date`, and the status page's
+    /// counters, on one file (rules: `qemu/runner/src/http_peer/
+    /// conditional.rs`).
+    Conditional(Conditional),
+}
+
+/// `conditional = "/path"` with `body` ("generated" or "folder": the
+/// ranges are checked byte for byte).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conditional {
+    pub path: String,
+    pub body: BodyCheck,
 }
 
 /// `get = "/path"` or `head = "/path"`, with `paths`, `status`, `body`,
@@ -189,6 +201,7 @@ impl HttpKind {
             }) => "idle",
             HttpKind::Raw(_) => "raw",
             HttpKind::Hold(_) => "hold",
+            HttpKind::Conditional(_) => "conditional",
         }
     }
 }

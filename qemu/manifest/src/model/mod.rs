@@ -24,8 +24,8 @@ pub use devices::{
 pub use files::{Access, FileRights};
 pub use flows::{FlowSlot, FlowStage, Flows, BELL_BIT, EDGES, EDGE_SIZE};
 pub use http::{
-    BodyCheck, Fetch, GeneratedFile, Hold, HoldProbe, HttpExchange, HttpKind, Method, Raw, RawSend,
-    Then,
+    BodyCheck, Conditional, Fetch, GeneratedFile, Hold, HoldProbe, HttpExchange, HttpKind, Method,
+    Raw, RawSend, Then,
 };
 pub use objects::{
     constant_name, rights_text, Cap, Object, ObjectSpec, Restart, BAR_WINDOW, RIGHT_LETTERS,

@@ -192,6 +192,30 @@ impl Conn {
     }
 }
 
+impl Conn {
+    /// Reads a body of `len` bytes (at most 1 MiB) and returns it.
+    pub fn body_bytes(&mut self, len: u64) -> Result<Vec<u8>, Broke> {
+        if len > 1 << 20 {
+            return Err(Broke::Other(format!(
+                "a body of {len} bytes is more than this peer keeps (1 MiB)"
+            )));
+        }
+        while (self.buf.len() as u64) < len {
+            match self.fill() {
+                Ok(0) => {
+                    return Err(Broke::Cut(format!(
+                        "the server closed after {} of {len} body bytes",
+                        self.buf.len()
+                    )))
+                }
+                Ok(_) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(self.buf.drain(..len as usize).collect())
+    }
+}
+
 /// How reading on, after a pause, ended ([`Conn::read_on`]).
 pub(super) enum ReadOn {
     /// The stream ended (or was reset, or failed) before the body's end.
