@@ -221,7 +221,8 @@ impl<M: Machine> Kernel<M> {
         }
     }
 
-    /// Ends task `me`: `fault` carries the fault report when it faulted.
+    /// Ends task `me`: `fault` carries the report for its supervisor (a
+    /// fault, a panic or an exit; `None`: nothing to report).
     /// Its capabilities are released (mappings removed through the same
     /// path as `region_unmap`), its bound notification and timer dropped,
     /// then its address space is destroyed, which frees only the frames
@@ -238,10 +239,12 @@ impl<M: Machine> Kernel<M> {
         if cpu.fpu_owner == me {
             cpu.fpu_owner = Cpu::NO_OWNER;
         }
+        // An exit is reported like a fault when someone supervises, and
+        // is an exit, never a fault, when no one does.
         let state = match (fault, supervised) {
             (Some(_), Some(obj)) => State::FaultSending { obj, seq },
-            (Some(_), None) => State::Stopped,
-            (None, _) => State::Exited,
+            (Some(f), None) if f.exit_code().is_none() => State::Stopped,
+            _ => State::Exited,
         };
         self.set_state(me, state);
         let t = self.task(me);
@@ -316,7 +319,8 @@ impl<M: Machine> Kernel<M> {
         self.set_state(i, State::Ready);
     }
 
-    /// Acts on the supervisor's answer about faulted task `i`.
+    /// Acts on the supervisor's answer about task `i`, which faulted or
+    /// exited.
     pub fn fault_decided(&mut self, i: usize, answer: SupervisorReply) {
         let (name, gen) = {
             let t = self.task(i);
@@ -328,7 +332,13 @@ impl<M: Machine> Kernel<M> {
                 "task '{name}' restarted by its supervisor (generation {next})"
             ));
         } else {
-            self.set_state(i, State::Stopped);
+            // A task that exited stays an exit in the closing line and in
+            // `task_info`, whatever its supervisor answered.
+            let end = match self.task(i).exited() {
+                true => State::Exited,
+                false => State::Stopped,
+            };
+            self.set_state(i, end);
             M::log(format_args!("task '{name}' left stopped by its supervisor"));
         }
     }
@@ -367,6 +377,8 @@ impl<M: Machine> Kernel<M> {
         for t in self.live().iter().flatten() {
             match t.state {
                 State::Exited => exited += 1,
+                // An exit still waiting for its supervisor is an exit.
+                s if s.is_dead() && t.exited() => exited += 1,
                 s if s.is_dead() => faulted += 1,
                 _ => blocked += 1,
             }

@@ -83,6 +83,11 @@ fn decide(f: &FaultMessage, restarts: &mut [u32; TASKS]) -> SupervisorReply {
             "task '{name}' panicked (its last console line says where and why); {}",
             Outcome(count)
         ),
+        FaultKind::Exited => println!(
+            "task '{name}' exited with code {}; {}",
+            f.address,
+            Outcome(count)
+        ),
         FaultKind::Exception => println!(
             "task '{name}' faulted (vector {}, error {:#x}, address {:#x}, rip {:#x}); {}",
             f.vector,

@@ -6,6 +6,7 @@
 
 mod bound;
 mod console;
+mod exit;
 mod cspace_props;
 mod fastpath_equiv;
 mod hostile_props;
