@@ -333,13 +333,15 @@ impl<M: Machine> Kernel<M> {
             ));
         } else {
             // A task that exited stays an exit in the closing line and in
-            // `task_info`, whatever its supervisor answered.
-            let end = match self.task(i).exited() {
-                true => State::Exited,
-                false => State::Stopped,
-            };
-            self.set_state(i, end);
-            M::log(format_args!("task '{name}' left stopped by its supervisor"));
+            // `task_info`, whatever its supervisor answered; its exit was
+            // logged when it happened, and staying ended is what an exit
+            // means, so only a fault left stopped gets a line.
+            if self.task(i).exited() {
+                self.set_state(i, State::Exited);
+            } else {
+                self.set_state(i, State::Stopped);
+                M::log(format_args!("task '{name}' left stopped by its supervisor"));
+            }
         }
     }
 
