@@ -404,7 +404,10 @@ fn a_client_gone_loses_all_its_flows_and_no_one_elses() {
         m.stats(&mut sys, a.word(), APP).unwrap_err().status,
         FlowStatus::UnknownFlow
     );
-    assert!(m.stats(&mut sys, b.word(), APP + 1).is_ok(), "the other client's flow runs on");
+    assert!(
+        m.stats(&mut sys, b.word(), APP + 1).is_ok(),
+        "the other client's flow runs on"
+    );
     assert_eq!(m.end_client(&mut sys, APP, |_, _| ()), 0, "nothing left");
     // Its slot is free again: the client's next instance gets one.
     let c = m.create(&mut sys, &round_trip(), APP).unwrap();

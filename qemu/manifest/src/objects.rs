@@ -138,7 +138,9 @@ pub(crate) fn read(top: &Fields) -> Result<(Vec<Object<String>>, Vec<String>), E
         for (name, fields) in top.named_tables(kind.table, kind.keys)? {
             let name = rules::name(&fields, fields.path().to_owned(), name, &rules::OBJECT_NAME)?;
             let spec = (kind.read)(&fields)?;
-            if kind.kind == ObjectKind::Endpoint && fields.optional::<bool>("sessions")? == Some(true) {
+            if kind.kind == ObjectKind::Endpoint
+                && fields.optional::<bool>("sessions")? == Some(true)
+            {
                 sessions.push(name.clone());
             }
             objects.push(Object { name, spec });

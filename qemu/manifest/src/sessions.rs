@@ -27,7 +27,6 @@ pub(crate) fn slot_name(endpoint: &str) -> String {
 
 // Every badge the manifest accepts is at most i64::MAX: none is reserved.
 const _: () = assert!((i64::MAX as u64) < RESERVED_BADGES);
-const _: () = assert!(SUPERVISOR_BADGE >= RESERVED_BADGES);
 
 /// The object ids of the endpoints named with `sessions = true`, checked:
 /// the system has a supervisor, and it does not serve them.

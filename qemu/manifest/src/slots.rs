@@ -112,14 +112,12 @@ fn task_caps(
         slots.push(declared(manifest, task, decl)?);
     }
     if supervisor == Some(task) {
-        slots.extend(
-            crate::sessions::supervisor_caps(manifest)
-                .into_iter()
-                .map(|(name, object, rights, badge)| Slot {
-                    cap: cap(&name, object, rights, badge),
-                    given: Given::Sessions,
-                }),
-        );
+        slots.extend(crate::sessions::supervisor_caps(manifest).into_iter().map(
+            |(name, object, rights, badge)| Slot {
+                cap: cap(&name, object, rights, badge),
+                given: Given::Sessions,
+            },
+        ));
     }
     slots.extend(flow_slots(manifest, task));
     let own = served(manifest, task, &slots);

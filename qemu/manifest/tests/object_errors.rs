@@ -304,7 +304,9 @@ fn sessions_of_the_supervisor() {
 #[test]
 fn sessions_must_be_a_boolean() {
     assert_eq!(
-        message(&with("[endpoints.echo]\nserver = \"hello\"\nsessions = 1\n")),
+        message(&with(
+            "[endpoints.echo]\nserver = \"hello\"\nsessions = 1\n"
+        )),
         "systems/t.toml: `endpoints.echo.sessions` must be a boolean, but it is an integer"
     );
 }

@@ -305,9 +305,16 @@ mod tests {
             assert_eq!(inodes.open_handles(), 8);
             gone.close_all(&mut inodes);
             assert_eq!(gone.open_count(), 0);
-            assert_eq!(inodes.open_handles(), 4, "round {round}: back to the baseline");
+            assert_eq!(
+                inodes.open_handles(),
+                4,
+                "round {round}: back to the baseline"
+            );
         }
-        assert!(other.get(&inodes, 3).is_ok(), "the other client never lost a handle");
+        assert!(
+            other.get(&inodes, 3).is_ok(),
+            "the other client never lost a handle"
+        );
         other.close_all(&mut inodes);
         assert_eq!(inodes.open_handles(), 0);
     }

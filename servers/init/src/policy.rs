@@ -79,7 +79,7 @@ impl Outcome {
     /// An exit restarted by "always", past the first three and not a
     /// hundredth: expected, not worth a line.
     fn quiet(&self) -> bool {
-        self.exit && self.count.is_some_and(|n| n > 3 && n % 100 != 0)
+        self.exit && self.count.is_some_and(|n| n > 3 && !n.is_multiple_of(100))
     }
 }
 

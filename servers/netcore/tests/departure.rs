@@ -71,7 +71,10 @@ fn a_departed_client_gives_back_its_sockets_and_ports_round_after_round() {
     // Every port the departed client held is free for anyone.
     for port in 5000..5004 {
         let s = call(&mut net.a, GONE, SOCKET, &[DATAGRAM]).unwrap();
-        assert_eq!(call(&mut net.a, GONE, BIND, &[s, addr([0; 4], port)]), Ok(0));
+        assert_eq!(
+            call(&mut net.a, GONE, BIND, &[s, addr([0; 4], port)]),
+            Ok(0)
+        );
         call(&mut net.a, GONE, CLOSE, &[s]).unwrap();
     }
 }

@@ -81,7 +81,11 @@ fn main() {
     };
     c.eq(
         "the baseline: this client's sockets and files only",
-        (baseline.sockets.clients, baseline.sockets.datagrams, baseline.open_handles),
+        (
+            baseline.sockets.clients,
+            baseline.sockets.datagrams,
+            baseline.open_handles,
+        ),
         (1, SOCKETS, FILES as u32),
     );
     let (mut off, mut refused) = (0u64, 0u64);
@@ -102,10 +106,16 @@ fn main() {
             }
         }
         let i = (round % u64::from(SOCKETS)) as usize;
-        if !again(&mut net, &mut fs, &mut sockets[i], &mut files[i % FILES], i as u16) {
+        if !again(
+            &mut net,
+            &mut fs,
+            &mut sockets[i],
+            &mut files[i % FILES],
+            i as u16,
+        ) {
             refused += 1;
         }
-        if round > 0 && round % 100 == 0 {
+        if round > 0 && round.is_multiple_of(100) {
             println!("{round} departures: counts differed after {off}, refused {refused} times");
         }
         if round == ROUNDS {

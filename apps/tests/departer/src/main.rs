@@ -67,7 +67,9 @@ fn take_everything() -> Result<(), &'static str> {
         net.bind(s, SockAddr::new([0; 4], FIRST_PORT + i))
             .map_err(|_| "bind a UDP socket to its port (still held?)")?;
     }
-    let l = net.socket(SockKind::Stream).map_err(|_| "a stream socket")?;
+    let l = net
+        .socket(SockKind::Stream)
+        .map_err(|_| "a stream socket")?;
     net.bind(l, SockAddr::new([0; 4], FIRST_PORT + SOCKETS - 1))
         .and_then(|()| net.listen(l, 1))
         .map_err(|_| "listen on its port (still held?)")?;
@@ -75,8 +77,8 @@ fn take_everything() -> Result<(), &'static str> {
         Err(NetErr::Net(NetError::QuotaExceeded)) => {}
         _ => return Err("one socket past the quota is refused with QuotaExceeded"),
     }
-    let mut fs =
-        Fs::connect(conflux_fs_client::manifest_caps!()).map_err(|_| "connect to the file server")?;
+    let mut fs = Fs::connect(conflux_fs_client::manifest_caps!())
+        .map_err(|_| "connect to the file server")?;
     for _ in 0..FILES {
         fs.open("/README", ops::O_RDONLY, 0)
             .map_err(|_| "open /README")?;

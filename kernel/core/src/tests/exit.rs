@@ -8,8 +8,7 @@ use super::sim::{info, slots, Obj, Sim, E};
 use crate::kernel::{Decision, Next};
 use crate::task::State;
 use conflux_abi::ipc::{
-    FaultKind, FaultMessage, Info, SupervisorReply, FAULT_LABEL, RESERVED_BADGES,
-    SUPERVISOR_BADGE,
+    FaultKind, FaultMessage, Info, SupervisorReply, FAULT_LABEL, RESERVED_BADGES, SUPERVISOR_BADGE,
 };
 use conflux_abi::task_info::{RunState, TaskInfo};
 use conflux_abi::Sysno::*;
@@ -66,7 +65,10 @@ fn an_exit_is_reported_to_the_supervisor_with_its_code() {
     let mut s = world(true);
     assert_eq!(s.sys(2, Exit, [42, 0, 0, 0, 0, 0]), Next::Block);
     assert!(matches!(s.state(2), State::FaultSending { .. }));
-    assert!(s.k.task(2).space.is_none(), "torn down at once, as a fault is");
+    assert!(
+        s.k.task(2).space.is_none(),
+        "torn down at once, as a fault is"
+    );
     assert_eq!(
         run_state(&mut s, 2),
         Some(RunState::Exited),
@@ -178,6 +180,9 @@ fn reserved_endpoint_badges_cannot_be_minted() {
         Err(E::InvalidArgument),
         "no task can pose as the supervisor"
     );
-    assert_eq!(s.mint(2, 3, 10, W, RESERVED_BADGES | 5), Err(E::InvalidArgument));
+    assert_eq!(
+        s.mint(2, 3, 10, W, RESERVED_BADGES | 5),
+        Err(E::InvalidArgument)
+    );
     assert_eq!(s.mint(2, 3, 10, W, RESERVED_BADGES - 1), Ok(0));
 }

@@ -6,8 +6,8 @@
 
 mod bound;
 mod console;
-mod exit;
 mod cspace_props;
+mod exit;
 mod fastpath_equiv;
 mod hostile_props;
 mod ipc;
