@@ -974,6 +974,28 @@ impl Manager {
         Ok(fid.slot())
     }
 
+    /// The client `owner` is gone (the supervisor says its task ended):
+    /// every flow of its is destroyed as DESTROY would. Calls `freed` with
+    /// each slot freed; returns how many.
+    pub fn end_client<S: Sys>(
+        &mut self,
+        sys: &mut S,
+        owner: u64,
+        mut freed: impl FnMut(&mut S, usize),
+    ) -> usize {
+        let mut count = 0;
+        loop {
+            let Some(id) = self.list(owner).map(|(id, _)| id).next() else {
+                return count;
+            };
+            match self.destroy(sys, id.word(), owner) {
+                Ok(slot) => freed(sys, slot),
+                Err(_) => return count, // listed, so it is there and its own
+            }
+            count += 1;
+        }
+    }
+
     /// Every flow of `owner`: its id and state.
     pub fn list(&mut self, owner: u64) -> impl Iterator<Item = (FlowId, FlowState)> + '_ {
         self.slots

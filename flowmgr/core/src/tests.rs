@@ -400,6 +400,31 @@ fn slots_run_out_and_ids_are_owned() {
 }
 
 #[test]
+fn a_client_gone_loses_all_its_flows_and_no_one_elses() {
+    let mut sys = system();
+    let mut m = manager(&mut sys);
+    let a = m.create(&mut sys, &round_trip(), APP).unwrap();
+    let b = m.create(&mut sys, &round_trip(), APP + 1).unwrap();
+    let mut freed = Vec::new();
+    assert_eq!(m.end_client(&mut sys, APP, |_, slot| freed.push(slot)), 1);
+    assert_eq!(freed, [a.slot()]);
+    assert_eq!(sys.revoked, [a.slot()], "torn down as DESTROY does");
+    assert_eq!(m.list(APP).count(), 0);
+    assert_eq!(
+        m.stats(&mut sys, a.word(), APP).unwrap_err().status,
+        FlowStatus::UnknownFlow
+    );
+    assert!(
+        m.stats(&mut sys, b.word(), APP + 1).is_ok(),
+        "the other client's flow runs on"
+    );
+    assert_eq!(m.end_client(&mut sys, APP, |_, _| ()), 0, "nothing left");
+    // Its slot is free again: the client's next instance gets one.
+    let c = m.create(&mut sys, &round_trip(), APP).unwrap();
+    assert_eq!(c.slot(), a.slot());
+}
+
+#[test]
 fn pause_resume_reach_every_stage_and_finished_flows_refuse() {
     let mut sys = system();
     let mut m = manager(&mut sys);

@@ -251,6 +251,9 @@ pub enum FlowStatus {
     /// The caller holds as many flows as it may (its share of the slots,
     /// or its manifest `quota`): destroy one of its flows first.
     OverQuota = 8,
+    /// CLIENT_GONE (`conflux_abi::ipc::CLIENT_GONE_LABEL`) from a caller
+    /// that is not the supervisor.
+    NotSupervisor = 9,
 }
 
 impl FlowStatus {
@@ -265,6 +268,7 @@ impl FlowStatus {
             6 => Self::BadLabel,
             7 => Self::NotYours,
             8 => Self::OverQuota,
+            9 => Self::NotSupervisor,
             _ => return None,
         })
     }
@@ -285,6 +289,9 @@ impl fmt::Display for FlowStatus {
             Self::NotYours => "that flow belongs to another application",
             Self::OverQuota => {
                 "this application holds every flow it may (its share of the slots, or the quota on its flowmgr capability): destroy one of its flows first"
+            }
+            Self::NotSupervisor => {
+                "refused: only the supervisor (init) may say that a client is gone"
             }
         })
     }

@@ -75,6 +75,17 @@ fn run(
             Err(r) => refuse(r),
         };
     }
+    if l == conflux_abi::ipc::CLIENT_GONE_LABEL {
+        // The supervisor says the client with badge `words[0]` is gone.
+        if owner != conflux_abi::ipc::SUPERVISOR_BADGE {
+            return answer(FlowStatus::NotSupervisor, &[]);
+        }
+        let Some(&gone) = words.first() else {
+            return refuse(Refusal::bad(bad::NO_ID));
+        };
+        let n = manager.end_client(sys, gone, |sys, slot| sys.drop_notify(slot));
+        return answer(FlowStatus::Ok, &[u64::from(n > 0)]);
+    }
     if l == label::LIST {
         let mut out = [0u64; MAX_WORDS];
         let mut n = 0;

@@ -155,9 +155,9 @@ impl Info {
     }
 }
 
-/// Why a task ended abnormally. Carried explicitly in a [`FaultMessage`]
-/// (not as a reserved vector number), so a supervisor can never mistake a
-/// panic for an exception or the other way round.
+/// Why a task ended. Carried explicitly in a [`FaultMessage`] (not as a
+/// reserved vector number), so a supervisor can never mistake a panic for
+/// an exception, or an exit for either.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FaultKind {
     /// A CPU exception (vector, error code, address and `rip` are meaningful).
@@ -170,6 +170,12 @@ pub enum FaultKind {
     /// `kill`). `address` is the index of the task that asked; vector,
     /// error and `rip` are 0.
     Stopped = 3,
+    /// The task ended itself with the `exit` syscall: not a fault, but
+    /// its supervisor is told all the same, so the servers it used can
+    /// be told it is gone and its restart policy can apply. The exit code
+    /// is in word 2 ([`FaultMessage::exit_code`]); vector, error and
+    /// `rip` are 0.
+    Exited = 2,
 }
 
 impl FaultKind {
@@ -178,23 +184,26 @@ impl FaultKind {
             0 => Some(Self::Exception),
             1 => Some(Self::Panic),
             3 => Some(Self::Stopped),
+            2 => Some(Self::Exited),
             _ => None,
         }
     }
 }
 
-/// What the kernel tells a supervisor about a faulted task.
+/// What the kernel tells a supervisor about a task that ended: faulted,
+/// panicked or exited.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FaultMessage {
     /// Index of the task in the boot image (its manifest start order).
     pub task: u32,
-    /// A CPU exception or a panic.
+    /// A CPU exception, a panic or an exit.
     pub kind: FaultKind,
     /// CPU exception vector (0 for a panic).
     pub vector: u8,
     /// The exception's error code (0 where the CPU gives none).
     pub error: u32,
-    /// Faulting address (CR2) for page faults, else 0.
+    /// Faulting address (CR2) for page faults; the exit code for
+    /// [`FaultKind::Exited`]; else 0.
     pub address: u64,
     /// Instruction pointer of the fault.
     pub rip: u64,
@@ -232,6 +241,22 @@ impl FaultMessage {
     }
 
     /// The message words: task, vector | kind << 8 | error << 32, address, rip.
+    /// An exit report for task `task`, which exited with `code`.
+    pub fn exited(task: u32, code: u64) -> Self {
+        Self {
+            kind: FaultKind::Exited,
+            address: code,
+            ..Self::panic(task)
+        }
+    }
+
+    /// The exit code, if the task exited (rather than faulted).
+    pub fn exit_code(&self) -> Option<u64> {
+        (self.kind == FaultKind::Exited).then_some(self.address)
+    }
+
+    /// The message words: task, vector | kind << 8 | error << 32, address
+    /// (or exit code), rip.
     pub fn to_words(&self) -> [u64; REG_WORDS] {
         [
             self.task as u64,
@@ -288,6 +313,29 @@ impl SupervisorReply {
 /// The supervisor's slot for its fault endpoint (the manifest lowering
 /// puts it there; the kernel sends fault messages to that endpoint).
 pub const SUPERVISOR_FAULT_SLOT: usize = 1;
+
+/// Endpoint badges with this bit set are reserved: the manifest gives
+/// badges below it only (`0..=i64::MAX`), and `cap_mint` refuses to make
+/// an endpoint capability with one (`InvalidArgument`), so a server can
+/// trust that a caller with such a badge got it from the manifest.
+pub const RESERVED_BADGES: u64 = 1 << 63;
+
+/// The badge of the supervisor's capabilities to the servers that keep
+/// sessions (`sessions = true` on an endpoint in the manifest). Only a
+/// call with this badge may ask [`CLIENT_GONE_LABEL`].
+pub const SUPERVISOR_BADGE: u64 = u64::MAX;
+
+/// The supervisor tells a server that a client is gone (its task ended
+/// and was left stopped or is about to be restarted): word 0 is the
+/// badge of the client's capability. The server ends that client's
+/// session as a reconnect would and replies with label 0 and word 0: 1
+/// if there was a session, 0 if not. A caller without
+/// [`SUPERVISOR_BADGE`] gets the server's own refusal ("only the
+/// supervisor"). The label lies above every Cosy session label and op
+/// label (`0x100..=0x100ff`) and flowmgr's labels.
+pub const CLIENT_GONE_LABEL: u32 = 0x2_0000;
+
+const _: () = assert!(SUPERVISOR_BADGE & RESERVED_BADGES != 0);
 
 #[cfg(test)]
 mod tests {
@@ -371,9 +419,21 @@ mod tests {
     }
 
     #[test]
+    fn an_exit_carries_its_code_and_is_no_fault() {
+        let e = FaultMessage::exited(4, 17);
+        let w = e.to_words();
+        assert_eq!(w, [4, 2 << 8, 17, 0], "kind 2, code in word 2");
+        let back = FaultMessage::from_words(w).unwrap();
+        assert_eq!(back, e);
+        assert_eq!(back.kind, FaultKind::Exited);
+        assert_eq!(back.exit_code(), Some(17));
+        assert_eq!(FaultMessage::panic(4).exit_code(), None);
+    }
+
+    #[test]
     fn unknown_kinds_and_reserved_bits_are_refused() {
         let w = FaultMessage::panic(1).to_words();
-        assert_eq!(FaultMessage::from_words([w[0], 2 << 8, 0, 0]), None);
+        assert_eq!(FaultMessage::from_words([w[0], 4 << 8, 0, 0]), None);
         assert_eq!(FaultMessage::from_words([w[0], 0xff << 8, 0, 0]), None);
         for bit in 16..32 {
             assert_eq!(

@@ -54,7 +54,11 @@ impl<M: Machine> Kernel<M> {
                 restarts: 0,
             },
             Some(t) => TaskInfo {
-                state: run_state(t.state),
+                state: match run_state(t.state) {
+                    // Waiting for its supervisor after an exit: an exit.
+                    RunState::Faulted if t.exited() => RunState::Exited,
+                    s => s,
+                },
                 priority: t.priority,
                 restarts: t.generation,
             },

@@ -171,6 +171,12 @@ impl CapSpace {
         if badge != 0 && (!badged || (s.badge != 0 && s.badge != badge)) {
             return Err(SysError::InvalidArgument);
         }
+        // Reserved endpoint badges come only from the manifest, so a
+        // server can trust a caller that has one (the supervisor's).
+        let reserved = conflux_abi::ipc::RESERVED_BADGES;
+        if s.obj.kind() == ObjectKind::Endpoint && badge & reserved != 0 {
+            return Err(SysError::InvalidArgument);
+        }
         Ok(Cap {
             rights: s.rights & mask,
             badge: if badge != 0 { badge } else { s.badge },

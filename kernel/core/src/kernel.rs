@@ -231,7 +231,8 @@ impl<M: Machine> Kernel<M> {
         }
     }
 
-    /// Ends task `me`: `fault` carries the fault report when it faulted.
+    /// Ends task `me`: `fault` carries the report for its supervisor (a
+    /// fault, a panic or an exit; `None`: nothing to report).
     /// Its capabilities are released (mappings removed through the same
     /// path as `region_unmap`), its bound notification and timer dropped,
     /// then its address space is destroyed, which frees only the frames
@@ -248,10 +249,12 @@ impl<M: Machine> Kernel<M> {
         if cpu.fpu_owner == me {
             cpu.fpu_owner = Cpu::NO_OWNER;
         }
+        // An exit is reported like a fault when someone supervises, and
+        // is an exit, never a fault, when no one does.
         let state = match (fault, supervised) {
             (Some(_), Some(obj)) => State::FaultSending { obj, seq },
-            (Some(_), None) => State::Stopped,
-            (None, _) => State::Exited,
+            (Some(f), None) if f.exit_code().is_none() => State::Stopped,
+            _ => State::Exited,
         };
         self.set_state(me, state);
         let t = self.task(me);
@@ -326,7 +329,8 @@ impl<M: Machine> Kernel<M> {
         self.set_state(i, State::Ready);
     }
 
-    /// Acts on the supervisor's answer about faulted task `i`.
+    /// Acts on the supervisor's answer about task `i`, which faulted or
+    /// exited.
     pub fn fault_decided(&mut self, i: usize, answer: SupervisorReply) {
         let (name, gen) = {
             let t = self.task(i);
@@ -338,8 +342,16 @@ impl<M: Machine> Kernel<M> {
                 "task '{name}' restarted by its supervisor (generation {next})"
             ));
         } else {
-            self.set_state(i, State::Stopped);
-            M::log(format_args!("task '{name}' left stopped by its supervisor"));
+            // A task that exited stays an exit in the closing line and in
+            // `task_info`, whatever its supervisor answered; its exit was
+            // logged when it happened, and staying ended is what an exit
+            // means, so only a fault left stopped gets a line.
+            if self.task(i).exited() {
+                self.set_state(i, State::Exited);
+            } else {
+                self.set_state(i, State::Stopped);
+                M::log(format_args!("task '{name}' left stopped by its supervisor"));
+            }
         }
     }
 
@@ -377,6 +389,8 @@ impl<M: Machine> Kernel<M> {
         for t in self.live().iter().flatten() {
             match t.state {
                 State::Exited => exited += 1,
+                // An exit still waiting for its supervisor is an exit.
+                s if s.is_dead() && t.exited() => exited += 1,
                 s if s.is_dead() => faulted += 1,
                 _ => blocked += 1,
             }

@@ -77,7 +77,9 @@ impl<M: Machine> Kernel<M> {
                     self.task(me).name,
                     a[0]
                 ));
-                self.end_task(cpu, me, None);
+                // The supervisor hears of an exit as of a fault (if there
+                // is one), so the servers the task used learn it is gone.
+                self.end_task(cpu, me, Some(FaultMessage::exited(me as u32, a[0])));
                 return Ok(Next::Block);
             }
             Sysno::Panic => {

@@ -105,7 +105,8 @@ pub struct Task<M: Machine> {
     /// `None` once the task has ended (the space is destroyed at once).
     pub space: Option<M::Space>,
     pub ipc_buf: u64,
-    /// The fault message, while the supervisor has not taken it.
+    /// The report of how the task ended (fault, panic or exit), kept
+    /// until the task is restarted.
     pub fault: Option<FaultMessage>,
     /// Whether the task's next console byte starts a line.
     pub at_line_start: bool,
@@ -143,5 +144,10 @@ impl<M: Machine> Task<M> {
             deadline: 0,
             epoch: 0,
         }
+    }
+
+    /// Whether the task ended with `exit` (not a fault or a panic).
+    pub fn exited(&self) -> bool {
+        self.fault.is_some_and(|f| f.exit_code().is_some())
     }
 }

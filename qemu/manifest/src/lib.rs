@@ -42,11 +42,15 @@
 //! stack_size = 16384        # optional, default 16384; whole pages, 4 KiB..=1 MiB
 //! heap_size = 65536         # optional, default 65536; whole pages, 0..=1 GiB
 //! start_order = 1           # required; unique; tasks start in ascending order
-//! restart = "never"         # optional, default "never"; or "on-fault" (needs a supervisor,
-//!                           # and the supervisor itself must be "never")
+//! restart = "never"         # optional, default "never"; "on-fault" (restarted after a fault
+//!                           # or panic) or "always" (after an exit too); both need a
+//!                           # supervisor, and the supervisor itself must be "never"
 //!
 //! [endpoints.echo]          # optional object tables; names as for tasks, unique per kind
 //! server = "echo-server"    # required: the task that receives on it
+//! sessions = true           # optional, default false: the server keeps per-client sessions;
+//!                           # the supervisor gets `gone_echo` (badge SUPERVISOR_BADGE) and
+//!                           # tells it when a client's task ends (see `sessions`)
 //!
 //! [notifications.events]    # a word of signal bits; no keys
 //!
@@ -299,6 +303,7 @@ mod objects;
 mod resolve;
 mod rules;
 mod schema;
+mod sessions;
 mod slots;
 mod strict;
 mod suggest;
@@ -363,6 +368,7 @@ fn from_document(document: toml::Table, origin: &str) -> Result<Manifest, Error>
         supervisor,
     )?;
     flow_table::stage_stacks(&mut draft.manifest);
+    draft.manifest.sessions = sessions::resolve(&draft.manifest, &draft.sessions, supervisor)?;
     let caps = slots::assign(&draft.manifest, &draft.caps, supervisor)?;
     let mut manifest = draft.manifest;
     for (task, caps) in manifest.tasks.iter_mut().zip(caps) {

@@ -41,7 +41,7 @@ pub(crate) const KINDS: [Kind; 6] = [
         noun: "an endpoint",
         short: "endpoint",
         kind: ObjectKind::Endpoint,
-        keys: &["server"],
+        keys: &["server", "sessions"],
         read: endpoint,
     },
     Kind {
@@ -129,17 +129,24 @@ pub(crate) fn declared_kind<R>(spec: &ObjectSpec<R>) -> Option<&'static Kind> {
     }
 }
 
-/// Reads every object table of the document's top level.
-pub(crate) fn read(top: &Fields) -> Result<Vec<Object<String>>, Error> {
+/// Reads every object table of the document's top level; also returns
+/// the names of the endpoints with `sessions = true` (see `sessions`).
+pub(crate) fn read(top: &Fields) -> Result<(Vec<Object<String>>, Vec<String>), Error> {
     let mut objects = Vec::new();
+    let mut sessions = Vec::new();
     for kind in &KINDS {
         for (name, fields) in top.named_tables(kind.table, kind.keys)? {
             let name = rules::name(&fields, fields.path().to_owned(), name, &rules::OBJECT_NAME)?;
             let spec = (kind.read)(&fields)?;
+            if kind.kind == ObjectKind::Endpoint
+                && fields.optional::<bool>("sessions")? == Some(true)
+            {
+                sessions.push(name.clone());
+            }
             objects.push(Object { name, spec });
         }
     }
-    Ok(objects)
+    Ok((objects, sessions))
 }
 
 fn endpoint(fields: &Fields) -> Result<ObjectSpec<String>, Error> {

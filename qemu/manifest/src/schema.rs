@@ -53,6 +53,8 @@ pub(crate) struct Draft {
     pub devices: Vec<DeviceDecl>,
     /// `[flows]`, naming its tasks.
     pub flows: Option<FlowsDecl>,
+    /// The endpoints declared with `sessions = true`, by name.
+    pub sessions: Vec<String>,
 }
 
 /// Reads a parsed TOML document. Tasks stay in document order.
@@ -66,7 +68,7 @@ pub(crate) fn read(origin: &str, document: &Table) -> Result<Draft, Error> {
         .collect::<Result<Vec<_>, Error>>()?
         .into_iter()
         .unzip();
-    let objects = objects::read(&top)?;
+    let (objects, sessions) = objects::read(&top)?;
     let devices = device_table::read(&top)?;
     let flows = flow_table::read(&top)?;
     let test = top
@@ -80,6 +82,7 @@ pub(crate) fn read(origin: &str, document: &Table) -> Result<Draft, Error> {
         objects: Vec::new(),
         devices: Vec::new(),
         flows: None,
+        sessions: Vec::new(),
         test,
     };
     Ok(Draft {
@@ -88,6 +91,7 @@ pub(crate) fn read(origin: &str, document: &Table) -> Result<Draft, Error> {
         caps,
         devices,
         flows,
+        sessions,
     })
 }
 

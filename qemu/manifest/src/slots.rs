@@ -29,6 +29,9 @@ pub(crate) const FIRST_FREE: &str = "FIRST_FREE";
 /// The constants only the supervisor's `caps` module has.
 pub(crate) const TASK_NAMES: &str = "TASK_NAMES";
 pub(crate) const RESTART_ON_FAULT: &str = "RESTART_ON_FAULT";
+pub(crate) const RESTART_ON_EXIT: &str = "RESTART_ON_EXIT";
+pub(crate) const SESSION_SERVERS: &str = "SESSION_SERVERS";
+pub(crate) const CLIENT_OF: &str = "CLIENT_OF";
 /// A server's receive slot `NAME` also gives `NAME_CLIENTS`, the badges
 /// its clients call with, and aligned with them `NAME_CLIENT_PRIORITIES`
 /// (their priorities), `NAME_CLIENT_QUOTAS` (each client's `quota`),
@@ -60,6 +63,8 @@ enum Given {
     Server,
     /// The supervisor's fault endpoint.
     Faults,
+    /// The supervisor's capability to a sessions endpoint (`sessions`).
+    Sessions,
     /// One of the objects of the device the task drives.
     Device,
     /// Flows: a stage task's endpoint and bell, or the manager's stages,
@@ -105,6 +110,14 @@ fn task_caps(
     }
     for decl in decls {
         slots.push(declared(manifest, task, decl)?);
+    }
+    if supervisor == Some(task) {
+        slots.extend(crate::sessions::supervisor_caps(manifest).into_iter().map(
+            |(name, object, rights, badge)| Slot {
+                cap: cap(&name, object, rights, badge),
+                given: Given::Sessions,
+            },
+        ));
     }
     slots.extend(flow_slots(manifest, task));
     let own = served(manifest, task, &slots);
@@ -426,7 +439,14 @@ fn check_constants(
         format!("`{FIRST_FREE}` (which every task has)"),
     )];
     if supervises {
-        seen.extend([TASK_NAMES, RESTART_ON_FAULT].map(|name| {
+        let generated = [
+            TASK_NAMES,
+            RESTART_ON_FAULT,
+            RESTART_ON_EXIT,
+            SESSION_SERVERS,
+            CLIENT_OF,
+        ];
+        seen.extend(generated.map(|name| {
             (
                 name.to_owned(),
                 format!("`{name}` (which the supervisor has)"),
@@ -472,6 +492,9 @@ impl Slot {
                 "capability `{name}` (its server's receive capability for endpoint `{name}`)"
             ),
             Given::Faults => format!("capability `{name}` (the supervisor's fault endpoint)"),
+            Given::Sessions => format!(
+                "capability `{name}` (the supervisor's capability to a `sessions = true` endpoint)"
+            ),
             Given::Device => format!("capability `{name}` (given to a device's driver)"),
             Given::Flow => format!("capability `{name}` (made for `[flows]`)"),
         }

@@ -24,11 +24,12 @@ pub(crate) fn check(manifest: &Manifest) -> Result<Option<usize>, Error> {
         .as_deref()
         .map(|name| task_index(manifest, name))
         .transpose()?;
-    let on_fault = |task: &Task| task.restart == Restart::OnFault;
+    let on_fault = |task: &Task| task.restart != Restart::Never;
     let wrong = match supervisor {
         Some(index) => on_fault(&manifest.tasks[index]).then(|| Error::SupervisorRestarts {
             origin: manifest.origin.clone(),
             task: manifest.tasks[index].name.clone(),
+            policy: manifest.tasks[index].restart.as_str(),
         }),
         None => manifest
             .tasks
@@ -37,6 +38,7 @@ pub(crate) fn check(manifest: &Manifest) -> Result<Option<usize>, Error> {
             .map(|task| Error::RestartWithoutSupervisor {
                 origin: manifest.origin.clone(),
                 task: task.name.clone(),
+                policy: task.restart.as_str(),
             }),
     };
     wrong.map_or(Ok(supervisor), Err)

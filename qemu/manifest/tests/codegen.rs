@@ -59,11 +59,11 @@ pub mod caps {
 fn supervised() -> conflux_manifest::Manifest {
     ok(&format!(
         "{SYSTEM}supervisor = \"init\"\n\
-         [endpoints.echo]\nserver = \"echo-server\"\n[notifications.events]\n\
+         [endpoints.echo]\nserver = \"echo-server\"\nsessions = true\n[notifications.events]\n\
          [regions.shared]\nsize = 8192\n[mmio.uart]\nphys = 0xfebd0000\nsize = 4096\n\
          [tasks.init]\ncrate = \"init\"\npriority = 1\nstart_order = 0\n\
          [tasks.echo-server]\ncrate = \"echo-server\"\npriority = 2\nstart_order = 1\nrestart = \"on-fault\"\n\
-         [tasks.client]\ncrate = \"client\"\npriority = 3\nstart_order = 2\n\
+         [tasks.client]\ncrate = \"client\"\npriority = 3\nstart_order = 2\nrestart = \"always\"\n\
          [tasks.client.caps]\n\
          echo = {{ endpoint = \"echo\", rights = \"wg\", badge = 7 }}\n\
          events = {{ notification = \"events\", rights = \"r\" }}\n\
@@ -105,12 +105,20 @@ const SUPERVISOR_CAPS: &str = "\
 pub mod caps {
     /// Slot of `faults`: the endpoint on which the kernel reports tasks' faults (receive; the badge is the faulting task's index).
     pub const FAULTS: usize = 1;
+    /// Slot of `gone_echo`: endpoint `echo`, rights \"w\", badge 18446744073709551615.
+    pub const GONE_ECHO: usize = 2;
     /// The first slot the manifest leaves empty (the table size when none is).
-    pub const FIRST_FREE: usize = 2;
+    pub const FIRST_FREE: usize = 3;
     /// Every task's name, by task index (the badge of its fault messages).
     pub const TASK_NAMES: &[&str] = &[\"init\", \"echo-server\", \"client\"];
     /// Whether each task, by task index, is restarted after a fault.
-    pub const RESTART_ON_FAULT: &[bool] = &[false, true, false];
+    pub const RESTART_ON_FAULT: &[bool] = &[false, true, true];
+    /// Whether each task, by task index, is restarted after it exits (`restart = \"always\"`).
+    pub const RESTART_ON_EXIT: &[bool] = &[false, false, true];
+    /// Each endpoint with `sessions = true`: its name, the slot of this task's capability to it (badge `conflux_abi::ipc::SUPERVISOR_BADGE`), and its server's task index.
+    pub const SESSION_SERVERS: &[(&str, usize, usize)] = &[(\"echo\", 2, 1)];
+    /// By task index: the sessions each task may hold, as (index in `SESSION_SERVERS`, the badge it calls with), to end when it is gone.
+    pub const CLIENT_OF: &[&[(usize, u64)]] = &[&[], &[], &[(0, 0x7)]];
 }
 ";
 
@@ -138,6 +146,10 @@ fn server_caps_hold_its_endpoint() {
         "    /// Slot of `echo`: endpoint `echo`, rights \"r\".\n    pub const ECHO: usize = 1;\n"
     ));
     assert!(!caps.contains("TASK_NAMES"));
+    assert!(
+        caps.contains("pub const ECHO_CLIENTS: &[u64] = &[0x7];"),
+        "the supervisor's capability is no client: {caps}"
+    );
 }
 
 #[test]

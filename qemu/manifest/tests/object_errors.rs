@@ -266,3 +266,47 @@ fn unknown_restart_policy() {
         "systems/t.toml: `tasks.hello.restart` is \"on_fault\", which is not a restart policy; did you mean \"on-fault\"?"
     );
 }
+
+#[test]
+fn always_without_supervisor() {
+    assert_eq!(
+        message(&with("restart = \"always\"\n")),
+        "systems/t.toml: task `hello` has `restart = \"always\"`, but the system has no supervisor to restart it; set `system.supervisor` to the task that restarts others, or remove that line"
+    );
+}
+
+#[test]
+fn unknown_restart_policy_suggests_always() {
+    assert_eq!(
+        message(&with("restart = \"alwyas\"\n")),
+        "systems/t.toml: `tasks.hello.restart` is \"alwyas\", which is not a restart policy; did you mean \"always\"?"
+    );
+}
+
+#[test]
+fn sessions_without_supervisor() {
+    assert_eq!(
+        message(&with("[endpoints.echo]\nserver = \"hello\"\nsessions = true\n")),
+        "systems/t.toml: endpoints.echo.sessions: the system has no supervisor, so no one would tell `echo`'s server that a client is gone; set `system.supervisor`, or remove that line"
+    );
+}
+
+#[test]
+fn sessions_of_the_supervisor() {
+    assert_eq!(
+        message(&format!(
+            "{SYSTEM}supervisor = \"hello\"\n{HELLO}[endpoints.echo]\nserver = \"hello\"\nsessions = true\n"
+        )),
+        "systems/t.toml: endpoints.echo.sessions: `echo` is served by the supervisor `hello`, which would have to tell itself that a client is gone; remove that line"
+    );
+}
+
+#[test]
+fn sessions_must_be_a_boolean() {
+    assert_eq!(
+        message(&with(
+            "[endpoints.echo]\nserver = \"hello\"\nsessions = 1\n"
+        )),
+        "systems/t.toml: `endpoints.echo.sessions` must be a boolean, but it is an integer"
+    );
+}

@@ -34,7 +34,11 @@ pub fn image<'a>(manifest: &'a Manifest, elfs: &'a [Vec<u8>]) -> Image<'a> {
                 priority: task.priority,
                 restart: match task.restart {
                     conflux_manifest::Restart::Never => Restart::Never,
-                    conflux_manifest::Restart::OnFault => Restart::OnFault,
+                    // The image's policy is informative (init decides,
+                    // from its generated tables); it has no exit policy.
+                    conflux_manifest::Restart::OnFault | conflux_manifest::Restart::Always => {
+                        Restart::OnFault
+                    }
                 },
             })
             .collect(),

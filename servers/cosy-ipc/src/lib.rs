@@ -20,6 +20,7 @@
 //! | [`RUN_PREPARED`] | handle, params… | [`RunReply`] | run a prepared compound with new parameters |
 //! | [`RELEASE`] | handle | — | forget a prepared compound |
 //! | [`SHUTDOWN`] | — | — | stop the server (who may ask is the server's rule) |
+//! | [`CLIENT_GONE`] | badge | 1 if a session ended, else 0 | the supervisor: that client's task ended; end its session |
 //! | [`VAN_BASE`] + op | the op's operands | value | one operation of the server's op table |
 //!
 //! A reply's label is its status: [`OK`]; the code a compound op would
@@ -65,6 +66,13 @@ pub const RELEASE: u32 = 7;
 /// Stop the server (for power-off and the end of a test); each server
 /// says who may ask (the file server: badges with its `ADMIN` bit).
 pub const SHUTDOWN: u32 = 8;
+/// The supervisor says a client is gone (word 0: its badge); only a
+/// caller with the supervisor's badge (`conflux_abi::ipc::SUPERVISOR_BADGE`)
+/// may ask. The server ends that client's session as a reconnect would;
+/// reply word 0: 1 if there was one. The same label as
+/// `conflux_abi::ipc::CLIENT_GONE_LABEL`, which every session-keeping
+/// server answers.
+pub const CLIENT_GONE: u32 = 0x2_0000;
 /// Per-call operations: label `VAN_BASE + op`.
 pub const VAN_BASE: u32 = 0x100;
 

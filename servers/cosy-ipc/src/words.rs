@@ -5,7 +5,9 @@
 //! decoded where they are (a slice of the message); only a long request
 //! is read into [`Words`].
 
-use crate::{ATTACH, CONNECT, DETACH, PREPARE, RELEASE, RUN, RUN_PREPARED, SHUTDOWN, VAN_BASE};
+use crate::{
+    ATTACH, CLIENT_GONE, CONNECT, DETACH, PREPARE, RELEASE, RUN, RUN_PREPARED, SHUTDOWN, VAN_BASE,
+};
 
 /// A message carried more words than any request takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,6 +92,10 @@ pub enum Request {
         handle: u64,
     },
     Shutdown,
+    /// The supervisor says the client with `badge` is gone.
+    ClientGone {
+        badge: u64,
+    },
     /// One operation of the server's table, its operands in the words.
     Op(u16),
     Unknown,
@@ -116,6 +122,7 @@ impl Request {
             RUN_PREPARED => Request::RunPrepared { handle: w.get(0) },
             RELEASE => Request::Release { handle: w.get(0) },
             SHUTDOWN => Request::Shutdown,
+            CLIENT_GONE => Request::ClientGone { badge: w.get(0) },
             l if l >= VAN_BASE && l - VAN_BASE <= u32::from(u16::MAX) => {
                 Request::Op((l - VAN_BASE) as u16)
             }
@@ -128,7 +135,7 @@ impl Request {
     /// unknown label or op takes any number: it is refused for what it is.
     pub fn max_words(&self, operands: impl Fn(u16) -> Option<usize>) -> usize {
         match self {
-            Request::Connect { .. } | Request::Release { .. } => 1,
+            Request::Connect { .. } | Request::Release { .. } | Request::ClientGone { .. } => 1,
             Request::Prepare { .. } => 2,
             Request::Run { .. } => 2 + PARAMS,
             Request::RunPrepared { .. } => 1 + PARAMS,
@@ -173,5 +180,11 @@ mod tests {
         assert_eq!(Request::Op(5).max_words(ops), Words::MAX);
         assert_eq!(Request::Attach.max_words(ops), 0);
         assert!(Request::Attach.takes_cap() && !Request::Detach.takes_cap());
+        assert_eq!(
+            Request::of(CLIENT_GONE, &[0x17]),
+            Request::ClientGone { badge: 0x17 }
+        );
+        assert_eq!(Request::ClientGone { badge: 1 }.max_words(ops), 1);
+        assert!(!Request::ClientGone { badge: 1 }.takes_cap());
     }
 }

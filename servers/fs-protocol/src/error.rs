@@ -79,6 +79,9 @@ cosy_abi::service_errors! {
         /// The compound was cancelled before it ended: its session was
         /// detached or reconnected (a restarted client), or the server stopped.
         Cancelled = 125, "the compound was cancelled (session ended or server stopping)";
+        /// CLIENT_GONE from a caller without the supervisor's badge: only
+        /// the supervisor says that a client's task has ended.
+        NotSupervisor = 130, "refused: only the supervisor (init) may say that a client is gone";
     }
 }
 

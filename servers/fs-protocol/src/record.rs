@@ -239,7 +239,8 @@ impl DirentPlus {
 }
 
 /// `statfs`'s answer (40 bytes): block size 0, blocks 8, free blocks 16,
-/// inodes 24 (u32), free inodes 28 (u32), the rest zero.
+/// inodes 24 (u32), free inodes 28 (u32), open handles 32 (u32), the rest
+/// zero.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FsTotals {
     /// Bytes per block.
@@ -252,6 +253,9 @@ pub struct FsTotals {
     pub inodes: u32,
     /// Inodes free.
     pub free_inodes: u32,
+    /// File handles open, over every client's session (what clients hold
+    /// now, not the disk: a departed client's come back).
+    pub open_handles: u32,
 }
 
 impl FsTotals {
@@ -269,6 +273,7 @@ impl FsTotals {
         put(out, 16, &self.free_blocks.to_le_bytes());
         put(out, 24, &self.inodes.to_le_bytes());
         put(out, 28, &self.free_inodes.to_le_bytes());
+        put(out, 32, &self.open_handles.to_le_bytes());
         true
     }
 
@@ -281,6 +286,7 @@ impl FsTotals {
             free_blocks: u64_at(b, 16),
             inodes: u32_at(b, 24),
             free_inodes: u32_at(b, 28),
+            open_handles: u32_at(b, 32),
         })
     }
 }
@@ -381,6 +387,7 @@ mod tests {
             free_blocks: 1000,
             inodes: 16384,
             free_inodes: 16000,
+            open_handles: 7,
         };
         let mut out = [0u8; FsTotals::SIZE];
         assert!(t.encode(&mut out));

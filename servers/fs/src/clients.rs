@@ -156,15 +156,17 @@ impl Clients {
     }
 
     /// Ends `badge`'s session if it has one: closes its handles, unmaps
-    /// and deletes its regions.
-    pub fn disconnect(&mut self, inodes: &mut Inodes, badge: u64) {
+    /// and deletes its regions. True if it had one.
+    pub fn disconnect(&mut self, inodes: &mut Inodes, badge: u64) -> bool {
         let Ok(index) = self.index(badge) else {
-            return;
+            return false;
         };
-        if let Some(mut client) = self.slots[index].take() {
-            client.session.close_all(inodes);
-            client.regions.unmap_all();
-        }
+        let Some(mut client) = self.slots[index].take() else {
+            return false;
+        };
+        client.session.close_all(inodes);
+        client.regions.unmap_all();
+        true
     }
 }
 

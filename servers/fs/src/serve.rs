@@ -103,6 +103,7 @@ impl Server {
                 return self.run_prepared(badge, handle, after(words, 1), reply)
             }
             Request::Release { handle } => self.release(badge, handle),
+            Request::ClientGone { badge: gone } => self.client_gone(badge, gone),
             Request::Shutdown => {
                 // Only the main loop can end the server; it checks the
                 // badge and never gets here for an administrator.
@@ -138,6 +139,20 @@ impl Server {
             _ => {}
         }
         Ok(())
+    }
+
+    /// CLIENT_GONE: the supervisor (`caller` must carry its badge) says
+    /// the task holding `gone` has ended; its session ends as on DETACH
+    /// (a compound still running is cancelled first, its handles closed,
+    /// its regions unmapped, its prepared compounds forgotten). Word 0 of
+    /// the reply: 1 if it had a session.
+    fn client_gone(&mut self, caller: u64, gone: u64) -> Message {
+        if caller != conflux_abi::ipc::SUPERVISOR_BADGE {
+            return fs_fail(FsError::NotSupervisor);
+        }
+        self.cancel(gone);
+        let had = self.clients.disconnect(&mut self.inodes, gone);
+        Message::new(ipc::OK, &[u64::from(had)])
     }
 
     fn release(&mut self, badge: u64, handle: u64) -> Message {

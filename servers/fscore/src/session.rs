@@ -284,6 +284,42 @@ mod tests {
     }
 
     #[test]
+    fn a_departed_client_gives_back_every_handle_round_after_round() {
+        // What the server does when the supervisor says a client is gone
+        // (and on reconnect): `close_all`, then a fresh session.
+        let mut inodes = Inodes::default();
+        let mut other = session().with_handle_quota(Some(4));
+        for i in 0..4 {
+            other.open(&mut inodes, file(30 + i)).unwrap();
+        }
+        for round in 0..1000 {
+            let mut gone = session().with_handle_quota(Some(4));
+            for i in 0..4 {
+                gone.open(&mut inodes, file(12 + i % 2)).unwrap();
+            }
+            assert_eq!(
+                gone.open(&mut inodes, file(12)).unwrap_err(),
+                FsError::TooManyOpen,
+                "round {round}: at its quota"
+            );
+            assert_eq!(inodes.open_handles(), 8);
+            gone.close_all(&mut inodes);
+            assert_eq!(gone.open_count(), 0);
+            assert_eq!(
+                inodes.open_handles(),
+                4,
+                "round {round}: back to the baseline"
+            );
+        }
+        assert!(
+            other.get(&inodes, 3).is_ok(),
+            "the other client never lost a handle"
+        );
+        other.close_all(&mut inodes);
+        assert_eq!(inodes.open_handles(), 0);
+    }
+
+    #[test]
     fn a_deleted_inode_stales_old_handles_only() {
         let mut inodes = Inodes::default();
         let (mut a, mut b) = (session(), session());

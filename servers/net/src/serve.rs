@@ -38,6 +38,10 @@ const _: () = assert!(
     ops::VAN_BASE == ipc::VAN_BASE,
     "socket ops and the session protocol disagree on VAN_BASE"
 );
+const _: () = assert!(
+    ipc::CLIENT_GONE == conflux_abi::ipc::CLIENT_GONE_LABEL,
+    "the session protocol and the supervisor disagree on CLIENT_GONE"
+);
 
 /// Everything the server keeps.
 pub struct Server {
@@ -158,6 +162,7 @@ impl Server {
             Request::Prepare { offset, len } => self.prepare(badge, offset, len),
             Request::RunPrepared { handle } => self.run_prepared(badge, handle, after(words, 1)),
             Request::Release { handle } => self.release(badge, handle),
+            Request::ClientGone { badge: gone } => self.client_gone(badge, gone),
             // The network server has no SHUTDOWN: it runs as long as the
             // system does.
             Request::Shutdown | Request::Unknown => fail(NetError::NoSuchOp),
@@ -202,6 +207,17 @@ impl Server {
             Ok(len) => Message::new(ipc::OK, &[len as u64, u64::from(MAX_STEPS), MAX_OPS as u64]),
             Err(e) => fail(e),
         }
+    }
+
+    /// CLIENT_GONE: the supervisor (`caller` must carry its badge) says
+    /// the task holding `gone` has ended; its session ends as on DETACH.
+    /// Word 0 of the reply: 1 if it had one.
+    fn client_gone(&mut self, caller: u64, gone: u64) -> Message {
+        if caller != conflux_abi::ipc::SUPERVISOR_BADGE {
+            return fail(NetError::NotSupervisor);
+        }
+        let had = self.end_session(gone);
+        Message::new(ipc::OK, &[u64::from(had)])
     }
 
     /// Ends `badge`'s session: its parked requests are answered

@@ -84,6 +84,9 @@ cosy_abi::service_errors! {
         /// CONNECT or ATTACH shared its region instead of lending it; the
         /// server maps only lent regions, which cannot be revoked under it.
         NotLent = 1, "the region was shared, not lent: send it with Message::lending";
+        /// CLIENT_GONE from a caller without the supervisor's badge: only
+        /// the supervisor says that a client's task has ended.
+        NotSupervisor = 130, "refused: only the supervisor (init) may say that a client is gone";
     }
 }
 

@@ -9,6 +9,7 @@ mod console;
 mod console_flood;
 mod cspace_props;
 mod deadline;
+mod exit;
 mod fastpath_equiv;
 mod hostile_props;
 mod ipc;

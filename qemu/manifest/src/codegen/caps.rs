@@ -17,11 +17,12 @@ use conflux_abi::pci::Bdf;
 
 use super::constant;
 use crate::model::Access;
-use crate::model::{constant_name, rights_text, Cap, Manifest, Object, ObjectSpec, Restart, Task};
+use crate::model::{constant_name, rights_text, Cap, Manifest, Object, ObjectSpec, Task};
 use crate::objects::declared_kind;
 use crate::slots::{
-    CLIENTS_SUFFIX, CLIENT_PRIORITIES_SUFFIX, CLIENT_READ_ONLY_SUFFIX, CLIENT_ROOTS_SUFFIX,
-    FIRST_FREE, QUOTAS_SUFFIX, RESTART_ON_FAULT, TASK_NAMES,
+    CLIENTS_SUFFIX, CLIENT_OF, CLIENT_PRIORITIES_SUFFIX, CLIENT_READ_ONLY_SUFFIX,
+    CLIENT_ROOTS_SUFFIX, FIRST_FREE, QUOTAS_SUFFIX, RESTART_ON_EXIT, RESTART_ON_FAULT,
+    SESSION_SERVERS, TASK_NAMES,
 };
 
 const INDENT: &str = "    ";
@@ -67,7 +68,12 @@ fn supervisor(out: &mut String, manifest: &Manifest) {
     let restart: Vec<String> = manifest
         .tasks
         .iter()
-        .map(|t| (t.restart == Restart::OnFault).to_string())
+        .map(|t| t.restart.on_fault().to_string())
+        .collect();
+    let restart_on_exit: Vec<String> = manifest
+        .tasks
+        .iter()
+        .map(|t| t.restart.on_exit().to_string())
         .collect();
     constant(
         out,
@@ -84,6 +90,63 @@ fn supervisor(out: &mut String, manifest: &Manifest) {
         RESTART_ON_FAULT,
         "&[bool]",
         &format!("&[{}]", restart.join(", ")),
+    );
+    constant(
+        out,
+        INDENT,
+        "Whether each task, by task index, is restarted after it exits (`restart = \"always\"`).",
+        RESTART_ON_EXIT,
+        "&[bool]",
+        &format!("&[{}]", restart_on_exit.join(", ")),
+    );
+    sessions(out, manifest);
+}
+
+/// The servers that keep sessions (`sessions = true`) and which of them
+/// each task is a client of, with which badge.
+fn sessions(out: &mut String, manifest: &Manifest) {
+    let Some((_, supervisor)) = manifest.supervisor() else {
+        return;
+    };
+    let servers: Vec<String> = manifest
+        .sessions
+        .iter()
+        .map(|&id| {
+            let object = &manifest.objects[id];
+            let name = crate::sessions::slot_name(&object.name);
+            let slot = supervisor
+                .caps
+                .iter()
+                .find(|c| c.name == name)
+                .map_or(0, |c| c.slot);
+            let server = object.spec.server().unwrap_or(0);
+            format!("({:?}, {slot}, {server})", object.name)
+        })
+        .collect();
+    constant(
+        out,
+        INDENT,
+        "Each endpoint with `sessions = true`: its name, the slot of this task's capability to it (badge `conflux_abi::ipc::SUPERVISOR_BADGE`), and its server's task index.",
+        SESSION_SERVERS,
+        "&[(&str, usize, usize)]",
+        &format!("&[{}]", servers.join(", ")),
+    );
+    let clients: Vec<String> = (0..manifest.tasks.len())
+        .map(|task| {
+            let of: Vec<String> = crate::sessions::client_of(manifest, task)
+                .into_iter()
+                .map(|(k, badge)| format!("({k}, {})", hex(badge)))
+                .collect();
+            format!("&[{}]", of.join(", "))
+        })
+        .collect();
+    constant(
+        out,
+        INDENT,
+        "By task index: the sessions each task may hold, as (index in `SESSION_SERVERS`, the badge it calls with), to end when it is gone.",
+        CLIENT_OF,
+        "&[&[(usize, u64)]]",
+        &format!("&[{}]", clients.join(", ")),
     );
 }
 

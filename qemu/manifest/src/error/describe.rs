@@ -100,13 +100,21 @@ impl Error {
             Error::UnknownSupervisor { value, suggestion, .. } => {
                 reference(f, "system.supervisor", value, "a task", suggestion, None)
             }
-            Error::SupervisorRestarts { task, .. } => write!(
+            Error::SupervisorRestarts { task, policy, .. } => write!(
                 f,
-                "task `{task}` is the supervisor, so nothing would restart it after a fault, yet it has `restart = \"on-fault\"`; remove that line"
+                "task `{task}` is the supervisor, so nothing would restart it after a fault, yet it has `restart = \"{policy}\"`; remove that line"
             ),
-            Error::RestartWithoutSupervisor { task, .. } => write!(
+            Error::RestartWithoutSupervisor { task, policy, .. } => write!(
                 f,
-                "task `{task}` has `restart = \"on-fault\"`, but the system has no supervisor to restart it; set `system.supervisor` to the task that restarts others, or remove that line"
+                "task `{task}` has `restart = \"{policy}\"`, but the system has no supervisor to restart it; set `system.supervisor` to the task that restarts others, or remove that line"
+            ),
+            Error::SessionsWithoutSupervisor { endpoint, .. } => write!(
+                f,
+                "endpoints.{endpoint}.sessions: the system has no supervisor, so no one would tell `{endpoint}`'s server that a client is gone; set `system.supervisor`, or remove that line"
+            ),
+            Error::SessionsOfSupervisor { endpoint, supervisor, .. } => write!(
+                f,
+                "endpoints.{endpoint}.sessions: `{endpoint}` is served by the supervisor `{supervisor}`, which would have to tell itself that a client is gone; remove that line"
             ),
             Error::UnknownServer { endpoint, value, suggestion, .. } => {
                 let path = join(&join("endpoints", endpoint), "server");

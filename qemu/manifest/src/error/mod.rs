@@ -177,10 +177,28 @@ pub enum Error {
         value: String,
         suggestion: Box<Suggestion>,
     },
-    /// The supervisor itself has `restart = "on-fault"`: nothing restarts it.
-    SupervisorRestarts { origin: String, task: String },
-    /// A task has `restart = "on-fault"` but the system has no supervisor.
-    RestartWithoutSupervisor { origin: String, task: String },
+    /// The supervisor itself has a restart policy: nothing restarts it.
+    SupervisorRestarts {
+        origin: String,
+        task: String,
+        policy: &'static str,
+    },
+    /// A task has a restart policy but the system has no supervisor.
+    RestartWithoutSupervisor {
+        origin: String,
+        task: String,
+        policy: &'static str,
+    },
+    /// `endpoints.*.sessions = true` in a system without a supervisor:
+    /// no one would tell the server that a client is gone.
+    SessionsWithoutSupervisor { origin: String, endpoint: String },
+    /// `endpoints.*.sessions = true` on an endpoint the supervisor serves
+    /// (it would tell itself).
+    SessionsOfSupervisor {
+        origin: String,
+        endpoint: String,
+        supervisor: String,
+    },
     /// `endpoints.*.server` names no task.
     UnknownServer {
         origin: String,
@@ -607,6 +625,8 @@ impl Error {
             | Error::UnknownSupervisor { origin, .. }
             | Error::SupervisorRestarts { origin, .. }
             | Error::RestartWithoutSupervisor { origin, .. }
+            | Error::SessionsWithoutSupervisor { origin, .. }
+            | Error::SessionsOfSupervisor { origin, .. }
             | Error::UnknownServer { origin, .. }
             | Error::UnknownNotification { origin, .. }
             | Error::UnknownObject { origin, .. }

@@ -51,6 +51,10 @@ pub struct Manifest {
     pub devices: Vec<Device>,
     /// `[flows]`: the flow manager and its stage tasks, if the system has one.
     pub flows: Option<Flows>,
+    /// The endpoints declared with `sessions = true` (object ids,
+    /// ascending): their servers keep per-client sessions and end one when
+    /// the supervisor says its client is gone (see `sessions`).
+    pub sessions: Vec<usize>,
     /// Present only in in-guest test systems.
     pub test: Option<TestSpec>,
 }
@@ -228,12 +232,15 @@ impl Manifest {
 
     /// Every capability that can send on endpoint `object`, with its
     /// holder (receive capabilities are not clients).
+    /// The supervisor's capability to a sessions endpoint is no client.
     pub fn client_caps(&self, object: usize) -> impl Iterator<Item = (&Task, &Cap)> {
         self.tasks
             .iter()
             .flat_map(|t| t.caps.iter().map(move |c| (t, c)))
             .filter(move |(_, c)| {
-                c.object == object && c.rights & conflux_abi::cap::rights::READ == 0
+                c.object == object
+                    && c.rights & conflux_abi::cap::rights::READ == 0
+                    && c.badge != conflux_abi::ipc::SUPERVISOR_BADGE
             })
     }
 

@@ -91,14 +91,18 @@ pub struct Cap {
     pub files: FileRights,
 }
 
-/// What the supervisor does after a task faults.
+/// What the supervisor does after a task ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Restart {
     /// The task stays stopped.
     #[default]
     Never,
-    /// The supervisor starts a fresh instance.
+    /// The supervisor starts a fresh instance after a fault or panic; an
+    /// exit is the task's own decision and is left alone.
     OnFault,
+    /// The supervisor starts a fresh instance after an exit too (a task
+    /// that serves in rounds, or a test of departures).
+    Always,
 }
 
 impl<Ref> ObjectSpec<Ref> {
@@ -209,14 +213,25 @@ pub fn rights_text(rights: u8) -> String {
 }
 
 impl Restart {
-    pub const ALL: [Restart; 2] = [Restart::Never, Restart::OnFault];
-    pub const NAMES: &'static [&'static str] = &["never", "on-fault"];
+    pub const ALL: [Restart; 3] = [Restart::Never, Restart::OnFault, Restart::Always];
+    pub const NAMES: &'static [&'static str] = &["never", "on-fault", "always"];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Restart::Never => "never",
             Restart::OnFault => "on-fault",
+            Restart::Always => "always",
         }
+    }
+
+    /// Restarted after a fault or panic.
+    pub fn on_fault(self) -> bool {
+        self != Restart::Never
+    }
+
+    /// Restarted after an exit.
+    pub fn on_exit(self) -> bool {
+        self == Restart::Always
     }
 }
 

@@ -107,6 +107,7 @@ impl<B: BlockDevice> FileService<'_, B> {
             free_blocks: s.free_blocks,
             inodes: s.total_inodes,
             free_inodes: s.free_inodes,
+            open_handles: self.inodes.open_handles(),
         };
         put(totals.encode(args.buf_mut(0)?))
     }
