@@ -227,10 +227,12 @@ pub const DEBUG_WRITE_MAX: usize = 4096;
 /// A `debug_write` the budget cannot pay for is dropped whole and returns
 /// 0 (bytes written) instead of its length.
 pub const CONSOLE_BURST_BYTES: u32 = 32 * 1024;
+/// A write costs its bytes, plus the line prefix the kernel adds (the
+/// task's name, a colon and a space) when it starts a line; a typed
+/// character echoed in the middle of a line costs one byte.
+///
 /// Bytes added to the budget every timer tick (`time::TICK_NS`).
 pub const CONSOLE_BYTES_PER_TICK: u32 = 256;
-/// The least one `debug_write` costs (its line prefix and end).
-pub const CONSOLE_MIN_CHARGE: u32 = 32;
 
 #[cfg(test)]
 mod tests {

@@ -6,8 +6,9 @@
 //! tight loop (a server retrying a failing call, say) must not bury
 //! everyone else's lines. Each task slot has a token bucket of bytes:
 //! [`BURST`] to start with, [`PER_TICK`] more every tick, never above
-//! `BURST`. A write costs its length, and at least [`MIN_CHARGE`], since
-//! every line also carries its writer's prefix. A write the budget cannot
+//! `BURST`. A write costs what it puts on the console: its bytes, and the
+//! writer's prefix when it starts a line (so a shell echoing typed
+//! characters one at a time pays one byte each). A write the budget cannot
 //! pay for is dropped whole (a line is never cut). The first dropped write
 //! of a spell makes the kernel say so once. While the spell lasts the
 //! task's writes still get through as the rate allows; the spell ends when
@@ -25,8 +26,6 @@ pub const BURST: u32 = conflux_abi::syscall::CONSOLE_BURST_BYTES;
 /// Bytes added each 10 ms tick: 25.6 KiB/s, about 500 lines a second,
 /// far more than a person can read and far less than a loop can print.
 pub const PER_TICK: u32 = conflux_abi::syscall::CONSOLE_BYTES_PER_TICK;
-/// The least a write costs (its prefix and line end).
-pub const MIN_CHARGE: u32 = conflux_abi::syscall::CONSOLE_MIN_CHARGE;
 
 /// One task slot's console budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,8 +65,9 @@ impl Budget {
         }
     }
 
-    /// Charges a write of `len` bytes at tick `now`.
-    pub fn charge(&mut self, now: u64, len: usize) -> Verdict {
+    /// Charges a write that puts `cost` bytes on the console (its own and
+    /// any prefix) at tick `now`.
+    pub fn charge(&mut self, now: u64, cost: usize) -> Verdict {
         let elapsed = now.saturating_sub(self.at);
         let refill = elapsed.saturating_mul(u64::from(PER_TICK));
         self.bytes = u64::from(self.bytes)
@@ -82,14 +82,14 @@ impl Budget {
         } else {
             0
         };
-        let cost = u32::try_from(len).unwrap_or(u32::MAX).max(MIN_CHARGE);
-        if cost <= self.bytes {
-            self.bytes -= cost;
+        let price = u32::try_from(cost).unwrap_or(u32::MAX);
+        if price <= self.bytes {
+            self.bytes -= price;
             Verdict::Write { after_spell }
         } else {
             let first = !self.spell;
             self.spell = true;
-            self.dropped = self.dropped.saturating_add(len as u64);
+            self.dropped = self.dropped.saturating_add(cost as u64);
             Verdict::Drop { first }
         }
     }
@@ -120,14 +120,14 @@ mod tests {
     }
 
     #[test]
-    fn small_writes_cost_the_minimum() {
+    fn one_byte_writes_cost_one_byte() {
         let mut b = Budget::full(0);
-        for _ in 0..BURST / MIN_CHARGE {
+        for _ in 0..BURST {
             assert_eq!(b.charge(0, 1), Verdict::Write { after_spell: 0 });
         }
-        assert_eq!(b.charge(0, 0), Verdict::Drop { first: true });
+        assert_eq!(b.charge(0, 1), Verdict::Drop { first: true });
         assert_eq!(b.charge(0, 7), Verdict::Drop { first: false });
-        assert_eq!(b.charge(1000, 1), Verdict::Write { after_spell: 7 });
+        assert_eq!(b.charge(1000, 1), Verdict::Write { after_spell: 8 });
     }
 
     #[test]

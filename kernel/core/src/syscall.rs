@@ -128,7 +128,11 @@ impl<M: Machine> Kernel<M> {
             return Err(SysError::TooLong);
         }
         let now = self.ticks;
-        let verdict = self.console[me].charge(now, len as usize);
+        let t = self.task(me);
+        // What the write puts on the console: its bytes, and the prefix
+        // (`name: `) the kernel adds when it starts a line.
+        let prefix = if t.at_line_start { t.name.len() + 2 } else { 0 };
+        let verdict = self.console[me].charge(now, len as usize + prefix);
         let t = self.task(me);
         match verdict {
             Verdict::Drop { first } => {
