@@ -170,3 +170,17 @@ fn replication_needs_room_for_two_more_edges() {
     // One stage more and the replicas' edges would not fit: not offered.
     assert_eq!(through(&t[..at + 1]).unwrap().replicable(), None);
 }
+
+#[test]
+fn buffers_of_max_buffer_bytes_are_taken_and_larger_ones_refused() {
+    let flow = |buffer| {
+        let sink = StageSpec::Blocks { first: 0, count: 8 };
+        FlowRequest::new(StageSpec::Udp { port: 5700 }, &[], sink, 0, 0, buffer)
+    };
+    assert!(flow(MAX_BUFFER).is_ok(), "at the limit");
+    assert_eq!(
+        flow(MAX_BUFFER + 16),
+        Err(RequestError::Buffer(u64::from(MAX_BUFFER) + 16)),
+        "the next multiple of 16"
+    );
+}
