@@ -1,5 +1,7 @@
 //! Milliseconds since boot, from the kernel's tick counter: `timer_set`
-//! with 0 ticks cancels nothing and returns the tick count.
+//! with 0 ticks cancels nothing and returns the tick count. The same
+//! timer puts httpd to sleep when it must pause before trying a failed
+//! call again (`conflux_http::backoff`).
 
 use conflux_abi::time::TICK_NS;
 use conflux_userlib::ipc::Notification;
@@ -14,5 +16,13 @@ impl Clock {
 
     pub fn now_ms(&self) -> u64 {
         self.0.timer(0).unwrap_or(0) * (TICK_NS / 1_000_000)
+    }
+
+    /// Sleeps at least `ms` (a tick at least) on the task's timer.
+    pub fn sleep_ms(&self, ms: u64) {
+        let ticks = (ms * 1_000_000).div_ceil(TICK_NS).max(1);
+        if self.0.timer(ticks).is_ok() {
+            let _ = self.0.wait();
+        }
     }
 }

@@ -30,6 +30,7 @@ mod restart;
 use alloc::vec::Vec;
 
 use conflux_fs_client::Fs;
+use conflux_http::backoff;
 use conflux_net_client::{Error as NetErr, Events, Net, PollEntry, SockAddr, SockKind, Socket};
 use conflux_socket_protocol::ops::MAX_BACKLOG;
 use conflux_userlib::println;
@@ -73,6 +74,7 @@ fn main() {
     let mut clients: Vec<Client> = Vec::new();
     let mut entries: Vec<PollEntry> = Vec::new();
     let mut notes = Notes::new();
+    let mut backoff = backoff::Backoff::new();
     loop {
         let now = clock.now_ms();
         entries.clear();
@@ -94,12 +96,23 @@ fn main() {
             if restart::note(&e) {
                 listener = recover(&mut net, &mut fs, &mut clients);
             } else {
-                println!(
-                    "wait on {} sockets failed: {e}; trying again",
-                    entries.len()
-                );
+                // Never at once: a failure that lasts would spin the CPU
+                // and flood the console (issue 26).
+                let pause = backoff.failed();
+                if pause.report {
+                    println!(
+                        "wait on {} sockets failed: {e}; trying again in {} ms, then less often (every {} ms at most) until it works",
+                        entries.len(),
+                        pause.ms,
+                        backoff::MAX_MS
+                    );
+                }
+                clock.sleep_ms(pause.ms);
             }
             continue;
+        }
+        if let Some(n) = backoff.succeeded() {
+            println!("wait works again after {n} failures in a row");
         }
         let now = clock.now_ms();
         // Connections first, each with the events `wait` saw for it, so
