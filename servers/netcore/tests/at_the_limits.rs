@@ -108,7 +108,13 @@ fn wait_takes_max_wait_entries_and_one_more_is_too_many_entries() {
     let mut net = Net::new();
     let udp = |net: &mut Net, badge| {
         let s = call(&mut net.a, badge, SOCKET, &[SockKind::Datagram as u64]).unwrap();
-        call(&mut net.a, badge, BIND, &[s, addr(IP_A, 4000 + badge as u16)]).unwrap();
+        call(
+            &mut net.a,
+            badge,
+            BIND,
+            &[s, addr(IP_A, 4000 + badge as u16)],
+        )
+        .unwrap();
         s
     };
     let (mine, theirs) = (udp(&mut net, 1), udp(&mut net, 2));

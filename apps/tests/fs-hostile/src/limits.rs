@@ -98,7 +98,11 @@ fn regions(c: &mut Checks, fs: &mut Fs) {
         fs.stat("/README").map(|s| s.size > 0),
         Ok(true),
     );
-    c.eq("a new session drops the extra regions", fs.reconnect(), Ok(()));
+    c.eq(
+        "a new session drops the extra regions",
+        fs.reconnect(),
+        Ok(()),
+    );
     c.eq("and takes one again", attach(), Ok(2));
     let _ = fs.reconnect();
 }

@@ -99,9 +99,15 @@ pub fn compound(net: &mut Net, c: &mut Checks) {
     let max = net.max_steps() as u32;
     c.eq(
         "a tight loop asking for 2^32-1 steps stops at the server's limit",
-        net.run(&spin, &[]).ok().map(|r| (r.outcome, r.stop_code, r.steps)),
+        net.run(&spin, &[])
+            .ok()
+            .map(|r| (r.outcome, r.stop_code, r.steps)),
         Some((Outcome::Stopped as u16, code::BUDGET_EXHAUSTED, max)),
     );
     let served = net.socket(SockKind::Datagram).and_then(|s| net.close(s));
-    c.eq("the session is served after them: a socket", served.is_ok(), true);
+    c.eq(
+        "the session is served after them: a socket",
+        served.is_ok(),
+        true,
+    );
 }

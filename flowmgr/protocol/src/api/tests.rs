@@ -139,7 +139,14 @@ proptest! {
 /// A flow from UDP to blocks through `transformers`.
 fn through(transformers: &[StageSpec]) -> Result<FlowRequest, RequestError> {
     let sink = StageSpec::Blocks { first: 0, count: 8 };
-    FlowRequest::new(StageSpec::Udp { port: 5700 }, transformers, sink, 0, 0, 1024)
+    FlowRequest::new(
+        StageSpec::Udp { port: 5700 },
+        transformers,
+        sink,
+        0,
+        0,
+        1024,
+    )
 }
 
 #[test]
