@@ -16,13 +16,15 @@
 //! The rules for peers that are slow or hostile rather than malformed
 //! live here too, with the time passed in: [`conn`] (a head's and an idle
 //! connection's deadlines), [`pace`] (an answer's: a stall and a rate
-//! floor), [`seats`] (per-address limits and whom to evict when full) and
-//! [`tally`] (log lines an attacker cannot multiply).
+//! floor), [`seats`] (per-address limits and whom to evict when full),
+//! [`tally`] (log lines an attacker cannot multiply) and [`backoff`] (how
+//! long to pause after a failed call before trying it again).
 #![no_std]
 #![forbid(unsafe_code)]
 
 extern crate alloc;
 
+pub mod backoff;
 pub mod cond;
 pub mod conn;
 pub mod date;

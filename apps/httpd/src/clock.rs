@@ -1,6 +1,8 @@
-//! Milliseconds since boot, from the kernel's tick counter (`timer_set`
-//! with 0 ticks cancels nothing and returns the tick count), for
-//! deadlines; and the wall clock (`wall_clock`), for HTTP dates.
+//! Milliseconds since boot, from the kernel's tick counter: `timer_set`
+//! with 0 ticks cancels nothing and returns the tick count, for
+//! deadlines; the wall clock (`wall_clock`), for HTTP dates; and sleep,
+//! when httpd must pause before trying a failed call again
+//! (`conflux_http::backoff`).
 
 use conflux_abi::time::TICK_NS;
 use conflux_http::date::HttpDate;
@@ -25,5 +27,13 @@ impl Clock {
         conflux_userlib::sys::wall_clock_ms()
             .ok()
             .map(HttpDate::from_unix_ms)
+    }
+
+    /// Sleeps at least `ms` (a tick at least) on the task's timer.
+    pub fn sleep_ms(&self, ms: u64) {
+        let ticks = (ms * 1_000_000).div_ceil(TICK_NS).max(1);
+        if self.0.timer(ticks).is_ok() {
+            let _ = self.0.wait();
+        }
     }
 }

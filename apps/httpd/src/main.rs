@@ -32,6 +32,7 @@ mod restart;
 use alloc::vec::Vec;
 
 use conflux_fs_client::Fs;
+use conflux_http::backoff;
 use conflux_http::stats::Counters;
 use conflux_net_client::{Error as NetErr, Events, Net, PollEntry, SockAddr, SockKind, Socket};
 use conflux_socket_protocol::ops::MAX_BACKLOG;
@@ -81,6 +82,7 @@ fn main() {
     if clock.wall().is_none() {
         println!("the system has no wall clock: answers go without Date, and If-Modified-Since is judged by file dates alone");
     }
+    let mut backoff = backoff::Backoff::new();
     loop {
         let now = clock.now_ms();
         entries.clear();
@@ -102,12 +104,23 @@ fn main() {
             if restart::note(&e) {
                 listener = recover(&mut net, &mut fs, &mut clients);
             } else {
-                println!(
-                    "wait on {} sockets failed: {e}; trying again",
-                    entries.len()
-                );
+                // Never at once: a failure that lasts would spin the CPU
+                // and flood the console (issue 26).
+                let pause = backoff.failed();
+                if pause.report {
+                    println!(
+                        "wait on {} sockets failed: {e}; trying again in {} ms, then less often (every {} ms at most) until it works",
+                        entries.len(),
+                        pause.ms,
+                        backoff::MAX_MS
+                    );
+                }
+                clock.sleep_ms(pause.ms);
             }
             continue;
+        }
+        if let Some(n) = backoff.succeeded() {
+            println!("wait works again after {n} failures in a row");
         }
         let now = clock.now_ms();
         counters.connections_open = clients

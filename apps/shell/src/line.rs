@@ -12,10 +12,11 @@
 
 use alloc::string::String;
 use conflux_userlib::console::Input;
-use conflux_userlib::print;
+use conflux_userlib::{print, println};
 use noline::builder::EditorBuilder;
 
-/// The longest command line.
+/// The longest command line (bytes). A longer one read plainly is refused
+/// whole with a line saying so: cut short, it could name another file.
 const LINE_MAX: usize = 1024;
 /// History entries noline keeps (bytes of its ring).
 const HISTORY_BYTES: usize = 4096;
@@ -164,9 +165,12 @@ impl Lines {
         Ok(line)
     }
 
-    /// One line read byte by byte, echoed; whether it ended with CR.
+    /// One line read byte by byte, echoed; whether it ended with CR. A
+    /// line past [`LINE_MAX`] is read to its end, not echoed past the
+    /// limit, and returned empty after a line that says why.
     fn plain(&mut self) -> Result<(String, bool), ConsoleError> {
         let mut line = String::new();
+        let mut over = 0usize;
         let mut escape = Escape::None;
         loop {
             let b = self.console.byte()?;
@@ -183,8 +187,13 @@ impl Lines {
                 b'\r' | b'\n' => {
                     self.after_cr = b == b'\r';
                     print!("\n");
+                    if over > 0 {
+                        println!("that line is {} bytes, longer than the {LINE_MAX} a command may have: not run", LINE_MAX + over);
+                        line.clear();
+                    }
                     return Ok((line, b == b'\r'));
                 }
+                0x08 | 0x7f if over > 0 => over -= 1,
                 0x08 | 0x7f => erase_last(&mut line),
                 0x03 => {
                     print!("^C\n");
@@ -195,6 +204,7 @@ impl Lines {
                     line.push(b as char);
                     print!("{}", b as char);
                 }
+                b if (0x20..0x7f).contains(&b) => over += 1,
                 _ => {} // other control bytes and non-ASCII: ignored
             }
         }

@@ -678,6 +678,39 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_past_max_batch_is_cut_into_chunks_and_every_job_answered() {
+        let mut c = core();
+        let enc = c
+            .create_session(Algorithm::Ctr, &KEY, Direction::Encrypt)
+            .unwrap();
+        let n = 2 * MAX_BATCH + 1;
+        let plain: Vec<Vec<u8>> = (0..n).map(|i| vec![i as u8; 32]).collect();
+        let mut outs = vec![vec![0u8; 32]; n];
+        let mut jobs: Vec<Job<'_>> = plain
+            .iter()
+            .zip(outs.iter_mut())
+            .map(|(p, o)| Job {
+                session: enc,
+                dir: Direction::Encrypt,
+                iv: &IV,
+                src: p,
+                dst: o,
+            })
+            .collect();
+        let mut results = vec![Err(Error::Broken); n];
+        let sent = c.exchange.requests;
+        c.cipher_batch(&mut jobs, &mut results);
+        drop(jobs);
+        assert_eq!(c.exchange.requests - sent, n, "every job, once");
+        for i in 0..n {
+            assert_eq!(results[i], Ok(()), "job {i}");
+            let mut want = plain[i].clone();
+            soft::apply(Algorithm::Ctr, Direction::Encrypt, &KEY, &IV, &mut want).unwrap();
+            assert_eq!(outs[i], want, "job {i}");
+        }
+    }
+
+    #[test]
     fn bad_requests_never_reach_the_device() {
         let mut c = core();
         assert_eq!(

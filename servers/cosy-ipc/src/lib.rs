@@ -85,6 +85,10 @@ pub const REJECTED: u32 = 0x1_0000;
 /// The most regions a session has: the control region and data regions.
 pub const MAX_REGIONS: usize = 4;
 
+/// The most compounds one session keeps prepared at once (PREPARE past it
+/// is refused `SessionFull`; RELEASE makes room).
+pub const MAX_PREPARED: usize = 4;
+
 /// A buffer operand of a per-call request: `len` bytes at `offset` of
 /// region `region`, packed in one word (offset bits 0..32, length 32..56,
 /// region 56..64). The server checks it against the region like any

@@ -114,6 +114,17 @@ mod tests {
     }
 
     #[test]
+    fn a_path_of_max_path_bytes_is_taken_and_one_byte_more_is_too_long() {
+        let at = "/a".repeat(MAX_PATH / 2);
+        assert_eq!(at.len(), MAX_PATH);
+        assert_eq!(components(&at).map(|c| c.len()), Ok(MAX_PATH / 2));
+        let past = alloc::format!("{at}b");
+        assert_eq!(components(&past), Err(Error::NameTooLong));
+        let name = alloc::format!("/{}", "n".repeat(MAX_NAME));
+        assert_eq!(components(&name).map(|c| c.len()), Ok(1), "MAX_NAME");
+    }
+
+    #[test]
     fn plain_paths_are_walked_as_they_are() {
         fn names(p: &str) -> Option<Vec<&[u8]>> {
             plain(p).map(|n| n.collect())

@@ -168,6 +168,12 @@ impl Fs {
         Ok(self.session.run_prepared(handle, params)?)
     }
 
+    /// Forgets a prepared compound, making room for another
+    /// (`MAX_PREPARED` per session).
+    pub fn release(&mut self, handle: u64) -> Result<(), Error> {
+        Ok(self.session.release(handle)?)
+    }
+
     /// `ls -l` of directory `path` as one compound (COSY): every entry
     /// with its stat, copied out of the control region. `Ok((list, true))`
     /// if the region could not hold them all (the first ones are listed).

@@ -76,6 +76,11 @@ cosy_abi::service_errors! {
         /// CONNECT or ATTACH shared its region instead of lending it; the
         /// server maps only lent regions, which cannot be revoked under it.
         NotLent = 1, "the region was shared, not lent: send it with Message::lending";
+        /// The session has every region ([`conflux_cosy_ipc::MAX_REGIONS`],
+        /// the control region among them) or prepared compound
+        /// ([`conflux_cosy_ipc::MAX_PREPARED`]) it may have; open files
+        /// are `TooManyOpen`.
+        SessionFull = 132, "the session has every data region or prepared compound it may have: release a prepared compound, or detach and connect again to drop regions";
         /// The compound was cancelled before it ended: its session was
         /// detached or reconnected (a restarted client), or the server stopped.
         Cancelled = 125, "the compound was cancelled (session ended or server stopping)";

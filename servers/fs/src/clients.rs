@@ -29,7 +29,7 @@ use crate::jobs::Job;
 /// build with a message saying so.
 pub const MAX_CLIENTS: usize = crate::config::caps::FS_CLIENTS.len();
 /// Prepared compounds one client may keep.
-pub const MAX_PREPARED: usize = 4;
+pub const MAX_PREPARED: usize = conflux_cosy_ipc::MAX_PREPARED;
 
 /// A compound verified once, run many times.
 pub struct Prepared {
@@ -141,7 +141,7 @@ impl Clients {
             .regions
             .attach(self.layout, index, number, received)
             .map_err(|e| match e {
-                RegionError::Full => FsError::TooManyOpen,
+                RegionError::Full => FsError::SessionFull,
                 RegionError::NotARegion => FsError::Invalid,
                 RegionError::NotLent => FsError::NotLent,
             })

@@ -284,7 +284,7 @@ impl Server {
             Err(e) => return fs_fail(e),
         };
         let Some(free) = client.prepared.iter().position(Option::is_none) else {
-            return fs_fail(FsError::TooManyOpen);
+            return fs_fail(FsError::SessionFull);
         };
         let program = match verify(client, offset, len, vec![Insn::EMPTY; MAX_OPS]) {
             Ok(p) => p,

@@ -114,6 +114,16 @@ impl Net {
         self.session.data(number)
     }
 
+    /// The most steps the server lets one run take.
+    pub fn max_steps(&self) -> u64 {
+        self.session.max_steps()
+    }
+
+    /// The most ops the server decodes in one compound.
+    pub fn max_ops(&self) -> u64 {
+        self.session.max_ops()
+    }
+
     /// Runs `compound` (placed at the end of the control region) with
     /// `params` in `r0`.. — one IPC. Its results area is read with
     /// `cosy_abi::Compound::new_checked` at [`Net::compound_offset`].

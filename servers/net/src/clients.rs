@@ -21,7 +21,7 @@ use cosy_abi::{Insn, Program};
 /// to the `net` endpoint.
 pub const MAX_CLIENTS: usize = crate::config::caps::NET_CLIENTS.len();
 /// Prepared compounds one client may keep.
-pub const MAX_PREPARED: usize = 4;
+pub const MAX_PREPARED: usize = conflux_cosy_ipc::MAX_PREPARED;
 
 /// A compound verified once, run many times.
 pub struct Prepared {

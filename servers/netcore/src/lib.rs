@@ -61,5 +61,6 @@ pub use client::{Badge, Handle};
 pub use config::Config;
 pub use limits::Limits;
 pub use netcore::NetCore;
+pub use ping::{MAX_CLIENT_PINGS, MAX_PINGS};
 pub use service::NetService;
 pub use stack::Stack;

@@ -129,10 +129,15 @@ impl Pings {
             .position(|p| p.badge == badge && p.target == target && p.seq == seq)
     }
 
-    /// Whether `badge` may send another.
+    /// Whether `badge` may send another: `TooManyPings` when it has its
+    /// own limit in flight, `NoBuffers` when all clients together have
+    /// the server's.
     pub fn has_room(&self, badge: Badge) -> Result<(), NetError> {
         let theirs = self.list.iter().filter(|p| p.badge == badge).count();
-        if self.list.len() >= MAX_PINGS || theirs >= MAX_CLIENT_PINGS {
+        if theirs >= MAX_CLIENT_PINGS {
+            return Err(NetError::TooManyPings);
+        }
+        if self.list.len() >= MAX_PINGS {
             return Err(NetError::NoBuffers);
         }
         Ok(())
@@ -234,7 +239,7 @@ mod tests {
         assert_eq!(pings.has_room(1), Ok(()));
         pings.list.push(ping(3, 3));
         pings.list.push(ping(4, 4));
-        assert_eq!(pings.has_room(1), Err(NetError::NoBuffers));
+        assert_eq!(pings.has_room(1), Err(NetError::TooManyPings));
         assert_eq!(pings.has_room(2), Ok(()));
     }
 }

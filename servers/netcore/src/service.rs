@@ -188,7 +188,7 @@ fn recv_from(s: &mut Stack, b: Badge, args: &mut Args<'_, '_>) -> Result<u64, Ca
 fn wait(s: &mut Stack, b: Badge, args: &mut Args<'_, '_>) -> Result<u64, CallError> {
     let count = args.value(1);
     if count > MAX_WAIT_ENTRIES {
-        return Err(NetError::Invalid.into());
+        return Err(NetError::TooManyEntries.into());
     }
     let count = count as usize;
     let list = args

@@ -115,7 +115,7 @@ fn pings_in_flight_are_limited_and_end_with_the_session() {
     for seq in 0..4 {
         assert_eq!(ping(&mut net, IP_B, seq, 1000), Err(InProgress));
     }
-    assert_eq!(ping(&mut net, IP_B, 4, 1000), Err(NoBuffers));
+    assert_eq!(ping(&mut net, IP_B, 4, 1000), Err(TooManyPings));
     let other = call(&mut net.a, 2, PING, &[addr(IP_B, 0), 4, 1000]);
     assert_eq!(other, Err(InProgress), "another client's limit is its own");
     assert_eq!(net.a.stack().sockets_in_use(), 5);

@@ -95,7 +95,7 @@ fn wait_reports_each_socket_and_blocks_only_with_a_timeout() {
             &[A::B(0, 16), A::V(too_many), A::V(0)],
             &mut two
         ),
-        Err(NetError::Invalid)
+        Err(NetError::TooManyEntries)
     );
 }
 

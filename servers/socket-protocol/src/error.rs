@@ -23,6 +23,13 @@ cosy_abi::service_errors! {
         /// flight. Other clients are not affected (see
         /// `conflux_netcore::limits`).
         QuotaExceeded = 122, "this client holds every socket its quota allows (listener backlogs and connections still closing count): close sockets or listen with a smaller backlog";
+        /// The client has as many echo requests in flight as one client
+        /// may (`conflux_netcore::ping::MAX_CLIENT_PINGS`); another
+        /// client's are not affected.
+        TooManyPings = 24, "this client has as many echo requests in flight as one client may: collect an outcome (ask again with its sequence number) or let one time out, then send the next";
+        /// `wait` was given more entries than it looks at
+        /// ([`crate::ops::MAX_WAIT_ENTRIES`]); nothing was waited on.
+        TooManyEntries = 75, "wait was given more sockets than it looks at in one call (MAX_WAIT_ENTRIES, 64): wait on fewer, e.g. stop accepting until some close";
         /// Sending on a stream whose sending side was shut down.
         BrokenPipe = 32, "broken pipe: the sending side is shut down";
         /// The server has no operation by that number.

@@ -8,7 +8,7 @@
 #![forbid(unsafe_code)]
 
 use conflux_blk_client::{Caps, Connection};
-use conflux_blk_protocol::{Op, Status};
+use conflux_blk_protocol::{Op, Status, CAPACITY};
 use conflux_userlib::hostile::Rng;
 use conflux_userlib::sys::rdtsc;
 use conflux_userlib::testing::Checks;
@@ -125,11 +125,36 @@ fn main() {
         bad,
         0,
     );
+    burst(&mut c, &mut link, &targets, &crcs);
     hostile(&mut c, &mut link, capacity_blocks * PER_BLOCK);
     revoke_under_the_driver(&mut c, &mut link, targets[0], crcs[0]);
     link.submit(0, Op::Detach, 0, 0).expect(INTACT);
     c.eq("detach", link.wait().expect(INTACT).1, Status::Ok);
     c.finish();
+}
+
+/// A full ring at once: as many reads as the ring holds ([`CAPACITY`])
+/// and the data area has buffers for, submitted before any answer is
+/// taken. That is past what the driver hands the device at once (its
+/// `MAX_IN_FLIGHT`, 16): the rest wait in the ring, and every read is
+/// answered Ok with its block's bytes.
+fn burst(c: &mut Checks, link: &mut Connection, targets: &[u64], crcs: &[u32]) {
+    let n = CAPACITY.min(link.buffers()).min(targets.len() as u32);
+    for id in 0..n {
+        link.submit(id, Op::Read, targets[id as usize] * PER_BLOCK, id)
+            .expect(INTACT);
+    }
+    let mut good = 0;
+    for _ in 0..n {
+        let (id, status) = link.wait().expect(INTACT);
+        let i = (id % n) as usize;
+        good += u32::from(status == Status::Ok && CRC.checksum(link.buffer(id % n)) == crcs[i]);
+    }
+    c.eq(
+        "a full ring of reads at once, past the driver's 16 in flight, all read back",
+        (n, good),
+        (CAPACITY, CAPACITY),
+    );
 }
 
 /// Memory shared with the driver cannot be pulled from under it: the

@@ -2,7 +2,8 @@
 //! (`messages`), malformed and greedy compounds (`compounds`) and hostile
 //! arguments and other clients' handles (`arguments`), regions shared
 //! instead of lent and revoked under the server (`lending`), sessions
-//! hoarded under many badges and a minted badge (`sessions`), each checked
+//! hoarded under many badges and a minted badge (`sessions`), a session's
+//! prepared compounds and regions past their limits (`limits`), each checked
 //! for its exact error, while a well-behaved client (test-fs-worker) runs a
 //! CRC-checked workload on the same server. Then it waits for the worker
 //! and shuts the server down (its badge is an administrator's), so the
@@ -16,6 +17,7 @@ extern crate alloc;
 mod arguments;
 mod compounds;
 mod lending;
+mod limits;
 mod messages;
 mod sessions;
 
@@ -45,6 +47,7 @@ fn main() {
     arguments::run(&mut c, &mut fs);
     lending::revoke_under_the_server(&mut c, &mut fs, 1);
     sessions::run(&mut c, &mut fs);
+    limits::run(&mut c, &mut fs);
     c.eq(
         "the server still serves: stat /README",
         fs.stat("/README").map(|s| s.size > 0),

@@ -1,8 +1,10 @@
 //! Network-server client test, beside the echo task: every malformed or
 //! misdirected request gets its own error, and the server's parking and
 //! timer work (a non-blocking `accept` gets `WouldBlock`; a `wait` with a
-//! timeout is parked and answered 0 when its deadline passes), and memory
-//! cannot be pulled from under it (a shared region is refused; after this
+//! timeout is parked and answered 0 when its deadline passes), a session
+//! holds `MAX_PREPARED` compounds and refuses one more, a compound runs
+//! to `MAX_OPS` ops and `MAX_STEPS` steps and no further (`limits`), and
+//! memory cannot be pulled from under it (a shared region is refused; after this
 //! client revokes the server's copy of its lent control region, a parked
 //! wait still reads its entries there and writes its answer back).
 #![no_std]
@@ -34,6 +36,8 @@ fn err<T>(r: Result<T, Error>) -> Option<NetError> {
     r.err().and_then(Error::net)
 }
 
+mod limits;
+
 fn main() {
     let mut c = Checks::new();
     let socket = Message::new(VAN_BASE + u32::from(ops::SOCKET), &[1]);
@@ -52,6 +56,8 @@ fn main() {
     sockets(&mut net, &mut c);
     requests(&mut c);
     parking(&mut net, &mut c);
+    limits::prepared(&mut net, &mut c);
+    limits::compound(&mut net, &mut c);
     lending(&mut net, &mut c);
     let _ = net.detach();
     c.eq(

@@ -222,3 +222,34 @@ fn a_restarted_driver_recovers_only_its_own_session() {
     assert_eq!(client.complete(), Ok(Some((5, Status::Restarted))));
     assert!(client.attached());
 }
+
+#[test]
+fn a_full_request_ring_refuses_one_more_until_an_answer_is_taken() {
+    let mut mem = region();
+    let (mut client, mut server) = connected(&mut mem, 7);
+    for id in 0..CAPACITY {
+        client.submit(id, Op::Read as u32, 0, 0, 512).unwrap();
+    }
+    assert_eq!(
+        client.submit(CAPACITY, Op::Read as u32, 0, 0, 512),
+        Err(LinkError::Full),
+        "one past CAPACITY in flight"
+    );
+    // The driver takes one and answers it; the client takes the answer,
+    // and there is room for one more again.
+    let req = server.next_request().unwrap().unwrap().unwrap();
+    let d = Descriptor {
+        offset: req.offset,
+        len: req.len,
+        id: req.id,
+    };
+    server.respond(d, Status::Ok).unwrap();
+    assert_eq!(client.complete(), Ok(Some((0, Status::Ok))));
+    client.submit(0, Op::Read as u32, 0, 0, 512).unwrap();
+    // Every request still reaches the driver intact, in order.
+    let rest: Vec<u32> = core::iter::from_fn(|| server.next_request().unwrap())
+        .map(|r| r.unwrap().id)
+        .collect();
+    let want: Vec<u32> = (1..CAPACITY).chain([0]).collect();
+    assert_eq!(rest, want);
+}

@@ -135,3 +135,59 @@ proptest! {
         let _ = FlowStats::decode(&words);
     }
 }
+
+/// A flow from UDP to blocks through `transformers`.
+fn through(transformers: &[StageSpec]) -> Result<FlowRequest, RequestError> {
+    let sink = StageSpec::Blocks { first: 0, count: 8 };
+    FlowRequest::new(
+        StageSpec::Udp { port: 5700 },
+        transformers,
+        sink,
+        0,
+        0,
+        1024,
+    )
+}
+
+#[test]
+fn a_flow_of_max_stages_is_taken_and_one_more_is_refused() {
+    let full = [StageSpec::Crc32c; MAX_TRANSFORMERS];
+    let r = through(&full).expect("at MAX_STAGES");
+    assert_eq!(r.stages().len(), MAX_STAGES);
+    let mut words = [0; REQUEST_WORDS];
+    let n = r.encode(&mut words).unwrap();
+    assert_eq!(FlowRequest::decode(&words[..n]), Ok(r), "fits the request");
+    let over = [StageSpec::Crc32c; MAX_TRANSFORMERS + 1];
+    assert_eq!(
+        through(&over),
+        Err(RequestError::StageCount(MAX_STAGES as u64 + 1))
+    );
+    let shown = RequestError::StageCount(MAX_STAGES as u64 + 1).to_string();
+    let want = format!("at most {MAX_TRANSFORMERS} transformers");
+    assert!(shown.contains(&want), "{shown}");
+}
+
+#[test]
+fn replication_needs_room_for_two_more_edges() {
+    // A cipher and transformers up to MAX_REPLICATED_STAGES: replicable.
+    let mut t = [StageSpec::Crc32c; MAX_TRANSFORMERS];
+    t[0] = decrypt();
+    let at = MAX_REPLICATED_STAGES - 2;
+    assert_eq!(through(&t[..at]).unwrap().replicable(), Some(1));
+    // One stage more and the replicas' edges would not fit: not offered.
+    assert_eq!(through(&t[..at + 1]).unwrap().replicable(), None);
+}
+
+#[test]
+fn buffers_of_max_buffer_bytes_are_taken_and_larger_ones_refused() {
+    let flow = |buffer| {
+        let sink = StageSpec::Blocks { first: 0, count: 8 };
+        FlowRequest::new(StageSpec::Udp { port: 5700 }, &[], sink, 0, 0, buffer)
+    };
+    assert!(flow(MAX_BUFFER).is_ok(), "at the limit");
+    assert_eq!(
+        flow(MAX_BUFFER + 16),
+        Err(RequestError::Buffer(u64::from(MAX_BUFFER) + 16)),
+        "the next multiple of 16"
+    );
+}

@@ -182,3 +182,20 @@ fn replies_cannot_be_derived_and_rights_masks_are_checked() {
         Err(conflux_abi::SysError::InvalidArgument)
     );
 }
+
+/// The last slot (`CAP_SLOTS - 1`) of the last task is a slot of its own,
+/// apart from the task's in-flight node and from the next task's slots;
+/// one past either limit is `InvalidSlot`, whatever syscall names it.
+#[test]
+fn the_last_slot_of_the_last_task_is_valid_and_one_past_is_invalid_slot() {
+    use conflux_abi::cap::CAP_SLOTS;
+    use conflux_abi::SysError;
+    use conflux_bootimg::MAX_TASKS;
+    let last = NodeId::slot(MAX_TASKS - 1, CAP_SLOTS as u64 - 1).unwrap();
+    assert_eq!(last.task(), MAX_TASKS - 1);
+    assert_eq!(last.slot_number(), Some(CAP_SLOTS - 1));
+    assert_ne!(last, NodeId::in_flight(MAX_TASKS - 1));
+    let past = NodeId::slot(MAX_TASKS - 1, CAP_SLOTS as u64);
+    assert_eq!(past, Err(SysError::InvalidSlot));
+    assert_eq!(NodeId::slot(MAX_TASKS, 0), Err(SysError::InvalidSlot));
+}
