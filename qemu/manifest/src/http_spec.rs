@@ -1,7 +1,7 @@
 //! `[test] http = [...]`: exchanges the runner performs against the
 //! system's forwarded ports once the console shows each one's `after`.
 //!
-//! An entry is one of two kinds, told apart by its keys:
+//! An entry is one of four kinds, told apart by its keys:
 //!
 //! - a fetch, `get = "/path"` or `head = "/path"`, with `paths` (more
 //!   paths to cycle through), `status` (default 200), `body` (required:
@@ -18,7 +18,10 @@
 //!   at least `served` (default 0) must be served 200, the rest 503;
 //!   with `cut = true` every answer served must have been cut by then; a
 //!   `probe = "/path"` (with `body`, and `probe_secs`, default 10) is a
-//!   normal client's GET that must be served 200 meanwhile.
+//!   normal client's GET that must be served 200 meanwhile;
+//! - a crowd, `crowd = "/path"`: `clients` connections opened at once,
+//!   each GETs the path (`body` checks a 200), then a normal client's GET
+//!   must be served within `probe_secs` (default 10).
 //!
 //! Every entry has `port` (a forwarded host port of the system), `after`
 //! (console text), and optionally `background` and `deadline_secs`.
@@ -28,7 +31,7 @@
 use crate::error::{Error, ExchangeRule};
 use crate::limits::*;
 use crate::model::{
-    BodyCheck, DiskImage, Fetch, Hold, HoldProbe, HttpExchange, HttpKind, Manifest, Method,
+    BodyCheck, Crowd, DiskImage, Fetch, Hold, HoldProbe, HttpExchange, HttpKind, Manifest, Method,
     Protocol, Raw, RawSend, Then,
 };
 use crate::rules::{self, Unit};
@@ -61,9 +64,10 @@ const KEYS: &[&str] = &[
     "cut",
     "probe",
     "probe_secs",
+    "crowd",
 ];
 /// The keys that say what an entry does; exactly one per entry.
-const KIND_KEYS: [&str; 5] = ["get", "head", "send", "send_header_bytes", "hold"];
+const KIND_KEYS: [&str; 6] = ["get", "head", "send", "send_header_bytes", "hold", "crowd"];
 const FETCH_KEYS: &[&str] = &[
     "paths",
     "status",
@@ -82,6 +86,8 @@ const HOLD_KEYS: &[&str] = &[
     "body",
     "probe_secs",
 ];
+
+const CROWD_KEYS: &[&str] = &["clients", "body", "probe_secs"];
 
 /// Reads `test.http`; deadlines are bounded by the test's timeout.
 pub(crate) fn read(fields: &Fields, timeout_secs: u32) -> Result<Vec<HttpExchange>, Error> {
@@ -134,9 +140,10 @@ fn exchange(entry: &Fields, timeout_secs: u32) -> Result<HttpExchange, Error> {
     let (kind, own) = match kind_key {
         "get" | "head" => (fetch(entry, kind_key, deadline_secs)?, FETCH_KEYS),
         "hold" => (hold(entry, deadline_secs)?, HOLD_KEYS),
+        "crowd" => (crowd(entry, deadline_secs)?, CROWD_KEYS),
         _ => (raw(entry, kind_key, deadline_secs)?, RAW_KEYS),
     };
-    let foreign = [FETCH_KEYS, RAW_KEYS, HOLD_KEYS]
+    let foreign = [FETCH_KEYS, RAW_KEYS, HOLD_KEYS, CROWD_KEYS]
         .into_iter()
         .flatten()
         .find(|k| !own.contains(k) && entry.has(k));
@@ -249,6 +256,22 @@ fn hold(entry: &Fields, deadline_secs: u32) -> Result<HttpKind, Error> {
     }))
 }
 
+fn crowd(entry: &Fields, deadline_secs: u32) -> Result<HttpKind, Error> {
+    Ok(HttpKind::Crowd(Crowd {
+        path: url(entry, "crowd")?,
+        body: body(entry)?,
+        clients: rules::integer(entry, "clients", None, 1, MAX_CROWD_CLIENTS, Unit::Count)?,
+        probe_secs: rules::integer(
+            entry,
+            "probe_secs",
+            Some(DEFAULT_PROBE_SECS.min(deadline_secs)),
+            1,
+            deadline_secs,
+            Unit::Count,
+        )?,
+    }))
+}
+
 /// A URL path: `/`, then no spaces or control characters.
 fn url_ok(path: &str) -> bool {
     path.starts_with('/') && !path.chars().any(|c| c.is_whitespace() || c.is_control())
@@ -341,6 +364,7 @@ pub(crate) fn check(manifest: &Manifest) -> Result<(), Error> {
             HttpKind::Hold(Hold {
                 probe: Some(probe), ..
             }) => (probe.body, core::slice::from_ref(&probe.path)),
+            HttpKind::Crowd(crowd) => (crowd.body, core::slice::from_ref(&crowd.path)),
             _ => continue,
         };
         match body {

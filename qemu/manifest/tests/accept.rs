@@ -92,6 +92,7 @@ fn every_key_is_read() {
             http: Vec::new(),
             udp: Vec::new(),
             tcp_sink: Vec::new(),
+            network: None,
         })
     );
 }
@@ -115,6 +116,7 @@ fn test_defaults_are_applied() {
             http: Vec::new(),
             udp: Vec::new(),
             tcp_sink: Vec::new(),
+            network: None,
         })
     );
 }

@@ -23,7 +23,8 @@ use conflux_manifest::{
 
 use crate::disks::{self, generate};
 use crate::http_peer::{
-    self, Expected, FetchPlan, HoldPlan, Probe, RawPlan, RawReport, RawThen, Stats, Target,
+    self, CrowdPlan, Expected, FetchPlan, HoldPlan, Probe, RawPlan, RawReport, RawThen, Stats,
+    Target,
 };
 use crate::oracle;
 use crate::qemu::{Beside, BesideReport, Console};
@@ -34,6 +35,7 @@ enum Plan {
     Fetch(FetchPlan),
     Raw(RawPlan),
     Hold(HoldPlan),
+    Crowd(CrowdPlan),
 }
 
 /// The exchanges of `manifest`'s test as work beside the guest, or `None`
@@ -275,6 +277,7 @@ fn describe(index: usize, exchange: &HttpExchange) -> String {
             Some(p) => format!(", {} x {}, probe {}", h.peers, h.path, p.path),
             None => format!(", {} x {}", h.peers, h.path),
         },
+        HttpKind::Crowd(c) => format!(", {} x {}", c.clients, c.path),
     };
     format!(
         "http #{index} ({}, port {}{paths})",
@@ -303,6 +306,7 @@ fn run(plan: &Plan) -> Result<String, String> {
         }),
         Plan::Raw(p) => http_peer::raw(p).map(|r: RawReport| r.summary()),
         Plan::Hold(p) => http_peer::hold(p).map(|r| r.summary(p)),
+        Plan::Crowd(p) => http_peer::crowd(p).map(|r| r.summary(p)),
     }
 }
 
@@ -336,6 +340,14 @@ fn plan(exchange: &HttpExchange, bodies: &mut Bodies) -> Result<Plan, String> {
                 Then::Idle(secs) => RawThen::Idle(Duration::from_secs(secs.into())),
             },
             expect_status: r.expect_status,
+            deadline,
+        }),
+        HttpKind::Crowd(c) => Plan::Crowd(CrowdPlan {
+            target,
+            path: c.path.clone(),
+            expected: bodies.expected(c.body, &c.path)?,
+            clients: c.clients,
+            probe_within: Duration::from_secs(c.probe_secs.into()),
             deadline,
         }),
         HttpKind::Hold(h) => Plan::Hold(HoldPlan {

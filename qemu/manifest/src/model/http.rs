@@ -53,6 +53,20 @@ pub enum HttpKind {
     /// Peers that take a connection and stop reading; a normal client
     /// beside them.
     Hold(Hold),
+    /// Many clients connecting at once, then one normal client.
+    Crowd(Crowd),
+}
+
+/// `crowd = "/path"` with `clients`, `body` and `probe_secs` (rules:
+/// `qemu/runner/src/http_peer/crowd.rs`): `clients` connections opened at
+/// once, each GETs `path`; then a normal client's GET of it must be
+/// served 200 within `probe_secs`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Crowd {
+    pub path: String,
+    pub body: BodyCheck,
+    pub clients: u32,
+    pub probe_secs: u32,
 }
 
 /// `get = "/path"` or `head = "/path"`, with `paths`, `status`, `body`,
@@ -189,6 +203,7 @@ impl HttpKind {
             }) => "idle",
             HttpKind::Raw(_) => "raw",
             HttpKind::Hold(_) => "hold",
+            HttpKind::Crowd(_) => "crowd",
         }
     }
 }
