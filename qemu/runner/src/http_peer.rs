@@ -38,7 +38,7 @@ mod raw;
 
 use std::net::{Ipv4Addr, SocketAddr};
 
-pub use crowd::{crowd, CrowdPlan};
+pub use crowd::{crowd, gather, CrowdPlan, CrowdReport};
 pub use fetch::{fetch, Expected, FetchPlan, Stats};
 
 /// Whether the peer may open connections at once (the network backend

@@ -94,6 +94,29 @@ enum Outcome {
 pub fn crowd(plan: &CrowdPlan) -> Result<CrowdReport, String> {
     let start = Instant::now();
     let deadline = start + plan.deadline;
+    let mut report = gather(plan, deadline)?;
+    if report.served == 0 {
+        return Err(format!(
+            "not one of {} clients was served 200: {}",
+            plan.clients,
+            report.summary(plan)
+        ));
+    }
+    let probe = Probe {
+        path: plan.path.clone(),
+        expected: plan.expected.clone(),
+        within: plan.probe_within,
+    };
+    report.probe = fetch_probe(plan.target, &probe, deadline)?;
+    report.elapsed = start.elapsed();
+    Ok(report)
+}
+
+/// The crowd alone, without the rules on how many must be served and
+/// without the normal client (what a benchmark counts): `Err` only for
+/// a wrong answer.
+pub fn gather(plan: &CrowdPlan, deadline: Instant) -> Result<CrowdReport, String> {
+    let start = Instant::now();
     let barrier = Arc::new(Barrier::new(plan.clients as usize));
     let outcomes = Arc::new(Mutex::new(Vec::new()));
     let threads: Vec<_> = (0..plan.clients)
@@ -130,20 +153,6 @@ pub fn crowd(plan: &CrowdPlan) -> Result<CrowdReport, String> {
             }
         }
     }
-    if report.served == 0 {
-        return Err(format!(
-            "not one of {} clients was served 200: {}",
-            plan.clients,
-            report.summary(plan)
-        ));
-    }
-    let probe = Probe {
-        path: plan.path.clone(),
-        expected: plan.expected.clone(),
-        within: plan.probe_within,
-    };
-    report.probe = fetch_probe(plan.target, &probe, deadline)?;
-    report.elapsed = start.elapsed();
     Ok(report)
 }
 
