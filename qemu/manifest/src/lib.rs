@@ -141,6 +141,8 @@
 //!                           # round but the last it waits for the line `after`, then
 //!                           # SIGKILLs QEMU a seeded random [min, max] ms later; the last
 //!                           # round runs to the end and is judged, then e2fsck -fn
+//! listen = [5611]          # optional: host ports the runner listens on at every address
+//!                           # of this machine for the whole run; a connection fails the test
 //! network = "passt"        # optional: the user-mode network backend the test needs,
 //!                           # "slirp" or "passt", whatever the runner's default
 //! input = "ls /\npoweroff\n" # optional: typed on the serial console after the banner

@@ -40,6 +40,7 @@ pub(crate) const KEYS: &[&str] = &[
     "udp",
     "tcp_sink",
     "network",
+    "listen",
 ];
 
 pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
@@ -82,6 +83,7 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
     let udp = udp_spec::read(fields)?;
     let tcp_sink = tcp_spec::read(fields)?;
     let network = network(fields)?;
+    let listen = listen(fields)?;
     Ok(TestSpec {
         timeout_secs,
         modes,
@@ -97,7 +99,30 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
         udp,
         tcp_sink,
         network,
+        listen,
     })
+}
+
+/// `test.listen`: host ports, each 1024..=65535.
+fn listen(fields: &Fields) -> Result<Vec<u16>, Error> {
+    let ports = fields.optional::<Vec<i64>>("listen")?.unwrap_or_default();
+    ports
+        .into_iter()
+        .enumerate()
+        .map(|(index, port)| {
+            u16::try_from(port)
+                .ok()
+                .filter(|p| i64::from(*p) >= i64::from(MIN_HOST_PORT))
+                .ok_or_else(|| Error::OutOfRange {
+                    origin: fields.origin().to_owned(),
+                    path: format!("{}[{index}]", fields.path_of("listen")),
+                    value: port,
+                    min: MIN_HOST_PORT.into(),
+                    max: u16::MAX.into(),
+                    bytes: false,
+                })
+        })
+        .collect()
 }
 
 fn modes(fields: &Fields) -> Result<Vec<Mode>, Error> {

@@ -93,6 +93,7 @@ fn every_key_is_read() {
             udp: Vec::new(),
             tcp_sink: Vec::new(),
             network: None,
+            listen: Vec::new(),
         })
     );
 }
@@ -117,6 +118,7 @@ fn test_defaults_are_applied() {
             udp: Vec::new(),
             tcp_sink: Vec::new(),
             network: None,
+            listen: Vec::new(),
         })
     );
 }

@@ -46,9 +46,19 @@ pub fn beside(manifest: &Manifest, timeout: Duration) -> Result<Option<Beside>, 
         return Ok(None);
     };
     let serving = spec.outcome == conflux_manifest::Outcome::Serving;
-    if spec.http.is_empty() && spec.udp.is_empty() && spec.tcp_sink.is_empty() && !serving {
+    if spec.http.is_empty()
+        && spec.udp.is_empty()
+        && spec.tcp_sink.is_empty()
+        && spec.listen.is_empty()
+        && !serving
+    {
         return Ok(None);
     }
+    let lookouts = spec
+        .listen
+        .iter()
+        .map(|&port| Lookout::listen(port))
+        .collect::<Result<Vec<_>, String>>()?;
     let blasts = spec.udp.clone();
     // Listening now, before QEMU starts: it connects to each guest
     // forward's host port at once.
@@ -152,6 +162,21 @@ pub fn beside(manifest: &Manifest, timeout: Duration) -> Result<Option<Beside>, 
                     "; not every expected line came"
                 }
             ));
+        } else if !lookouts.is_empty() {
+            // Until the guest is done: a connection may come at any time.
+            console.wait_until(deadline, |_| false);
+        }
+        for lookout in &lookouts {
+            match lookout.visitors() {
+                Ok(()) => report.log.push_str(&format!(
+                    "[runner] listen (port {} at every address of this machine): no connection came\n",
+                    lookout.port
+                )),
+                Err(e) => {
+                    report.log.push_str(&format!("[runner] listen: FAILED: {e}\n"));
+                    report.problems.push(e);
+                }
+            }
         }
         report
     };
@@ -159,6 +184,36 @@ pub fn beside(manifest: &Manifest, timeout: Duration) -> Result<Option<Beside>, 
         work: Box::new(work),
         stop: serving,
     }))
+}
+
+/// A port the runner listens on at every address of this machine, which
+/// nothing may connect to (`[test] listen`).
+struct Lookout {
+    port: u16,
+    listener: std::net::TcpListener,
+}
+
+impl Lookout {
+    fn listen(port: u16) -> Result<Self, String> {
+        let listener = std::net::TcpListener::bind(("0.0.0.0", port)).map_err(|e| {
+            format!("cannot listen on port {port} at every address (test.listen): {e}")
+        })?;
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| format!("port {port}: {e}"))?;
+        Ok(Self { port, listener })
+    }
+
+    /// `Err` naming who connected, if anyone did.
+    fn visitors(&self) -> Result<(), String> {
+        match self.listener.accept() {
+            Ok((_, from)) => Err(format!(
+                "a connection from {from} reached port {} of this machine: the guest got out of its network",
+                self.port
+            )),
+            Err(_) => Ok(()),
+        }
+    }
 }
 
 /// The bytes of the folder disk's generated file `path` (a `tcp_sink`'s

@@ -119,6 +119,10 @@ pub struct TestSpec {
     pub udp: Vec<UdpBlast>,
     /// Streams the runner receives from the guest through guest forwards.
     pub tcp_sink: Vec<TcpSink>,
+    /// Host ports the runner listens on at every address of this machine
+    /// (`0.0.0.0`) for the whole run; a connection to one fails the test
+    /// (something for a guest that got out to reach).
+    pub listen: Vec<u16>,
     /// The user-mode network backend the test needs (`network = "passt"`),
     /// whatever the runner's default; `None` takes the default.
     pub network: Option<Network>,

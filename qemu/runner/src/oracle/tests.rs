@@ -20,6 +20,7 @@ fn spec(expect: &[&str], forbid: &[&str], outcome: Outcome) -> TestSpec {
         udp: vec![],
         tcp_sink: vec![],
         network: None,
+        listen: vec![],
     }
 }
 
