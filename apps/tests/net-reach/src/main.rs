@@ -87,7 +87,9 @@ fn main() {
     for s in attempts.iter().filter_map(|(s, _)| *s) {
         let _ = net.close(s);
     }
-    println!("no address beyond the guest was reached");
+    if attempts.iter().all(|(_, f)| *f != Fate::Connected) {
+        println!("no address beyond the guest was reached");
+    }
     c.finish();
 }
 
