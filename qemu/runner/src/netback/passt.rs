@@ -1,5 +1,6 @@
 //! Running `passt` beside QEMU: one process per virtio-net device, each
-//! with its Unix socket in its own directory under `target/tmp`, started
+//! with its Unix socket in its own directory under `target/tmp` (see
+//! [`tmp_dir`] for where else), started
 //! before QEMU and stopped (killed, waited for, directory removed) when
 //! the [`Passts`] guard drops — after QEMU exits, on an error, on a
 //! timeout. With `--one-off` passt also quits by itself once QEMU closes
@@ -79,12 +80,28 @@ impl Drop for Passts {
     }
 }
 
-/// Where the socket directories of this runner's passt processes go.
+/// Where the socket directories of this runner's passt processes go:
+/// `target/tmp`, unless some directory above it is closed to other users
+/// (a workspace under `/root`), where passt running as `nobody` could not
+/// reach its socket; then the system's temporary directory.
 fn tmp_dir() -> PathBuf {
-    workspace::root().join("target/tmp")
+    let target = workspace::root().join("target/tmp");
+    if open_to_others(&workspace::root()) {
+        target
+    } else {
+        std::env::temp_dir()
+    }
 }
 
-/// `passt-<runner pid>-<device>`: one run's directory for one device.
+/// Whether every directory from `/` down to `dir` lets other users pass.
+pub(super) fn open_to_others(dir: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    dir.ancestors()
+        .all(|d| std::fs::metadata(d).is_ok_and(|m| m.permissions().mode() & 0o001 != 0))
+}
+
+/// `passt-<runner pid>-<device>`: one run's directory for one device
+/// (only directories of this form are ever removed).
 fn dir_name(device: &str) -> String {
     format!("passt-{}-{device}", std::process::id())
 }
@@ -97,7 +114,8 @@ fn socket_path(dir: &Path) -> PathBuf {
 /// QEMU to connect to.
 pub fn start(manifest: &Manifest) -> Result<Passts, String> {
     let passt = find()?;
-    remove_stale(&tmp_dir());
+    remove_stale(&workspace::root().join("target/tmp"));
+    remove_stale(&std::env::temp_dir());
     let mut passts = Passts {
         running: Vec::new(),
     };

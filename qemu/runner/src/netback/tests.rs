@@ -101,3 +101,16 @@ fn passt_args_bind_everything_to_loopback_and_turn_the_gateway_map_off() {
     let none = passt::args(std::path::Path::new("/t/sock"), &[]).join(" ");
     assert!(none.contains("--tcp-ports none --udp-ports none"), "{none}");
 }
+
+#[test]
+fn a_directory_closed_to_others_is_seen() {
+    use std::os::unix::fs::PermissionsExt;
+    let base = std::env::temp_dir().join(format!("conflux-open-{}", std::process::id()));
+    let inner = base.join("inner");
+    std::fs::create_dir_all(&inner).unwrap();
+    std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert!(passt::open_to_others(&inner));
+    std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o700)).unwrap();
+    assert!(!passt::open_to_others(&inner));
+    let _ = std::fs::remove_dir_all(&base);
+}
