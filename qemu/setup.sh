@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Conflux needs on a Debian machine that has only rustup:
-# QEMU (Debian's qemu-system-x86), e2fsprogs (mke2fs, e2fsck and debugfs
+# QEMU (Debian's qemu-system-x86), passt (the second user-mode network
+# backend: the http-crowd tests and `bench netbackend` need it), e2fsprogs (mke2fs, e2fsck and debugfs
 # build, check and read the ext4 disks), the Rust toolchain pinned in
 # rust-toolchain.toml with its x86_64-unknown-none target, and cargo-make.
 # Safe to run again: it installs only what is missing.
@@ -17,6 +18,12 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
     echo "setup: installing QEMU (qemu-system-x86) from Debian's packages"
     as_root apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-system-x86 >/dev/null
+fi
+
+if ! command -v passt >/dev/null; then
+    echo "setup: installing passt (user-mode network for QEMU) from Debian's packages"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq passt >/dev/null
 fi
 
 # Debian keeps them in /usr/sbin, which an ordinary user's PATH lacks.

@@ -1,7 +1,7 @@
 //! `[test] http = [...]`: exchanges the runner performs against the
 //! system's forwarded ports once the console shows each one's `after`.
 //!
-//! An entry is one of two kinds, told apart by its keys:
+//! An entry is one of four kinds, told apart by its keys:
 //!
 //! - a fetch, `get = "/path"` or `head = "/path"`, with `paths` (more
 //!   paths to cycle through), `status` (default 200), `body` (required:
@@ -27,6 +27,9 @@
 //!   before and after, which must have moved by exactly the requests
 //!   made (so no other exchange may run beside it); then the same with
 //!   `curl` where it is installed.
+//! - a crowd, `crowd = "/path"`: `clients` connections opened at once,
+//!   each GETs the path (`body` checks a 200), then a normal client's GET
+//!   must be served within `probe_secs` (default 10).
 //!
 //! Every entry has `port` (a forwarded host port of the system), `after`
 //! (console text), and optionally `background` and `deadline_secs`.
@@ -36,8 +39,8 @@
 use crate::error::{Error, ExchangeRule};
 use crate::limits::*;
 use crate::model::{
-    BodyCheck, Conditional, DiskImage, Fetch, Hold, HoldProbe, HttpExchange, HttpKind, Manifest,
-    Method, Protocol, Raw, RawSend, Then,
+    BodyCheck, Conditional, Crowd, DiskImage, Fetch, Hold, HoldProbe, HttpExchange, HttpKind,
+    Manifest, Method, Protocol, Raw, RawSend, Then,
 };
 use crate::rules::{self, Unit};
 use crate::strict::Fields;
@@ -70,15 +73,17 @@ const KEYS: &[&str] = &[
     "probe",
     "probe_secs",
     "conditional",
+    "crowd",
 ];
 /// The keys that say what an entry does; exactly one per entry.
-const KIND_KEYS: [&str; 6] = [
+const KIND_KEYS: [&str; 7] = [
     "get",
     "head",
     "send",
     "send_header_bytes",
     "hold",
     "conditional",
+    "crowd",
 ];
 const FETCH_KEYS: &[&str] = &[
     "paths",
@@ -99,6 +104,8 @@ const HOLD_KEYS: &[&str] = &[
     "body",
     "probe_secs",
 ];
+
+const CROWD_KEYS: &[&str] = &["clients", "body", "probe_secs"];
 
 /// Reads `test.http`; deadlines are bounded by the test's timeout.
 pub(crate) fn read(fields: &Fields, timeout_secs: u32) -> Result<Vec<HttpExchange>, Error> {
@@ -152,9 +159,10 @@ fn exchange(entry: &Fields, timeout_secs: u32) -> Result<HttpExchange, Error> {
         "get" | "head" => (fetch(entry, kind_key, deadline_secs)?, FETCH_KEYS),
         "hold" => (hold(entry, deadline_secs)?, HOLD_KEYS),
         "conditional" => (conditional(entry)?, CONDITIONAL_KEYS),
+        "crowd" => (crowd(entry, deadline_secs)?, CROWD_KEYS),
         _ => (raw(entry, kind_key, deadline_secs)?, RAW_KEYS),
     };
-    let foreign = [FETCH_KEYS, RAW_KEYS, HOLD_KEYS, CONDITIONAL_KEYS]
+    let foreign = [FETCH_KEYS, RAW_KEYS, HOLD_KEYS, CONDITIONAL_KEYS, CROWD_KEYS]
         .into_iter()
         .flatten()
         .find(|k| !own.contains(k) && entry.has(k));
@@ -281,6 +289,22 @@ fn conditional(entry: &Fields) -> Result<HttpKind, Error> {
     Ok(HttpKind::Conditional(Conditional { path, body }))
 }
 
+fn crowd(entry: &Fields, deadline_secs: u32) -> Result<HttpKind, Error> {
+    Ok(HttpKind::Crowd(Crowd {
+        path: url(entry, "crowd")?,
+        body: body(entry)?,
+        clients: rules::integer(entry, "clients", None, 1, MAX_CROWD_CLIENTS, Unit::Count)?,
+        probe_secs: rules::integer(
+            entry,
+            "probe_secs",
+            Some(DEFAULT_PROBE_SECS.min(deadline_secs)),
+            1,
+            deadline_secs,
+            Unit::Count,
+        )?,
+    }))
+}
+
 /// A URL path: `/`, then no spaces or control characters.
 fn url_ok(path: &str) -> bool {
     path.starts_with('/') && !path.chars().any(|c| c.is_whitespace() || c.is_control())
@@ -374,6 +398,7 @@ pub(crate) fn check(manifest: &Manifest) -> Result<(), Error> {
                 probe: Some(probe), ..
             }) => (probe.body, core::slice::from_ref(&probe.path)),
             HttpKind::Conditional(c) => (c.body, core::slice::from_ref(&c.path)),
+            HttpKind::Crowd(crowd) => (crowd.body, core::slice::from_ref(&crowd.path)),
             _ => continue,
         };
         match body {

@@ -145,6 +145,10 @@
 //!                           # round but the last it waits for the line `after`, then
 //!                           # SIGKILLs QEMU a seeded random [min, max] ms later; the last
 //!                           # round runs to the end and is judged, then e2fsck -fn
+//! listen = [5611]          # optional: host ports the runner listens on at every address
+//!                           # of this machine for the whole run; a connection fails the test
+//! network = "passt"        # optional: the user-mode network backend the test needs,
+//!                           # "slirp" or "passt", whatever the runner's default
 //! input = "ls /\npoweroff\n" # optional: typed on the serial console after the banner
 //! http = [                 # optional: exchanges with 127.0.0.1:port, each once the console
 //!                           # shows `after`; not in crash tests. Every entry: port (a forwarded
@@ -173,7 +177,12 @@
 //!                           # peers) get 200; probe (optional, with body) must be served
 //!                           # 200 within probe_secs (default 10), 503s tried again; with cut,
 //!                           # every 200 answer must be cut by hold_secs (after the last head)
-//! ]                         # (rules: `qemu/runner/src/http_peer/{raw,hold}.rs`)
+//!   { port = 8080, after = "x", crowd = "/data/1k.bin", body = "generated", clients = 500,
+//!     probe_secs = 10 },    # crowd: clients (1..=1000) connect at once and each GETs the
+//!                           # path: 200 (body checked) or 503 with Retry-After, or a reset
+//!                           # or close without an answer (counted); then one client must be
+//!                           # served 200 within probe_secs (default 10)
+//! ]                         # (rules: `qemu/runner/src/http_peer/{raw,hold,crowd}.rs`)
 //! tcp_sink = [{ port = 5800, count = 300, size = 1024, seed = 7 }]
 //!                           # optional: before boot the runner listens on 127.0.0.1:port (a
 //!                           # guest_forwards host port) and checks the stream the guest sends:
@@ -320,12 +329,13 @@ pub use codegen::task_constants;
 pub use device_table::check_files;
 pub use error::{Error, ExchangeRule, ExtendsRule, FileRightsRule, GeneratedRule, Span};
 pub use model::{
-    constant_name, rights_text, Access, BodyCheck, Cap, Conditional, CrashSpec, Device, DeviceKind,
+    constant_name, rights_text, Access, BodyCheck, Cap, Conditional, CrashSpec, Crowd, Device,
+    DeviceKind,
     DeviceObjects, DiskImage, Fetch, FileRights, FlowSlot, FlowStage, Flows, Forward,
     GeneratedFile, GuestForward, Hold, HoldProbe, HttpExchange, HttpKind, Manifest, Method, Mode,
-    Object, ObjectSpec, Outcome, Protocol, Raw, RawSend, Restart, SinkContent, System, Task,
-    TcpSink, TestSpec, Then, UdpBlast, UnknownVariant, BAR_WINDOW, BELL_BIT, EDGES, EDGE_SIZE,
-    GUEST_FORWARD_ADDR,
+    Network, Object, ObjectSpec, Outcome, Protocol, Raw, RawSend, Restart, SinkContent, System,
+    Task, TcpSink, TestSpec, Then, UdpBlast, UnknownVariant, BAR_WINDOW, BELL_BIT, EDGES,
+    EDGE_SIZE, GUEST_FORWARD_ADDR,
 };
 pub use suggest::{Suggestion, Words};
 pub use tcp_spec::generated;

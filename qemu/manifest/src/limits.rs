@@ -120,6 +120,8 @@ pub const MAX_HTTP_REQUESTS: u32 = 100_000;
 /// `test.http[].peers`: most connections one hold exchange opens (enough
 /// to fill every connection httpd serves and the 503s it sends).
 pub const MAX_HOLD_PEERS: u32 = 128;
+/// `test.http[].clients` of a crowd: most connections opened at once.
+pub const MAX_CROWD_CLIENTS: u32 = 1000;
 /// `test.http[].probe_secs`: the default time a hold's probe may take.
 pub const DEFAULT_PROBE_SECS: u32 = 10;
 /// `test.http[].send_header_bytes`: the largest header flood.

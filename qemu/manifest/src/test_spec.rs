@@ -18,7 +18,7 @@ use crate::crash_spec;
 use crate::error::Error;
 use crate::http_spec;
 use crate::limits::*;
-use crate::model::{Mode, Outcome, TestSpec};
+use crate::model::{Mode, Network, Outcome, TestSpec};
 use crate::rules::{self, Unit};
 use crate::strict::Fields;
 use crate::suggest::{Suggestion, Words};
@@ -39,6 +39,8 @@ pub(crate) const KEYS: &[&str] = &[
     "http",
     "udp",
     "tcp_sink",
+    "network",
+    "listen",
 ];
 
 pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
@@ -80,6 +82,8 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
     let http = http_spec::read(fields, timeout_secs)?;
     let udp = udp_spec::read(fields)?;
     let tcp_sink = tcp_spec::read(fields)?;
+    let network = network(fields)?;
+    let listen = listen(fields)?;
     Ok(TestSpec {
         timeout_secs,
         modes,
@@ -94,7 +98,31 @@ pub(crate) fn read(fields: &Fields) -> Result<TestSpec, Error> {
         http,
         udp,
         tcp_sink,
+        network,
+        listen,
     })
+}
+
+/// `test.listen`: host ports, each 1024..=65535.
+fn listen(fields: &Fields) -> Result<Vec<u16>, Error> {
+    let ports = fields.optional::<Vec<i64>>("listen")?.unwrap_or_default();
+    ports
+        .into_iter()
+        .enumerate()
+        .map(|(index, port)| {
+            u16::try_from(port)
+                .ok()
+                .filter(|p| i64::from(*p) >= i64::from(MIN_HOST_PORT))
+                .ok_or_else(|| Error::OutOfRange {
+                    origin: fields.origin().to_owned(),
+                    path: format!("{}[{index}]", fields.path_of("listen")),
+                    value: port,
+                    min: MIN_HOST_PORT.into(),
+                    max: u16::MAX.into(),
+                    bytes: false,
+                })
+        })
+        .collect()
 }
 
 fn modes(fields: &Fields) -> Result<Vec<Mode>, Error> {
@@ -168,6 +196,18 @@ pub(crate) fn patterns(
         }),
         None => Ok(patterns.into_iter().map(str::to_owned).collect()),
     }
+}
+
+/// `test.network`: the backend a test needs, if it names one.
+fn network(fields: &Fields) -> Result<Option<Network>, Error> {
+    let Some(name) = fields.optional::<&str>("network")? else {
+        return Ok(None);
+    };
+    name.parse().map(Some).map_err(|_| Error::UnknownNetwork {
+        origin: fields.origin().to_owned(),
+        value: name.to_owned(),
+        suggestion: Box::new(Suggestion::new(name, Network::NAMES, Words::Values)),
+    })
 }
 
 fn outcome(fields: &Fields) -> Result<Outcome, Error> {

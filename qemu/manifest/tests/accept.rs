@@ -92,6 +92,8 @@ fn every_key_is_read() {
             http: Vec::new(),
             udp: Vec::new(),
             tcp_sink: Vec::new(),
+            network: None,
+            listen: Vec::new(),
         })
     );
 }
@@ -115,6 +117,8 @@ fn test_defaults_are_applied() {
             http: Vec::new(),
             udp: Vec::new(),
             tcp_sink: Vec::new(),
+            network: None,
+            listen: Vec::new(),
         })
     );
 }

@@ -249,11 +249,11 @@ fn generated_files_need_a_folder_disk() {
 fn an_exchange_does_exactly_one_thing() {
     assert_eq!(
         message(&http("{ port = 8080, after = \"x\" }")),
-        "systems/t.toml: `test.http[0]` says nothing to do; give exactly one of `get`, `head`, `send`, `send_header_bytes`, `hold` or `conditional`"
+        "systems/t.toml: `test.http[0]` says nothing to do; give exactly one of `get`, `head`, `send`, `send_header_bytes`, `hold`, `conditional` or `crowd`"
     );
     assert_eq!(
         message(&http("{ port = 8080, after = \"x\", get = \"/\", send = \"x\" }")),
-        "systems/t.toml: `test.http[0]` has `get` and `send`; give exactly one of `get`, `head`, `send`, `send_header_bytes`, `hold` or `conditional` (one exchange does one thing)"
+        "systems/t.toml: `test.http[0]` has `get` and `send`; give exactly one of `get`, `head`, `send`, `send_header_bytes`, `hold`, `conditional` or `crowd` (one exchange does one thing)"
     );
 }
 
@@ -516,5 +516,49 @@ fn hold_rules() {
     assert_eq!(
         message(&http("{ port = 8080, after = \"x\", get = \"/\", body = \"none\", peers = 2 }")),
         "systems/t.toml: `test.http[0]` has `peers`, which a get exchange does not take; remove it or change the kind"
+    );
+}
+
+#[test]
+fn a_crowd_is_read_and_bounded() {
+    let got = exchanges(&http(
+        "{ port = 8080, after = \"x\", crowd = \"/data/16m.bin\", body = \"generated\", clients = 500, probe_secs = 5 }",
+    ));
+    assert_eq!(
+        got[0].kind,
+        HttpKind::Crowd(conflux_manifest::Crowd {
+            path: "/data/16m.bin".into(),
+            body: BodyCheck::Generated,
+            clients: 500,
+            probe_secs: 5,
+        })
+    );
+    assert_eq!(
+        message(&http(
+            "{ port = 8080, after = \"x\", crowd = \"/data/16m.bin\", body = \"generated\", clients = 1001 }"
+        )),
+        "systems/t.toml: `test.http[0].clients` is 1001, out of range; use a value from 1 to 1000"
+    );
+    assert_eq!(
+        message(&http(
+            "{ port = 8080, after = \"x\", crowd = \"/data/16m.bin\", body = \"generated\", clients = 2, peers = 3 }"
+        )),
+        "systems/t.toml: `test.http[0]` has `peers`, which a crowd exchange does not take; remove it or change the kind"
+    );
+}
+
+#[test]
+fn a_test_names_a_known_network_and_listens_on_host_ports() {
+    let m = ok(&server(GEN, "network = \"passt\"\nlisten = [5611, 5612]"));
+    let test = m.test.unwrap();
+    assert_eq!(test.network, Some(conflux_manifest::Network::Passt));
+    assert_eq!(test.listen, [5611, 5612]);
+    assert_eq!(
+        message(&server(GEN, "network = \"pasta\"")),
+        "systems/t.toml: `test.network` is \"pasta\", which is not a network backend; did you mean \"passt\"?"
+    );
+    assert_eq!(
+        message(&server(GEN, "listen = [80]")),
+        "systems/t.toml: `test.listen[0]` is 80, out of range; use a value from 1024 to 65535"
     );
 }

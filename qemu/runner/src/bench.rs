@@ -15,8 +15,9 @@ mod flow;
 mod fs_ops;
 mod guest_figures;
 mod net;
+mod netbackend;
 
-const BENCHES: [&str; 10] = [
+const BENCHES: [&str; 11] = [
     "boot",
     "ipc",
     "blk",
@@ -27,6 +28,7 @@ const BENCHES: [&str; 10] = [
     "fs-ops",
     "flow",
     "flow-file-tcp",
+    "netbackend",
 ];
 const BOOT_RUNS: usize = 15;
 
@@ -390,6 +392,7 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
             "fs-ops" => fs_ops::run()?,
             "flow" => flow::run()?,
             "flow-file-tcp" => file_tcp::run()?,
+            "netbackend" => netbackend::run()?,
             "cosy-interp" => cosy_interp()?,
             _ => unreachable!("BENCHES lists only handled names"),
         }

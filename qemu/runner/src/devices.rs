@@ -3,7 +3,9 @@
 //! Every device is a modern-only virtio-pci function (`disable-legacy=on`)
 //! at the fixed bus-0 slot the manifest gave it, with MSI-X off
 //! (`vectors=0`) so that it interrupts through INTx, the only kind the
-//! kernel routes. Networks are QEMU user networking with `restrict=on`:
+//! kernel routes. Networks are QEMU user networking with `restrict=on`
+//! (or, chosen by `netback`, a passt process's socket, which carries the
+//! forwards itself):
 //! the guest reaches nothing outside this machine, and forwarded host
 //! ports listen on 127.0.0.1 only; the guest reaches the host only through
 //! `guest_forwards` (QEMU's `guestfwd`, TCP to 10.0.2.100, carried to a
@@ -51,8 +53,13 @@ pub fn prepare(manifest: &Manifest, dir: &Path, rebuild: bool) -> Result<(), Str
 }
 
 /// The arguments for every device, in manifest order; fresh disks are in
-/// `dir`.
-pub fn args(manifest: &Manifest, dir: &Path) -> Vec<String> {
+/// `dir`. A network device whose name `passt_socket` maps to a socket is
+/// connected to that passt process (`netback::passt`) instead of slirp.
+pub fn args(
+    manifest: &Manifest,
+    dir: &Path,
+    passt_socket: impl Fn(&str) -> Option<PathBuf>,
+) -> Vec<String> {
     let mut args = Vec::new();
     for device in &manifest.devices {
         let name = &device.name;
@@ -102,9 +109,16 @@ pub fn args(manifest: &Manifest, dir: &Path) -> Vec<String> {
                     .mac
                     .as_ref()
                     .map_or(String::new(), |mac| format!(",mac={mac}"));
+                let netdev = match passt_socket(name) {
+                    Some(socket) => format!(
+                        "stream,id={name},server=off,addr.type=unix,addr.path={}",
+                        socket.display()
+                    ),
+                    None => format!("user,id={name},restrict=on{forwards}{guest_forwards}"),
+                };
                 args.extend([
                     "-netdev".to_owned(),
-                    format!("user,id={name},restrict=on{forwards}{guest_forwards}"),
+                    netdev,
                     "-device".to_owned(),
                     format!("virtio-net-pci,netdev={name},{pci}{mac}"),
                 ]);
@@ -154,7 +168,7 @@ mod tests {
     #[test]
     fn every_kind_at_its_slot_with_intx_only() {
         let manifest = conflux_manifest::parse(MANIFEST, "/sys/devs.toml").unwrap();
-        let args = args(&manifest, Path::new("/img/devs"));
+        let args = args(&manifest, Path::new("/img/devs"), |_| None);
         let pci =
             |slot: &str| format!("addr={slot}.0,disable-legacy=on,disable-modern=off,vectors=0");
         assert_eq!(
@@ -183,7 +197,7 @@ mod tests {
             "[system]\nname = \"t\"\n[tasks.a]\ncrate = \"a\"\npriority = 1\nstart_order = 1\n\
             [devices.d]\nkind = \"virtio-blk\"\ndriver = \"a\"\nimage = \"../disks/d.img\"\n";
         let manifest = conflux_manifest::parse(text, "/w/qemu/tests/t.toml").unwrap();
-        let args = args(&manifest, Path::new("/img"));
+        let args = args(&manifest, Path::new("/img"), |_| None);
         assert_eq!(args[1], "if=none,id=d,file=/w/qemu/disks/d.img,format=raw");
     }
 
@@ -193,7 +207,7 @@ mod tests {
             "[system]\nname = \"t\"\n[tasks.a]\ncrate = \"a\"\npriority = 1\nstart_order = 1\n\
             [devices.d]\nkind = \"virtio-blk\"\ndriver = \"a\"\nfolder = \"disk\"\nsize_mib = 8\n";
         let manifest = conflux_manifest::parse(text, "/w/qemu/tests/t.toml").unwrap();
-        let args = args(&manifest, Path::new("/img"));
+        let args = args(&manifest, Path::new("/img"), |_| None);
         let image = crate::workspace::root().join("target/disks/t.img");
         assert_eq!(
             args[1],
@@ -208,12 +222,28 @@ mod tests {
             [devices.n]\nkind = \"virtio-net\"\ndriver = \"a\"\n";
         let manifest = conflux_manifest::parse(text, "t.toml").unwrap();
         assert_eq!(
-            args(&manifest, Path::new("/img")),
+            args(&manifest, Path::new("/img"), |_| None),
             [
                 "-netdev",
                 "user,id=n,restrict=on",
                 "-device",
                 "virtio-net-pci,netdev=n,addr=08.0,disable-legacy=on,disable-modern=off,vectors=0"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_network_under_passt_is_a_stream_to_its_socket() {
+        let text =
+            "[system]\nname = \"t\"\n[tasks.a]\ncrate = \"a\"\npriority = 1\nstart_order = 1\n\
+            [devices.n]\nkind = \"virtio-net\"\ndriver = \"a\"\nforwards = [{ host = 5555, guest = 80 }]\n";
+        let manifest = conflux_manifest::parse(text, "t.toml").unwrap();
+        let socket = |name: &str| (name == "n").then(|| PathBuf::from("/t/passt-1-n/sock"));
+        assert_eq!(
+            args(&manifest, Path::new("/img"), socket)[..2],
+            [
+                "-netdev",
+                "stream,id=n,server=off,addr.type=unix,addr.path=/t/passt-1-n/sock"
             ]
         );
     }

@@ -23,8 +23,8 @@ use conflux_manifest::{
 
 use crate::disks::{self, generate};
 use crate::http_peer::{
-    self, ConditionalPlan, Expected, FetchPlan, HoldPlan, Probe, RawPlan, RawReport, RawThen,
-    Stats, Target,
+    self, ConditionalPlan, CrowdPlan, Expected, FetchPlan, HoldPlan, Probe, RawPlan, RawReport,
+    RawThen, Stats, Target,
 };
 use crate::oracle;
 use crate::qemu::{Beside, BesideReport, Console};
@@ -36,6 +36,7 @@ enum Plan {
     Raw(RawPlan),
     Hold(HoldPlan),
     Conditional(ConditionalPlan),
+    Crowd(CrowdPlan),
 }
 
 /// The exchanges of `manifest`'s test as work beside the guest, or `None`
@@ -46,9 +47,19 @@ pub fn beside(manifest: &Manifest, timeout: Duration) -> Result<Option<Beside>, 
         return Ok(None);
     };
     let serving = spec.outcome == conflux_manifest::Outcome::Serving;
-    if spec.http.is_empty() && spec.udp.is_empty() && spec.tcp_sink.is_empty() && !serving {
+    if spec.http.is_empty()
+        && spec.udp.is_empty()
+        && spec.tcp_sink.is_empty()
+        && spec.listen.is_empty()
+        && !serving
+    {
         return Ok(None);
     }
+    let lookouts = spec
+        .listen
+        .iter()
+        .map(|&port| Lookout::listen(port))
+        .collect::<Result<Vec<_>, String>>()?;
     let blasts = spec.udp.clone();
     // Listening now, before QEMU starts: it connects to each guest
     // forward's host port at once.
@@ -152,6 +163,21 @@ pub fn beside(manifest: &Manifest, timeout: Duration) -> Result<Option<Beside>, 
                     "; not every expected line came"
                 }
             ));
+        } else if !lookouts.is_empty() {
+            // Until the guest is done: a connection may come at any time.
+            console.wait_until(deadline, |_| false);
+        }
+        for lookout in &lookouts {
+            match lookout.visitors() {
+                Ok(()) => report.log.push_str(&format!(
+                    "[runner] listen (port {} at every address of this machine): no connection came\n",
+                    lookout.port
+                )),
+                Err(e) => {
+                    report.log.push_str(&format!("[runner] listen: FAILED: {e}\n"));
+                    report.problems.push(e);
+                }
+            }
         }
         report
     };
@@ -159,6 +185,36 @@ pub fn beside(manifest: &Manifest, timeout: Duration) -> Result<Option<Beside>, 
         work: Box::new(work),
         stop: serving,
     }))
+}
+
+/// A port the runner listens on at every address of this machine, which
+/// nothing may connect to (`[test] listen`).
+struct Lookout {
+    port: u16,
+    listener: std::net::TcpListener,
+}
+
+impl Lookout {
+    fn listen(port: u16) -> Result<Self, String> {
+        let listener = std::net::TcpListener::bind(("0.0.0.0", port)).map_err(|e| {
+            format!("cannot listen on port {port} at every address (test.listen): {e}")
+        })?;
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| format!("port {port}: {e}"))?;
+        Ok(Self { port, listener })
+    }
+
+    /// `Err` naming who connected, if anyone did.
+    fn visitors(&self) -> Result<(), String> {
+        match self.listener.accept() {
+            Ok((_, from)) => Err(format!(
+                "a connection from {from} reached port {} of this machine: the guest got out of its network",
+                self.port
+            )),
+            Err(_) => Ok(()),
+        }
+    }
 }
 
 /// The bytes of the folder disk's generated file `path` (a `tcp_sink`'s
@@ -278,6 +334,7 @@ fn describe(index: usize, exchange: &HttpExchange) -> String {
             None => format!(", {} x {}", h.peers, h.path),
         },
         HttpKind::Conditional(c) => format!(", {}", c.path),
+        HttpKind::Crowd(c) => format!(", {} x {}", c.clients, c.path),
     };
     format!(
         "http #{index} ({}, port {}{paths})",
@@ -307,6 +364,7 @@ fn run(plan: &Plan) -> Result<String, String> {
         Plan::Raw(p) => http_peer::raw(p).map(|r: RawReport| r.summary()),
         Plan::Hold(p) => http_peer::hold(p).map(|r| r.summary(p)),
         Plan::Conditional(p) => http_peer::conditional(p),
+        Plan::Crowd(p) => http_peer::crowd(p).map(|r| r.summary(p)),
     }
 }
 
@@ -340,6 +398,14 @@ fn plan(exchange: &HttpExchange, bodies: &mut Bodies) -> Result<Plan, String> {
                 Then::Idle(secs) => RawThen::Idle(Duration::from_secs(secs.into())),
             },
             expect_status: r.expect_status,
+            deadline,
+        }),
+        HttpKind::Crowd(c) => Plan::Crowd(CrowdPlan {
+            target,
+            path: c.path.clone(),
+            expected: bodies.expected(c.body, &c.path)?,
+            clients: c.clients,
+            probe_within: Duration::from_secs(c.probe_secs.into()),
             deadline,
         }),
         HttpKind::Hold(h) => Plan::Hold(HoldPlan {

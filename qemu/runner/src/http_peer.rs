@@ -21,14 +21,19 @@
 //! - [`conditional`]: ranges, conditional requests, `Date`, and the
 //!   server's status page, on one file (and through `curl` if present).
 //!
-//! Connections are opened one at a time, each once QEMU has accepted the
-//! one before ([`gate`]): its forward listens with a backlog of 1.
+//! - [`crowd`]: many clients connecting at once, each with one GET, and
+//!   a normal client afterwards (needs passt: see [`connect_concurrently`]).
+//!
+//! Under slirp, connections are opened one at a time, each once QEMU has
+//! accepted the one before ([`gate`]): its forward listens with a backlog
+//! of 1. Under passt they are opened as the clients come.
 //!
 //! Failures are messages for people: what was expected and what came,
 //! with the answer's first bytes escaped.
 
 mod conditional;
 mod conn;
+mod crowd;
 mod fetch;
 mod gate;
 mod hold;
@@ -37,7 +42,14 @@ mod raw;
 use std::net::{Ipv4Addr, SocketAddr};
 
 pub use conditional::{conditional, ConditionalPlan};
+pub use crowd::{crowd, gather, CrowdPlan, CrowdReport};
 pub use fetch::{fetch, Expected, FetchPlan, Stats};
+
+/// Whether the peer may open connections at once (the network backend
+/// takes them: passt) or must open them one at a time (slirp).
+pub fn connect_concurrently(concurrent: bool) {
+    gate::set_concurrent(concurrent);
+}
 pub use hold::{hold, HoldPlan, Probe};
 pub use raw::{flood_head, raw, RawPlan, RawReport, RawThen};
 

@@ -26,6 +26,10 @@ pub struct Built {
     pub image: PathBuf,
     /// Rebuild a disk made from a folder before booting (see `disks`).
     pub fresh_disk: bool,
+    /// The network backend the caller asks for (`run --net`, a
+    /// benchmark); `None` leaves it to `CONFLUX_NET` and the default
+    /// (`netback::choose`).
+    pub network: Option<conflux_manifest::Network>,
 }
 
 /// Builds the system named `system` (see [`workspace::resolve_system`]).
@@ -149,5 +153,6 @@ pub fn build(path: &Path, progress: Progress) -> Result<Built, String> {
         kernel: bins.join("conflux-kernel"),
         image,
         fresh_disk: false,
+        network: None,
     })
 }

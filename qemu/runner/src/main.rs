@@ -19,6 +19,7 @@ mod http_peer;
 mod image;
 mod lint;
 mod lower;
+mod netback;
 mod new_app;
 mod oracle;
 mod qemu;
@@ -55,6 +56,9 @@ enum Command {
         /// The host port (on 127.0.0.1) forwarded to httpd's port 80 in the guest (default: the manifest's, 8080).
         #[arg(long)]
         http_port: Option<u16>,
+        /// The user-mode network: slirp (QEMU's, the default) or passt (needs the passt package); default from CONFLUX_NET.
+        #[arg(long, value_parser = parse_network)]
+        net: Option<conflux_manifest::Network>,
     },
     /// Run every host test, then every in-guest test system.
     Test {
@@ -83,6 +87,11 @@ enum Command {
     },
 }
 
+fn parse_network(text: &str) -> Result<conflux_manifest::Network, String> {
+    text.parse()
+        .map_err(|_| format!("{text:?} is not a network backend: use `slirp` or `passt`"))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -91,7 +100,8 @@ fn main() -> ExitCode {
             accel,
             fresh_disk,
             http_port,
-        } => qemu::run_interactive(&system, accel, fresh_disk, http_port),
+            net,
+        } => qemu::run_interactive(&system, accel, fresh_disk, http_port, net),
         Command::Test { filter } => guest_test::run_all(filter.as_deref()),
         Command::Gdb { system } => qemu::run_gdb(&system),
         Command::Build { system } => image::build_named(&system).map(|b| {

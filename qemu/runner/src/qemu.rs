@@ -5,6 +5,7 @@ use crate::accel::{self, Accel};
 use crate::devices;
 use crate::forwards;
 use crate::image::{self, Built};
+use crate::netback::{self, passt::Passts};
 use crate::run_verdict;
 use crate::symbolize;
 use crate::typist;
@@ -46,7 +47,50 @@ fn cpus(built: &Built, accel: Accel) -> u32 {
     }
 }
 
-fn command(built: &Built, accel: Accel) -> Result<Command, String> {
+/// The network of one QEMU run: the backend chosen and, under passt, its
+/// processes, stopped when this drops (so keep it until QEMU has exited).
+pub struct NetRun {
+    pub choice: netback::Choice,
+    /// Whether the system has a network device at all.
+    pub present: bool,
+    passts: Option<Passts>,
+}
+
+impl NetRun {
+    /// `, network: passt` for the boot line, or nothing without a network.
+    fn describe(&self) -> String {
+        if self.present {
+            format!(", network: {}", self.choice.network)
+        } else {
+            String::new()
+        }
+    }
+}
+
+/// Chooses `built`'s network backend (printing why, when it falls back)
+/// and starts passt when it is the one; the HTTP peer connects
+/// concurrently only where the backend takes concurrent connections.
+pub fn start_network(built: &Built) -> Result<NetRun, String> {
+    let env = netback::from_env()?;
+    let choice = netback::choose(&built.manifest, built.network, env, &netback::Host::probe())?;
+    if let Some(line) = &choice.fallback {
+        eprintln!("conflux: {line}");
+    }
+    let present = netback::has_network(&built.manifest);
+    let passts = if present && choice.network == conflux_manifest::Network::Passt {
+        Some(netback::passt::start(&built.manifest)?)
+    } else {
+        None
+    };
+    crate::http_peer::connect_concurrently(passts.is_some());
+    Ok(NetRun {
+        choice,
+        present,
+        passts,
+    })
+}
+
+fn command(built: &Built, accel: Accel, net: &NetRun) -> Result<Command, String> {
     let mut cmd = Command::new(find_qemu()?);
     let sys = &built.manifest.system;
     let cpus = cpus(built, accel);
@@ -72,7 +116,9 @@ fn command(built: &Built, accel: Accel) -> Result<Command, String> {
     .args(accel.qemu_args());
     let dir = built.image.parent().unwrap_or(std::path::Path::new("."));
     devices::prepare(&built.manifest, dir, built.fresh_disk)?;
-    cmd.args(devices::args(&built.manifest, dir));
+    cmd.args(devices::args(&built.manifest, dir, |name| {
+        net.passts.as_ref().and_then(|p| p.socket(name))
+    }));
     cmd.args(extra_args());
     Ok(cmd)
 }
@@ -85,13 +131,14 @@ fn extra_args() -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn describe(built: &Built, accel: Accel) -> String {
+fn describe(built: &Built, accel: Accel, net: &NetRun) -> String {
     let s = &built.manifest.system;
     format!(
-        "system '{}' under {accel} (QEMU q35, {} CPU, {} MiB)",
+        "system '{}' under {accel} (QEMU q35, {} CPU, {} MiB{})",
         s.name,
         cpus(built, accel),
-        s.memory_mib
+        s.memory_mib,
+        net.describe()
     )
 }
 
@@ -101,18 +148,21 @@ pub fn run_interactive(
     accel: Option<Accel>,
     fresh_disk: bool,
     http_port: Option<u16>,
+    network: Option<conflux_manifest::Network>,
 ) -> Result<(), String> {
     let accel = accel.unwrap_or_else(accel::default_accel);
     accel::check(accel)?;
     let mut built = image::build_named(system)?;
     built.fresh_disk = fresh_disk;
+    built.network = network;
     if let Some(port) = http_port {
         forwards::set_http_port(&mut built.manifest, port)?;
     }
     forwards::check_free(&built.manifest)?;
+    let net = start_network(&built)?;
     eprintln!(
         "conflux: booting {}; quit with Ctrl-A X",
-        describe(&built, accel)
+        describe(&built, accel, &net)
     );
     for line in forwards::describe(&built.manifest) {
         eprintln!("conflux: {line}");
@@ -120,7 +170,7 @@ pub fn run_interactive(
     // A terminal goes to QEMU as it is (raw mode, Ctrl-A X); piped input
     // is typed once the kernel's banner is out, like a test's `input`.
     let piped = !std::io::stdin().is_terminal();
-    let mut cmd = command(&built, accel)?;
+    let mut cmd = command(&built, accel, &net)?;
     cmd.args(["-serial", "mon:stdio", "-serial", "null"])
         .stdout(Stdio::piped());
     if piped {
@@ -272,7 +322,9 @@ pub fn run_captured_full(
     beside: Option<Beside>,
 ) -> Result<Captured, String> {
     let start = Instant::now();
-    let mut cmd = command(built, accel)?;
+    // Dropped when this function returns: QEMU has exited by then.
+    let net = start_network(built)?;
+    let mut cmd = command(built, accel, &net)?;
     if !kernel_args.is_empty() {
         cmd.args(["-append", kernel_args]);
     }
@@ -551,16 +603,17 @@ impl Qmp {
 pub fn run_gdb(system: &str) -> Result<(), String> {
     let built = image::build_named(system)?;
     let accel = Accel::Tcg;
+    let net = start_network(&built)?;
     eprintln!(
         "conflux: {} halted, gdb stub on localhost:1234. Attach from another terminal with:",
-        describe(&built, accel)
+        describe(&built, accel, &net)
     );
     eprintln!(
         "\n    gdb -ex 'file {}' -ex 'target remote localhost:1234' -ex 'break kernel_main' -ex 'continue'\n",
         built.kernel.display()
     );
     eprintln!("conflux: task symbols: add-symbol-file target/x86_64-unknown-none/release/<task crate>; quit QEMU with Ctrl-A X");
-    let status = command(&built, accel)?
+    let status = command(&built, accel, &net)?
         .args(["-serial", "mon:stdio", "-serial", "null", "-s", "-S"])
         .status()
         .map_err(|e| format!("cannot start QEMU: {e}"))?;

@@ -76,6 +76,10 @@ impl Error {
             Error::UnknownOutcome { value, suggestion, .. } => {
                 write!(f, "`test.outcome` is {value:?}, which is not an outcome; {suggestion}")
             }
+            Error::UnknownNetwork { value, suggestion, .. } => write!(
+                f,
+                "`test.network` is {value:?}, which is not a network backend; {suggestion}"
+            ),
             Error::NoTasks { .. } => f.write_str(
                 "the system has no tasks; add at least one `[tasks.NAME]` table with `crate`, `priority` and `start_order`",
             ),

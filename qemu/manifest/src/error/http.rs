@@ -103,11 +103,11 @@ impl fmt::Display for ExchangeRule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ExchangeRule::Kind { found } if found.is_empty() => f.write_str(
-                "says nothing to do; give exactly one of `get`, `head`, `send`, `send_header_bytes`, `hold` or `conditional`",
+                "says nothing to do; give exactly one of `get`, `head`, `send`, `send_header_bytes`, `hold`, `conditional` or `crowd`",
             ),
             ExchangeRule::Kind { found } => write!(
                 f,
-                "has {}; give exactly one of `get`, `head`, `send`, `send_header_bytes`, `hold` or `conditional` (one exchange does one thing)",
+                "has {}; give exactly one of `get`, `head`, `send`, `send_header_bytes`, `hold`, `conditional` or `crowd` (one exchange does one thing)",
                 found.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(" and ")
             ),
             ExchangeRule::KeyNotForKind { key, kind } => write!(

@@ -135,6 +135,12 @@ pub enum Error {
         value: String,
         suggestion: Box<Suggestion>,
     },
+    /// `test.network` names no network backend.
+    UnknownNetwork {
+        origin: String,
+        value: String,
+        suggestion: Box<Suggestion>,
+    },
     /// The system has no task.
     NoTasks { origin: String },
     /// The system has more tasks than [`crate::limits::MAX_TASKS`].
@@ -616,6 +622,7 @@ impl Error {
             | Error::CrashWindowReversed { origin, .. }
             | Error::CrashWithoutDisk { origin }
             | Error::UnknownOutcome { origin, .. }
+            | Error::UnknownNetwork { origin, .. }
             | Error::NoTasks { origin }
             | Error::TooManyTasks { origin, .. }
             | Error::DuplicateStartOrder { origin, .. }

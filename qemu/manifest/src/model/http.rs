@@ -57,6 +57,8 @@ pub enum HttpKind {
     /// counters, on one file (rules: `qemu/runner/src/http_peer/
     /// conditional.rs`).
     Conditional(Conditional),
+    /// Many clients connecting at once, then one normal client.
+    Crowd(Crowd),
 }
 
 /// `conditional = "/path"` with `body` ("generated" or "folder": the
@@ -65,6 +67,18 @@ pub enum HttpKind {
 pub struct Conditional {
     pub path: String,
     pub body: BodyCheck,
+}
+
+/// `crowd = "/path"` with `clients`, `body` and `probe_secs` (rules:
+/// `qemu/runner/src/http_peer/crowd.rs`): `clients` connections opened at
+/// once, each GETs `path`; then a normal client's GET of it must be
+/// served 200 within `probe_secs`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Crowd {
+    pub path: String,
+    pub body: BodyCheck,
+    pub clients: u32,
+    pub probe_secs: u32,
 }
 
 /// `get = "/path"` or `head = "/path"`, with `paths`, `status`, `body`,
@@ -202,6 +216,7 @@ impl HttpKind {
             HttpKind::Raw(_) => "raw",
             HttpKind::Hold(_) => "hold",
             HttpKind::Conditional(_) => "conditional",
+            HttpKind::Crowd(_) => "crowd",
         }
     }
 }

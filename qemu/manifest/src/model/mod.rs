@@ -24,8 +24,8 @@ pub use devices::{
 pub use files::{Access, FileRights};
 pub use flows::{FlowSlot, FlowStage, Flows, BELL_BIT, EDGES, EDGE_SIZE};
 pub use http::{
-    BodyCheck, Conditional, Fetch, GeneratedFile, Hold, HoldProbe, HttpExchange, HttpKind, Method,
-    Raw, RawSend, Then,
+    BodyCheck, Conditional, Crowd, Fetch, GeneratedFile, Hold, HoldProbe, HttpExchange, HttpKind,
+    Method, Raw, RawSend, Then,
 };
 pub use objects::{
     constant_name, rights_text, Cap, Object, ObjectSpec, Restart, BAR_WINDOW, RIGHT_LETTERS,
@@ -123,6 +123,13 @@ pub struct TestSpec {
     pub udp: Vec<UdpBlast>,
     /// Streams the runner receives from the guest through guest forwards.
     pub tcp_sink: Vec<TcpSink>,
+    /// Host ports the runner listens on at every address of this machine
+    /// (`0.0.0.0`) for the whole run; a connection to one fails the test
+    /// (something for a guest that got out to reach).
+    pub listen: Vec<u16>,
+    /// The user-mode network backend the test needs (`network = "passt"`),
+    /// whatever the runner's default; `None` takes the default.
+    pub network: Option<Network>,
 }
 
 /// `[test] crash = { rounds, after, kill_after_ms = [min, max] }`: the
@@ -149,6 +156,16 @@ pub enum Mode {
     Icount,
     /// Hardware KVM, only where the host has it.
     Kvm,
+}
+
+/// QEMU's user-mode network backend behind a system's virtio-net devices
+/// (the runner's choice is `qemu/runner/src/netback.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Network {
+    /// QEMU's built-in slirp (`-netdev user,restrict=on`).
+    Slirp,
+    /// A `passt` process beside QEMU (`-netdev stream`).
+    Passt,
 }
 
 /// The exit the kernel must report for a test to pass.
@@ -292,6 +309,32 @@ impl Mode {
             Mode::Icount => "icount",
             Mode::Kvm => "kvm",
         }
+    }
+}
+
+impl Network {
+    pub const ALL: [Network; 2] = [Network::Slirp, Network::Passt];
+    pub const NAMES: &'static [&'static str] = &["slirp", "passt"];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Network::Slirp => "slirp",
+            Network::Passt => "passt",
+        }
+    }
+}
+
+impl FromStr for Network {
+    type Err = UnknownVariant;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        variant(&Network::ALL, Network::NAMES, "network backend", text)
+    }
+}
+
+impl fmt::Display for Network {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

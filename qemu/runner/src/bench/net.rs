@@ -29,9 +29,9 @@
 //! netbench; they run beside the guest (`qemu::Beside`), which is stopped
 //! once they are done. Every figure is host wall-clock time, mode tcg.
 
-mod echo;
+pub(super) mod echo;
 mod figures;
-mod request;
+pub(super) mod request;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

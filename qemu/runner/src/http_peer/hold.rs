@@ -162,7 +162,7 @@ fn length(head: &Head) -> Result<u64, String> {
 
 /// Fetches the probe until it is served 200 (after 503s); its tries and
 /// the time it took.
-fn fetch_probe(
+pub(super) fn fetch_probe(
     target: Target,
     probe: &Probe,
     deadline: Instant,

@@ -19,6 +19,8 @@ fn spec(expect: &[&str], forbid: &[&str], outcome: Outcome) -> TestSpec {
         http: vec![],
         udp: vec![],
         tcp_sink: vec![],
+        network: None,
+        listen: vec![],
     }
 }
 
