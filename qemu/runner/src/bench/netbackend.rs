@@ -23,7 +23,6 @@ use conflux_manifest::Network;
 
 use super::net::echo::{round_trips, EchoPlan};
 use super::Record;
-use crate::disks::{self, generate};
 use crate::http_peer::{self, CrowdPlan, Expected, FetchPlan, Target};
 use crate::image;
 use crate::qemu::Console;
@@ -56,8 +55,8 @@ pub fn run() -> Result<(), String> {
         let mut built = image::build_named("netbench")?;
         built.network = Some(network);
         crate::forwards::check_free(&built.manifest)?;
-        let small = body(&built.manifest, SMALL)?;
-        let large = body(&built.manifest, LARGE)?;
+        let small = super::net::generated(&built.manifest, SMALL)?;
+        let large = super::net::generated(&built.manifest, LARGE)?;
         let (figures, _) = super::measure_beside(
             &format!("bench netbackend ({network})"),
             &built,
@@ -142,16 +141,6 @@ fn netback_passt_present() -> Result<(), String> {
     crate::netback::passt::find()
         .map(|_| ())
         .map_err(|e| format!("bench netbackend compares slirp with passt: {e}"))
-}
-
-fn body(manifest: &conflux_manifest::Manifest, url: &str) -> Result<Arc<[u8]>, String> {
-    let (_, files) = disks::folder_and_generated(manifest)
-        .ok_or("the netbench system has no disk built from a folder")?;
-    let file = files
-        .iter()
-        .find(|g| format!("/{}", g.path) == url)
-        .ok_or_else(|| format!("{url} is not generated into the netbench disk"))?;
-    Ok(generate::bytes(file.seed, file.size).into())
 }
 
 fn measure(console: &Console, small: Arc<[u8]>, large: Arc<[u8]>) -> Result<Figures, String> {
