@@ -162,6 +162,17 @@ impl Client {
         }
     }
 
+    /// After the file server restarted: an answer in the middle of a
+    /// file cannot go on (its handle died with the server), so it is cut
+    /// and the connection reset; returns whether it was.
+    pub fn lose_file(&mut self) -> bool {
+        let cut = self.out.as_mut().is_some_and(Out::forget_file);
+        if cut {
+            self.end = End::Abort;
+        }
+        cut
+    }
+
     /// Moves it on at `now`: sends what is pending, reads what arrived
     /// (`revents`), and starts the answers to the requests now complete,
     /// in order.

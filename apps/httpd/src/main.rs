@@ -83,7 +83,11 @@ fn main() {
         println!("the system has no wall clock: answers go without Date, and If-Modified-Since is judged by file dates alone");
     }
     let mut backoff = backoff::Backoff::new();
+    let mut fs_waited = false;
     loop {
+        if fs.lost() {
+            recover_fs(&mut fs, &mut clients, &mut fs_waited);
+        }
         let now = clock.now_ms();
         entries.clear();
         entries.push(entry(listener, Events::READABLE));
@@ -196,6 +200,36 @@ fn recover(net: &mut Net, fs: &mut Fs, clients: &mut Vec<Client>) -> Socket {
         "the network server restarted: {lost} connections were lost with it; reconnected, serving http on port {PORT} again"
     );
     listener
+}
+
+/// After the file server restarted (a call found it gone): the answers
+/// in the middle of a file are cut, their handles forgotten rather than
+/// closed (they died with the server, and after the reconnect a handle
+/// number may name another answer's file), and httpd connects again, so
+/// the next requests are served. While the server is not back yet, each
+/// round tries again (a round waits up to a tick on the network), saying
+/// so once.
+fn recover_fs(fs: &mut Fs, clients: &mut [Client], waited: &mut bool) {
+    let cut = clients
+        .iter_mut()
+        .map(Client::lose_file)
+        .filter(|&cut| cut)
+        .count();
+    match fs.reconnect() {
+        Ok(()) => {
+            println!(
+                "the file server restarted: {cut} answers in the middle of a file were cut; reconnected, serving files again"
+            );
+            *waited = false;
+        }
+        Err(e) if !*waited => {
+            println!(
+                "the file server restarted and does not take a session yet ({e}); trying again each round, answering 500 meanwhile"
+            );
+            *waited = true;
+        }
+        Err(_) => {}
+    }
 }
 
 fn fail(why: &str) -> ! {

@@ -226,6 +226,12 @@ impl Out {
         Pumped::Done
     }
 
+    /// Forgets the open file without closing it (the file server died
+    /// with its handle); true if there was one (the answer is cut).
+    pub fn forget_file(&mut self) -> bool {
+        self.file.take().is_some()
+    }
+
     /// Gives the open file back (the connection is closing early).
     pub fn abandon(&mut self, fs: &mut Fs) {
         let _ = self.finish(fs);

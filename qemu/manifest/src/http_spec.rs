@@ -162,10 +162,16 @@ fn exchange(entry: &Fields, timeout_secs: u32) -> Result<HttpExchange, Error> {
         "crowd" => (crowd(entry, deadline_secs)?, CROWD_KEYS),
         _ => (raw(entry, kind_key, deadline_secs)?, RAW_KEYS),
     };
-    let foreign = [FETCH_KEYS, RAW_KEYS, HOLD_KEYS, CONDITIONAL_KEYS, CROWD_KEYS]
-        .into_iter()
-        .flatten()
-        .find(|k| !own.contains(k) && entry.has(k));
+    let foreign = [
+        FETCH_KEYS,
+        RAW_KEYS,
+        HOLD_KEYS,
+        CONDITIONAL_KEYS,
+        CROWD_KEYS,
+    ]
+    .into_iter()
+    .flatten()
+    .find(|k| !own.contains(k) && entry.has(k));
     if let Some(key) = foreign {
         let kind = kind.name();
         return Err(fail(entry, ExchangeRule::KeyNotForKind { key, kind }));

@@ -330,8 +330,7 @@ pub use device_table::check_files;
 pub use error::{Error, ExchangeRule, ExtendsRule, FileRightsRule, GeneratedRule, Span};
 pub use model::{
     constant_name, rights_text, Access, BodyCheck, Cap, Conditional, CrashSpec, Crowd, Device,
-    DeviceKind,
-    DeviceObjects, DiskImage, Fetch, FileRights, FlowSlot, FlowStage, Flows, Forward,
+    DeviceKind, DeviceObjects, DiskImage, Fetch, FileRights, FlowSlot, FlowStage, Flows, Forward,
     GeneratedFile, GuestForward, Hold, HoldProbe, HttpExchange, HttpKind, Manifest, Method, Mode,
     Network, Object, ObjectSpec, Outcome, Protocol, Raw, RawSend, Restart, SinkContent, System,
     Task, TcpSink, TestSpec, Then, UdpBlast, UnknownVariant, BAR_WINDOW, BELL_BIT, EDGES,

@@ -64,6 +64,9 @@ pub struct Session {
     data: Vec<(usize, Window)>,
     max_steps: u64,
     max_ops: u64,
+    /// A call found the server gone (`DeadPeer`): it died or restarted,
+    /// and the session, with every handle made in it, went with it.
+    lost: bool,
 }
 
 impl Session {
@@ -80,6 +83,7 @@ impl Session {
             data: Vec::new(),
             max_steps: 0,
             max_ops: 0,
+            lost: false,
         };
         s.hello()?;
         Ok(s)
@@ -101,7 +105,17 @@ impl Session {
         for slot in slots {
             self.exchange(&Message::new(ATTACH, &[]).lending(slot))?;
         }
+        self.lost = false;
         Ok(())
+    }
+
+    /// Whether a call found the server gone since the session was made
+    /// (or last remade by [`Session::reconnect`]). A client that keeps
+    /// handles across calls (open files, sockets) must then forget them
+    /// without using them: after the reconnect a handle number may name
+    /// something of the new session.
+    pub fn lost(&self) -> bool {
+        self.lost
     }
 
     /// Shares the region in `slot` (mapped by the manifest at `addr`) as
@@ -147,7 +161,13 @@ impl Session {
 
     /// Sends `msg`; the reply's words, or its status as a failure.
     pub fn exchange(&mut self, msg: &Message) -> Result<[u64; 4], Failure> {
-        let reply = self.ep.call(msg)?;
+        let reply = match self.ep.call(msg) {
+            Ok(reply) => reply,
+            Err(e) => {
+                self.lost |= e == SysError::DeadPeer;
+                return Err(e.into());
+            }
+        };
         match reply.label {
             OK => Ok(reply.words),
             label => Err(Failure::Status {

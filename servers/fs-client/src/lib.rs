@@ -94,6 +94,14 @@ impl Fs {
         Ok(self.session.reconnect()?)
     }
 
+    /// Whether a call found the file server gone (it died or restarted)
+    /// since the session was made or last remade: its handles are gone,
+    /// and must be forgotten, not closed, before [`Fs::reconnect`] (a
+    /// handle number of the new session may then name another file).
+    pub fn lost(&self) -> bool {
+        self.session.lost()
+    }
+
     /// Shares the region in `slot` (mapped by the manifest at `addr`) as
     /// the next data region; returns its number in buffer operands (1, 2, ...).
     pub fn attach(&mut self, slot: usize, addr: u64) -> Result<u8, Error> {

@@ -96,7 +96,10 @@ pub fn run() -> Result<(), String> {
 }
 
 /// The body of generated file `url` of the system's disk.
-pub(super) fn generated(manifest: &conflux_manifest::Manifest, url: &str) -> Result<Arc<[u8]>, String> {
+pub(super) fn generated(
+    manifest: &conflux_manifest::Manifest,
+    url: &str,
+) -> Result<Arc<[u8]>, String> {
     let (_, files) = disks::folder_and_generated(manifest)
         .ok_or("the netbench system has no disk built from a folder")?;
     let file = files
