@@ -288,6 +288,7 @@ mod build_script;
 mod caps;
 mod codegen;
 mod crash_spec;
+mod device_gone;
 mod device_table;
 mod devices;
 mod error;
