@@ -62,12 +62,14 @@ extern crate alloc;
 
 use conflux_queue::link::Layout;
 
+mod gone;
 mod request;
 mod sessions;
 mod shared;
 mod status;
 
 pub use conflux_queue::link::{next_session, LinkError};
+pub use gone::gone_ends_session;
 pub use request::{Algorithm, Direction, Op, Refused, Request, Span};
 pub use sessions::{Open, Sessions};
 pub use shared::{Client, Completion, Server, Submission};

@@ -12,7 +12,7 @@ use crate::device::Crypto;
 use crate::shared;
 use alloc::vec::Vec;
 use conflux_crypto_protocol::{
-    Algorithm, Direction, LinkError, Refused, Request, Server, Sessions, Status,
+    gone_ends_session, Algorithm, Direction, LinkError, Refused, Request, Server, Sessions, Status,
 };
 use conflux_userlib::ipc::{Irq, Notification};
 use conflux_userlib::println;
@@ -117,18 +117,15 @@ pub fn run(c: &mut Crypto) {
 /// Ends the session of each client whose gone bit is in `bits` (the
 /// `collected`th collection of the notification): its device sessions
 /// destroyed, exactly as a detach or a restarted client's new session
-/// does; its next instance's new session is attached as usual.
-///
-/// init signals the bit before the kernel restarts the client, so the
-/// client's next instance formats its region only after the bit is set.
-/// A session attached since the previous collection may therefore be
-/// that next instance's (the bit then speaks of the one before, which
-/// the new number already ended), and is left alone: ending it would
-/// leave a live client unserved for ever. Requests run one at a time and
-/// each to its end, so no answer of the ended session is still to come.
+/// does; its next instance's new session is attached as usual. A session
+/// attached since the previous collection may be that next instance's
+/// and is left alone (`conflux_crypto_protocol::gone_ends_session`).
+/// Requests run one at a time and each to its end, so no answer of the
+/// ended session is still to come.
 fn gone(c: &mut Crypto, clients: &mut [Client], bits: u64, collected: u64) {
     for (i, cl) in clients.iter_mut().enumerate() {
-        if bits & gone_bit(i) != 0 && cl.server.is_some() && cl.since + 1 < collected {
+        if bits & gone_bit(i) != 0 && cl.server.is_some() && gone_ends_session(cl.since, collected)
+        {
             end_session(c, cl);
         }
     }
