@@ -64,7 +64,13 @@ impl Connection {
         // Safety: the manifest mapped the region, page aligned, for the
         // task's life (`Mapped` guarantees a live mapping of that length),
         // and the driver attaches only after the doorbell below.
-        let client = unsafe { Client::format(region.base() as *mut u8, region.size() as usize) }?;
+        let client = unsafe {
+            Client::format(
+                region.base() as *mut u8,
+                region.size() as usize,
+                conflux_userlib::sys::rdtsc(),
+            )
+        }?;
         let conn = Self {
             data_len: client.data_len(),
             client,
@@ -72,8 +78,12 @@ impl Connection {
             done: Notification(caps.done),
             doorbell: Notification(caps.doorbell),
         };
-        let _ = conn.doorbell.signal();
-        let _ = conn.done.wait();
+        // The driver attaches when it sees the new session (after ending
+        // an earlier instance's, if it still served that one).
+        while !conn.client.attached() {
+            let _ = conn.doorbell.signal();
+            let _ = conn.done.wait();
+        }
         Ok(conn)
     }
 
@@ -201,6 +211,16 @@ impl Connection {
     ) -> Result<(), Error> {
         let s = Self::cipher_request(Direction::Decrypt, session, iv, src, dst, len);
         self.call(&s).map(drop)
+    }
+
+    /// How many sessions the device holds for all of the driver's
+    /// clients together.
+    pub fn session_count(&mut self) -> Result<u64, Error> {
+        self.call(&Submission {
+            op: Op::Count as u32,
+            ..Submission::default()
+        })
+        .map(|done| done.detail)
     }
 
     /// Tells the driver this client is done; it destroys the client's

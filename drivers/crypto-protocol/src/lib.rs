@@ -6,7 +6,9 @@
 //!
 //! ```text
 //! 0x0000  request ring   (client → driver, conflux-queue, CAPACITY slots)
-//! 0x0400  response ring  (driver → client)
+//! 0x0300  response ring  (driver → client)
+//! 0x0700  session        u64, written by the client: its session number
+//! 0x0708  attached       u64, written by the driver: the session it serves
 //! 0x0800  request table  CAPACITY × 64 bytes (see below)
 //! 0x1000  data area      the rest; every offset is relative to it
 //! ```
@@ -39,6 +41,16 @@
 //! device reset the device's sessions are gone, and a request on an older
 //! handle gets `SessionLost` — create the session again.
 //!
+//! Client sessions, as in the block protocol: every [`Client::format`]
+//! stores `session = 0`, formats the rings, clears the table and then
+//! publishes a fresh number ([`next_session`]); the client submits only
+//! once `attached` shows it. The driver serves one session per region: a
+//! changed number (the client was restarted) ends the old session — its
+//! sessions destroyed on the device, as a detach would — before the
+//! driver attaches to the new rings. A session the driver ended (detach,
+//! damaged rings, or the supervisor saying the client is gone) is never
+//! served again; the client's next session is.
+//!
 //! The driver trusts nothing in the region: [`Server::next_request`]
 //! copies each table entry once and checks the id, the op, the lengths and,
 //! through the queue crate, that source and destination lie inside the
@@ -50,12 +62,14 @@ extern crate alloc;
 
 use conflux_queue::link::Layout;
 
+mod gone;
 mod request;
 mod sessions;
 mod shared;
 mod status;
 
-pub use conflux_queue::link::LinkError;
+pub use conflux_queue::link::{next_session, LinkError};
+pub use gone::gone_ends_session;
 pub use request::{Algorithm, Direction, Op, Refused, Request, Span};
 pub use sessions::{Open, Sessions};
 pub use shared::{Client, Completion, Server, Submission};
@@ -71,11 +85,13 @@ pub const BLOCK: u32 = 16;
 pub const MAX_LEN: u32 = 256 * 1024;
 /// Offsets of the parts of the shared region.
 pub const REQUEST_RING: usize = 0x0000;
-pub const RESPONSE_RING: usize = 0x0400;
+pub const RESPONSE_RING: usize = 0x0300;
+pub const SESSION: usize = 0x0700;
+pub const ATTACHED: usize = 0x0708;
 pub const TABLE: usize = 0x0800;
 pub const DATA: usize = 0x1000;
-/// Bytes of one ring's area.
-pub const RING_AREA: usize = 0x400;
+/// Bytes of one ring's area (a ring of CAPACITY slots takes 0x2c0).
+pub const RING_AREA: usize = 0x300;
 
 /// The rings (request, response) and the data area, of at least a page.
 pub const LAYOUT: Layout<2> = Layout::request_response(CAPACITY, RING_AREA, DATA);

@@ -18,6 +18,10 @@ pub enum Op {
     /// The client is done: the driver answers, destroys the client's
     /// sessions, then stops serving it.
     Detach = 5,
+    /// How many sessions the device holds for all clients together
+    /// (answered in `detail`): how a test sees that a departed client's
+    /// sessions came back.
+    Count = 6,
 }
 
 impl Op {
@@ -28,6 +32,7 @@ impl Op {
             3 => Self::Encrypt,
             4 => Self::Decrypt,
             5 => Self::Detach,
+            6 => Self::Count,
             _ => return None,
         })
     }
@@ -108,6 +113,9 @@ pub enum Request {
     Detach {
         descriptor: Descriptor,
     },
+    Count {
+        descriptor: Descriptor,
+    },
 }
 
 impl Request {
@@ -117,7 +125,8 @@ impl Request {
             Self::CreateSession { descriptor, .. }
             | Self::DestroySession { descriptor, .. }
             | Self::Cipher { descriptor, .. }
-            | Self::Detach { descriptor } => descriptor,
+            | Self::Detach { descriptor }
+            | Self::Count { descriptor } => descriptor,
         }
     }
 }
@@ -211,6 +220,7 @@ pub(crate) fn check(d: Descriptor, f: &Fields, data: DataRegion) -> Result<Reque
             }
         }
         Op::Detach => Request::Detach { descriptor: d },
+        Op::Count => Request::Count { descriptor: d },
     })
 }
 

@@ -42,6 +42,15 @@ impl<T: Copy> Sessions<T> {
         }
     }
 
+    /// Sessions open.
+    pub fn len(&self) -> usize {
+        self.open.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.open.is_empty()
+    }
+
     /// Whether another session may be created.
     pub fn has_room(&self) -> bool {
         self.open.len() < MAX_SESSIONS

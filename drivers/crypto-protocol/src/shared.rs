@@ -4,12 +4,12 @@
 
 use crate::request::{check, Fields};
 use crate::{
-    LinkError, Refused, Request, Status, CAPACITY, DATA, ENTRY, IV_LEN, LAYOUT, RESPONSE_RING,
-    RING_AREA, TABLE,
+    next_session, LinkError, Refused, Request, Status, ATTACHED, CAPACITY, DATA, ENTRY, IV_LEN,
+    LAYOUT, RESPONSE_RING, RING_AREA, SESSION, TABLE,
 };
 use conflux_queue::link::{self, Rings, TableEntry};
 use conflux_queue::{Consumer, DataRegion, Descriptor, Producer};
-use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use core::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 
 /// One request-table entry, as atomics: the other side may write it at any
 /// time, so it is never read as plain memory.
@@ -35,6 +35,34 @@ unsafe impl TableEntry for Entry {
     fn status(&self) -> &AtomicU32 {
         &self.status
     }
+}
+
+/// The session words: the client's number, and the one the driver serves.
+#[repr(C)]
+struct Words {
+    session: AtomicU64,
+    attached: AtomicU64,
+}
+
+const _: () = assert!(RESPONSE_RING + RING_AREA <= SESSION);
+const _: () = assert!(ATTACHED == SESSION + 8 && ATTACHED + 8 <= TABLE);
+const _: () = assert!(SESSION.is_multiple_of(8));
+
+/// The session words of a region at `base`, after checking that the
+/// region is aligned and long enough to hold them.
+///
+/// # Safety
+/// `base..base + len` is mapped, writable, and stays mapped for `'static`
+/// (the callers' promise in `attach`/`format`), and both sides touch the
+/// words only atomically.
+unsafe fn words(base: *mut u8, len: usize) -> Result<&'static Words, LinkError> {
+    if !(base as usize).is_multiple_of(64) {
+        return Err(LinkError::Misaligned);
+    }
+    LAYOUT.check_len(len)?;
+    // Safety: SESSION + 16 <= TABLE < DATA <= len (checked), 8-aligned on
+    // a 64-aligned base; `Words` is all atomics, so any bytes are valid.
+    Ok(unsafe { &*base.add(SESSION).cast::<Words>() })
 }
 
 /// The request table of a region.
@@ -66,6 +94,9 @@ pub struct Server {
     responses: Producer<'static>,
     table: Table,
     data: DataRegion,
+    words: &'static Words,
+    /// The client's session these rings belong to.
+    session: u64,
 }
 
 impl Server {
@@ -74,7 +105,15 @@ impl Server {
     /// # Safety
     /// `base..base + len` must be mapped, writable, page aligned, and stay
     /// mapped for the life of the `Server`.
+    /// Fails with `NotFormatted` while the client has no session (it
+    /// never formatted the region, or is formatting it right now).
     pub unsafe fn attach(base: *mut u8, len: usize) -> Result<Self, LinkError> {
+        // Safety: the caller's promise.
+        let words = unsafe { words(base, len) }?;
+        let session = words.session.load(Ordering::Acquire);
+        if session == 0 {
+            return Err(LinkError::NotFormatted);
+        }
         // Safety: the caller's promise.
         let Rings { rings, data } = unsafe { link::attach(base, len, &LAYOUT) }?;
         let [requests, responses] = rings;
@@ -84,12 +123,37 @@ impl Server {
             // Safety: the region passed the length check in `attach`.
             table: unsafe { table(base) },
             data,
+            words,
+            session,
         })
+    }
+
+    /// The number of the client session these rings belong to.
+    pub fn session(&self) -> u64 {
+        self.session
+    }
+
+    /// Whether the client is still in this session (it has not formatted
+    /// the region again since). A driver that finds it is not ends the
+    /// session before attaching to the new one.
+    pub fn is_current(&self) -> bool {
+        fence(Ordering::SeqCst);
+        self.words.session.load(Ordering::Acquire) == self.session
+    }
+
+    /// Tells the client the driver serves its session (after `recover`).
+    pub fn publish(&self) {
+        self.words.attached.store(self.session, Ordering::Release);
     }
 
     /// The next request, checked: `Ok(None)` when there is none,
     /// `Ok(Some(Err(refused)))` for one to answer with an error at once.
+    /// Nothing comes out once the client began another session: its new
+    /// rings are for the driver that attaches to that session.
     pub fn next_request(&mut self) -> Result<Option<Result<Request, Refused>>, LinkError> {
+        if !self.is_current() {
+            return Ok(None);
+        }
         let d = match link::take(self.requests.pop(), Status::BadDescriptor)? {
             None => return Ok(None),
             Some(Err(r)) => {
@@ -101,6 +165,11 @@ impl Server {
             }
             Some(Ok(d)) => d,
         };
+        // What was popped may come from a client formatting the region
+        // anew: act on it only if the session is still this one.
+        if !self.is_current() {
+            return Ok(None);
+        }
         let fields = match self.table.entry(d.id) {
             // Copy once; later writes by the client change nothing decided here.
             Some(e) => {
@@ -208,24 +277,53 @@ pub struct Client {
     responses: Consumer<'static>,
     table: Table,
     data_len: u64,
+    words: &'static Words,
+    session: u64,
 }
 
 impl Client {
     /// Formats the rings of the region and attaches to it.
     ///
     /// # Safety
-    /// As for [`Server::attach`], and no driver may be attached yet.
-    pub unsafe fn format(base: *mut u8, len: usize) -> Result<Self, LinkError> {
+    /// Begins a new session: `session = 0` (the driver keeps off the
+    /// rings), the rings formatted and the table cleared, then a fresh
+    /// number made from `nonce` (the caller's time stamp counter). The
+    /// client submits once [`Client::attached`].
+    ///
+    /// # Safety
+    /// As for [`Server::attach`]; a driver may be attached to an earlier
+    /// session of the region (it leaves it when it sees the new number).
+    pub unsafe fn format(base: *mut u8, len: usize, nonce: u64) -> Result<Self, LinkError> {
+        // Safety: the caller's promise.
+        let words = unsafe { words(base, len) }?;
+        let previous = words.session.swap(0, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
         // Safety: the caller's promise.
         let Rings { rings, data } = unsafe { link::format(base, len, &LAYOUT) }?;
         let [requests, responses] = rings;
+        // Safety: the region passed the length check in `format`.
+        let table = unsafe { table(base) };
+        for id in 0..CAPACITY {
+            if let Some(e) = table.entry(id) {
+                e.status.store(Status::Pending as u32, Ordering::Relaxed);
+            }
+        }
+        let session = next_session(previous, nonce);
+        fence(Ordering::SeqCst);
+        words.session.store(session, Ordering::Release);
         Ok(Self {
             requests: requests.into_producer(),
             responses: responses.into_consumer(data),
-            // Safety: the region passed the length check in `format`.
-            table: unsafe { table(base) },
+            table,
             data_len: data.len(),
+            words,
+            session,
         })
+    }
+
+    /// Whether the driver serves this session yet.
+    pub fn attached(&self) -> bool {
+        self.words.attached.load(Ordering::Acquire) == self.session
     }
 
     /// Bytes in the data area.
@@ -305,7 +403,7 @@ mod tests {
     fn ends(mem: &mut Mem) -> (Client, Server) {
         let base = mem.0.as_mut_ptr();
         // Safety: a leaked, page-aligned buffer that outlives both ends.
-        let client = unsafe { Client::format(base, LEN) }.unwrap();
+        let client = unsafe { Client::format(base, LEN, 1) }.unwrap();
         // Safety: as above.
         let server = unsafe { Server::attach(base, LEN) }.unwrap();
         (client, server)
@@ -452,8 +550,68 @@ mod tests {
         ));
         assert!(matches!(
             // Safety: as above.
-            unsafe { Client::format(base, DATA) },
+            unsafe { Client::format(base, DATA, 1) },
             Err(LinkError::TooSmall)
+        ));
+    }
+
+    #[test]
+    fn a_restarted_client_begins_a_new_session_the_old_server_leaves() {
+        let mut mem = region();
+        let base = mem.0.as_mut_ptr();
+        let (mut old, server) = ends(&mut mem);
+        assert!(!old.attached(), "not before the driver publishes");
+        server.publish();
+        assert!(old.attached());
+        let req = Submission {
+            op: Op::Encrypt as u32,
+            len: 32,
+            dst: 4096,
+            ..Submission::default()
+        };
+        old.submit(0, &req).unwrap();
+        let mut server = server;
+        assert!(server.is_current());
+        // The client restarts (same nonce: the number must still change)
+        // and submits on its new rings before the driver noticed.
+        // Safety: the leaked, page-aligned test region outlives every end.
+        let mut new = unsafe { Client::format(base, LEN, 1) }.unwrap();
+        assert!(
+            !new.attached(),
+            "the old session's number is not the new one's"
+        );
+        new.submit(5, &req).unwrap();
+        assert!(!server.is_current());
+        assert_eq!(
+            server.next_request(),
+            Ok(None),
+            "nothing of a new session through old rings"
+        );
+        // Safety: as above.
+        let mut again = unsafe { Server::attach(base, LEN) }.unwrap();
+        assert_ne!(again.session(), server.session());
+        assert_eq!(
+            again.recover(),
+            Ok(0),
+            "a fresh session's table holds nothing in flight"
+        );
+        again.publish();
+        assert!(new.attached());
+        let got = again.next_request().unwrap().unwrap().unwrap();
+        assert_eq!(got.descriptor().id, 5);
+    }
+
+    #[test]
+    fn a_client_formatting_its_region_is_not_attached_to() {
+        let mut mem = region();
+        let base = mem.0.as_mut_ptr();
+        let _ = ends(&mut mem);
+        // Between `session = 0` and the new number the driver keeps off.
+        mem.0[SESSION..SESSION + 8].fill(0);
+        assert!(matches!(
+            // Safety: the leaked, page-aligned test region outlives it.
+            unsafe { Server::attach(base, LEN) },
+            Err(LinkError::NotFormatted)
         ));
     }
 }

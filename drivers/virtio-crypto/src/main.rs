@@ -6,7 +6,10 @@
 //! sessions (AES-CBC or AES-CTR, one direction each) and encrypt/decrypt
 //! requests whose source and destination the device reads and writes in
 //! the client's memory. One notification wakes the driver: bit 0 is the
-//! device's interrupt, bit `1 + i` client `i`'s doorbell.
+//! device's interrupt, bit `1 + i` client `i`'s doorbell, bit `32 + i`
+//! the supervisor saying client `i` is gone (its session ends and its
+//! device sessions are destroyed; `serve::gone`). A restarted client
+//! begins a new client session, which ends its previous one the same way.
 //!
 //! A request the driver refuses (bad descriptor, destination, length, key,
 //! algorithm, another client's or a lost session) is answered with its

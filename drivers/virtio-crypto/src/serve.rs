@@ -12,7 +12,7 @@ use crate::device::Crypto;
 use crate::shared;
 use alloc::vec::Vec;
 use conflux_crypto_protocol::{
-    Algorithm, Direction, LinkError, Refused, Request, Server, Sessions, Status,
+    gone_ends_session, Algorithm, Direction, LinkError, Refused, Request, Server, Sessions, Status,
 };
 use conflux_userlib::ipc::{Irq, Notification};
 use conflux_userlib::println;
@@ -25,8 +25,22 @@ const TURN: u32 = 8;
 struct Client {
     server: Option<Server>,
     sessions: Sessions<SessionId>,
-    /// The client detached, or its rings were damaged: never served again.
-    gone: bool,
+    /// The client session the driver ended (detached, damaged rings, or
+    /// the client gone): never served again. 0 while none was ended.
+    left: u64,
+    /// The client asked to detach: its session ends once answered.
+    detaching: bool,
+    /// How many times the driver had collected its notification's bits
+    /// when it attached to the current session (see [`gone`]).
+    since: u64,
+}
+
+/// Bit of the driver's notification that says client `i` is gone: the
+/// badge of init's `gone_DEVICE_clientI` capability (the manifest's
+/// `device_gone`). A client's doorbell is bit `1 + i`, fixed in its
+/// capability's badge, so no client can set it.
+const fn gone_bit(i: usize) -> u64 {
+    1 << (32 + i)
 }
 
 /// An answer: status, detail, and the new session's handle if any.
@@ -42,9 +56,13 @@ pub fn run(c: &mut Crypto) {
         .map(|_| Client {
             server: None,
             sessions: Sessions::new(generation),
-            gone: false,
+            left: 0,
+            detaching: false,
+            since: 0,
         })
         .collect();
+    // Times the notification's bits were collected (`gone`).
+    let mut collected = 0u64;
     #[cfg(flow_stage)]
     let mut stage = match crate::flows::Stage::new() {
         Ok(s) => s,
@@ -59,7 +77,7 @@ pub fn run(c: &mut Crypto) {
     loop {
         let mut busy = false;
         for i in 0..clients.len() {
-            busy |= turn(c, &mut clients, i, &mut served);
+            busy |= turn(c, &mut clients, i, &mut served, collected);
         }
         #[cfg(flow_stage)]
         {
@@ -70,21 +88,64 @@ pub fn run(c: &mut Crypto) {
                 reset(c, &mut clients);
             }
             let sleep = !busy && ready_to_sleep(&mut clients);
-            if let Some(bits) = stage.receive(c, sleep) {
-                interrupt(c, &irq, bits);
-            }
+            let bits = stage.receive(c, sleep).unwrap_or(0);
+            interrupt(c, &irq, bits);
+            collected += 1;
+            gone(c, &mut clients, bits, collected);
         }
         #[cfg(not(flow_stage))]
         {
-            if clients.iter().all(|cl| cl.gone) {
+            if clients.iter().all(|cl| cl.server.is_none() && cl.left != 0) {
                 return;
             }
-            if !busy && ready_to_sleep(&mut clients) {
-                let bits = Notification(dev::IRQ_NOTIFY).wait().unwrap_or(0);
-                interrupt(c, &irq, bits);
+            let bell = Notification(dev::IRQ_NOTIFY);
+            let bits = if !busy && ready_to_sleep(&mut clients) {
+                bell.wait()
+            } else {
+                // Busy: still look at the bits each round, so a gone bit
+                // is seen before the client's next instance can attach.
+                bell.poll()
             }
+            .unwrap_or(0);
+            interrupt(c, &irq, bits);
+            collected += 1;
+            gone(c, &mut clients, bits, collected);
         }
     }
+}
+
+/// Ends the session of each client whose gone bit is in `bits` (the
+/// `collected`th collection of the notification): its device sessions
+/// destroyed, exactly as a detach or a restarted client's new session
+/// does; its next instance's new session is attached as usual. A session
+/// attached since the previous collection may be that next instance's
+/// and is left alone (`conflux_crypto_protocol::gone_ends_session`).
+/// Requests run one at a time and each to its end, so no answer of the
+/// ended session is still to come.
+fn gone(c: &mut Crypto, clients: &mut [Client], bits: u64, collected: u64) {
+    for (i, cl) in clients.iter_mut().enumerate() {
+        if bits & gone_bit(i) != 0 && cl.server.is_some() && gone_ends_session(cl.since, collected)
+        {
+            end_session(c, cl);
+        }
+    }
+}
+
+/// Ends client `cl`'s current session: its device sessions destroyed,
+/// its rings no longer served, its number never attached again.
+fn end_session(c: &mut Crypto, cl: &mut Client) {
+    if let Some(dev) = c.device.as_mut() {
+        for id in cl.sessions.take_all() {
+            let _ = dev.destroy_session(id);
+        }
+    }
+    // Without a device the sessions died with it (the next reset makes a
+    // new generation); forget them either way.
+    let _ = cl.sessions.take_all().count();
+    if let Some(s) = cl.server.take() {
+        cl.left = s.session();
+    }
+    cl.detaching = false;
 }
 
 /// Acknowledges the device's interrupt if bit 0 of the notification's
@@ -100,8 +161,19 @@ fn interrupt(c: &mut Crypto, irq: &Irq, bits: u64) {
 
 /// Client `i`'s turn: attach if it has formatted its region, then serve
 /// up to [`TURN`] requests. Returns whether there was anything to do.
-fn turn(c: &mut Crypto, clients: &mut [Client], i: usize, served: &mut u64) -> bool {
-    attach(c, &mut clients[i], i);
+fn turn(
+    c: &mut Crypto,
+    clients: &mut [Client],
+    i: usize,
+    served: &mut u64,
+    collected: u64,
+) -> bool {
+    // A new number: the client was restarted. Its old session ends as a
+    // detach would, then the new one is attached.
+    if clients[i].server.as_ref().is_some_and(|s| !s.is_current()) {
+        end_session(c, &mut clients[i]);
+    }
+    attach(c, &mut clients[i], i, collected);
     for n in 0..TURN {
         let Some(server) = clients[i].server.as_mut() else {
             return n > 0;
@@ -141,8 +213,8 @@ fn turn(c: &mut Crypto, clients: &mut [Client], i: usize, served: &mut u64) -> b
                 Err(e) => drop_client(c, &mut clients[i], i, e),
             }
         }
-        if clients[i].gone {
-            clients[i].server = None;
+        if clients[i].detaching {
+            end_session(c, &mut clients[i]);
         }
     }
     true
@@ -153,6 +225,10 @@ fn execute(c: &mut Crypto, clients: &mut [Client], i: usize, r: Request) -> Answ
     let Some(dev) = c.device.as_mut() else {
         return (Status::DeviceError, 0, None);
     };
+    if let Request::Count { .. } = r {
+        let open: usize = clients.iter().map(|cl| cl.sessions.len()).sum();
+        return (Status::Ok, open as u64, None);
+    }
     let cl = &mut clients[i];
     let result = match r {
         Request::CreateSession { algo, dir, key, .. } => {
@@ -195,12 +271,11 @@ fn execute(c: &mut Crypto, clients: &mut [Client], i: usize, r: Request) -> Answ
             Err(status) => return (status, 0, None),
         },
         Request::Detach { .. } => {
-            for id in cl.sessions.take_all() {
-                let _ = dev.destroy_session(id);
-            }
-            cl.gone = true;
+            // Answered first; `turn` then ends the session.
+            cl.detaching = true;
             return (Status::Ok, 0, None);
         }
+        Request::Count { .. } => return (Status::Ok, 0, None), // answered above
     };
     result.unwrap_or_else(|e| failed(c, clients, i, e))
 }
@@ -262,32 +337,36 @@ fn direction(d: Direction) -> device::Direction {
     }
 }
 
-/// Attaches to client `i` if it has formatted its region since.
-fn attach(c: &mut Crypto, cl: &mut Client, i: usize) {
-    if cl.server.is_some() || cl.gone {
+/// Attaches to client `i` if it began a session the driver has not
+/// ended.
+fn attach(c: &mut Crypto, cl: &mut Client, i: usize, collected: u64) {
+    if cl.server.is_some() {
         return;
     }
-    if let Ok(mut s) = shared::attach(&c.clients[i]) {
-        match s.recover() {
-            Ok(0) => {}
-            Ok(n) => println!("client {i}: answered {n} requests lost in a restart (Restarted)"),
-            Err(e) => return drop_client(c, cl, i, e),
-        }
-        cl.server = Some(s);
-        signal(i);
+    let Ok(mut s) = shared::attach(&c.clients[i]) else {
+        return;
+    };
+    if s.session() == cl.left {
+        return;
     }
+    let recovered = s.recover();
+    cl.server = Some(s);
+    cl.since = collected;
+    match recovered {
+        Ok(0) => {}
+        Ok(n) => println!("client {i}: answered {n} requests lost in a restart (Restarted)"),
+        Err(e) => return drop_client(c, cl, i, e),
+    }
+    if let Some(s) = cl.server.as_ref() {
+        s.publish();
+    }
+    signal(i);
 }
 
 fn drop_client(c: &mut Crypto, cl: &mut Client, i: usize, e: LinkError) {
-    println!("client {i}: no longer served, other clients go on: {e}");
-    if let Some(dev) = c.device.as_mut() {
-        for id in cl.sessions.take_all() {
-            let _ = dev.destroy_session(id);
-        }
-    }
-    cl.server = None;
+    println!("client {i}: this session is no longer served (a new session of the client would be), other clients go on: {e}");
     // Never attached again: its rings would be just as damaged.
-    cl.gone = true;
+    end_session(c, cl);
 }
 
 fn signal(i: usize) {

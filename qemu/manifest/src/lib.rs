@@ -107,8 +107,9 @@
 //! mac = "52:54:00:12:34:56" # optional: a unicast MAC
 //!
 //! [devices.crypto0]         # the builtin cryptodev backend; no other keys
-//! kind = "virtio-crypto"
-//! driver = "crypto"
+//! kind = "virtio-crypto"    # with a supervisor, it gets `gone_crypto0_clientI` per client
+//! driver = "crypto"         # (the driver's notification, badge bit 32 + i) to say a client
+//!                           # is gone (see `device_gone`)
 //!
 //! [tasks.client.caps]       # optional: the task's initial capabilities, one per slot name
 //! echo   = { endpoint = "echo", rights = "wg", badge = 7 }
@@ -297,6 +298,7 @@ mod build_script;
 mod caps;
 mod codegen;
 mod crash_spec;
+mod device_gone;
 mod device_table;
 mod devices;
 mod error;

@@ -32,6 +32,7 @@ pub(crate) const RESTART_ON_FAULT: &str = "RESTART_ON_FAULT";
 pub(crate) const RESTART_ON_EXIT: &str = "RESTART_ON_EXIT";
 pub(crate) const SESSION_SERVERS: &str = "SESSION_SERVERS";
 pub(crate) const CLIENT_OF: &str = "CLIENT_OF";
+pub(crate) const DEVICE_GONE: &str = "DEVICE_GONE";
 /// A server's receive slot `NAME` also gives `NAME_CLIENTS`, the badges
 /// its clients call with, and aligned with them `NAME_CLIENT_PRIORITIES`
 /// (their priorities), `NAME_CLIENT_QUOTAS` (each client's `quota`),
@@ -65,6 +66,9 @@ enum Given {
     Faults,
     /// The supervisor's capability to a sessions endpoint (`sessions`).
     Sessions,
+    /// The supervisor's "client is gone" capability to a device's
+    /// notification (`device_gone`).
+    DeviceGone,
     /// One of the objects of the device the task drives.
     Device,
     /// Flows: a stage task's endpoint and bell, or the manager's stages,
@@ -118,6 +122,14 @@ fn task_caps(
                 given: Given::Sessions,
             },
         ));
+        slots.extend(
+            crate::device_gone::supervisor_caps(manifest)
+                .into_iter()
+                .map(|(name, object, rights, badge)| Slot {
+                    cap: cap(&name, object, rights, badge),
+                    given: Given::DeviceGone,
+                }),
+        );
     }
     slots.extend(flow_slots(manifest, task));
     let own = served(manifest, task, &slots);
@@ -445,6 +457,7 @@ fn check_constants(
             RESTART_ON_EXIT,
             SESSION_SERVERS,
             CLIENT_OF,
+            DEVICE_GONE,
         ];
         seen.extend(generated.map(|name| {
             (
@@ -494,6 +507,9 @@ impl Slot {
             Given::Faults => format!("capability `{name}` (the supervisor's fault endpoint)"),
             Given::Sessions => format!(
                 "capability `{name}` (the supervisor's capability to a `sessions = true` endpoint)"
+            ),
+            Given::DeviceGone => format!(
+                "capability `{name}` (the supervisor's capability that tells a device's driver a client is gone)"
             ),
             Given::Device => format!("capability `{name}` (given to a device's driver)"),
             Given::Flow => format!("capability `{name}` (made for `[flows]`)"),

@@ -119,6 +119,8 @@ pub mod caps {
     pub const SESSION_SERVERS: &[(&str, usize, usize)] = &[(\"echo\", 2, 1)];
     /// By task index: the sessions each task may hold, as (index in `SESSION_SERVERS`, the badge it calls with), to end when it is gone.
     pub const CLIENT_OF: &[&[(usize, u64)]] = &[&[], &[], &[(0, 0x7)]];
+    /// By task index: the devices whose driver hears that the task, their client, is gone, as (device name, the slot of this task's capability to the driver's notification, badged with the client's gone bit), to signal when it ends.
+    pub const DEVICE_GONE: &[&[(&str, usize)]] = &[&[], &[], &[]];
 }
 ";
 
@@ -296,4 +298,45 @@ fn compile_error_reaches_the_user() {
         stderr.contains("error: crate `net` is not a task of the system in systems/t.toml"),
         "{stderr}"
     );
+}
+
+#[test]
+fn the_supervisor_tells_a_crypto_driver_its_clients_are_gone() {
+    let m = ok(&format!(
+        "{SYSTEM}supervisor = \"init\"\n\
+         [devices.crypto0]\nkind = \"virtio-crypto\"\ndriver = \"drv\"\nclients = [\"a\", \"b\"]\n\
+         [tasks.init]\ncrate = \"init\"\npriority = 0\nstart_order = 0\n\
+         [tasks.drv]\ncrate = \"drv\"\npriority = 1\nstart_order = 1\n\
+         [tasks.a]\ncrate = \"a\"\npriority = 2\nstart_order = 2\n\
+         [tasks.b]\ncrate = \"b\"\npriority = 2\nstart_order = 3\n"
+    ));
+    let init = task_constants(&m, "init");
+    // Client i's capability carries bit 32 + i: the doorbells are bits 1..=8.
+    assert!(
+        init.contains("/// Slot of `gone_crypto0_client0`: notification `crypto0.notify`, rights \"w\", badge 4294967296.\n    pub const GONE_CRYPTO0_CLIENT0: usize = 2;\n"),
+        "{init}"
+    );
+    assert!(
+        init.contains("badge 8589934592.\n    pub const GONE_CRYPTO0_CLIENT1: usize = 3;\n"),
+        "{init}"
+    );
+    assert!(
+        init.contains("pub const DEVICE_GONE: &[&[(&str, usize)]] = &[&[], &[], &[(\"crypto0\", 2)], &[(\"crypto0\", 3)]];\n"),
+        "{init}"
+    );
+    // The clients' own doorbells: bits 1 and 2 only.
+    assert!(task_constants(&m, "a").contains("badge 2.\n    pub const CRYPTO0_DOORBELL"));
+    assert!(task_constants(&m, "b").contains("badge 4.\n    pub const CRYPTO0_DOORBELL"));
+}
+
+#[test]
+fn without_a_supervisor_nobody_holds_a_gone_bit() {
+    let m = ok(&format!(
+        "{SYSTEM}[devices.crypto0]\nkind = \"virtio-crypto\"\ndriver = \"drv\"\nclients = [\"a\"]\n\
+         [tasks.drv]\ncrate = \"drv\"\npriority = 1\nstart_order = 1\n\
+         [tasks.a]\ncrate = \"a\"\npriority = 2\nstart_order = 2\n"
+    ));
+    for task in ["drv", "a"] {
+        assert!(!task_constants(&m, task).contains("GONE"), "{task}");
+    }
 }

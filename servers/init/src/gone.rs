@@ -15,14 +15,21 @@
 //! capability was made for the old instance, and the kernel refreshes it),
 //! so init tries once more. A server that is itself the task that ended
 //! is not asked.
+//!
+//! Device drivers that keep sessions per client (the crypto driver) have
+//! no endpoint to call: init signals the driver's notification through
+//! its `gone_DEVICE_clientI` capability (`config::caps::DEVICE_GONE`),
+//! whose badge is that client's gone bit (32 + i). A signal does not
+//! wait, so a stuck driver cannot hold init; the driver ends the client's
+//! session when it next looks at its notification.
 
 use conflux_abi::ipc::CLIENT_GONE_LABEL;
 use conflux_abi::time::ticks_for_ms;
 use conflux_abi::SysError;
-use conflux_userlib::ipc::{Endpoint, Message};
+use conflux_userlib::ipc::{Endpoint, Message, Notification};
 use conflux_userlib::println;
 
-use crate::config::caps::{CLIENT_OF, SESSION_SERVERS};
+use crate::config::caps::{CLIENT_OF, DEVICE_GONE, SESSION_SERVERS};
 
 /// The most servers one task can be a client of that init reports by
 /// name on its line (the rest are counted).
@@ -69,6 +76,7 @@ impl core::fmt::Display for Ended {
 /// Tells every server task `task` was a client of that it is gone.
 pub fn tell_servers(task: usize, task_name: &str) -> Ended {
     let mut ended = Ended::default();
+    tell_drivers(task, task_name, &mut ended);
     let Some(sessions) = CLIENT_OF.get(task) else {
         return ended;
     };
@@ -90,6 +98,24 @@ pub fn tell_servers(task: usize, task_name: &str) -> Ended {
         }
     }
     ended
+}
+
+/// Signals each device driver `task` was a client of (and that keeps
+/// sessions per client) the task's gone bit. A driver that is not
+/// running has nothing of the client's: its sessions died with it, and
+/// the signal waits for its next instance, which starts without them.
+fn tell_drivers(task: usize, task_name: &str, ended: &mut Ended) {
+    let Some(devices) = DEVICE_GONE.get(task) else {
+        return;
+    };
+    for &(device, slot) in devices.iter() {
+        match Notification(slot).signal() {
+            Ok(()) => ended.push(device),
+            Err(e) => println!(
+                "could not tell the driver of '{device}' that '{task_name}' is gone: {e}; its crypto sessions stay until the driver restarts or the client attaches again"
+            ),
+        }
+    }
 }
 
 /// Why a server did not end a session.

@@ -21,7 +21,7 @@ use crate::model::{constant_name, rights_text, Cap, Manifest, Object, ObjectSpec
 use crate::objects::declared_kind;
 use crate::slots::{
     CLIENTS_SUFFIX, CLIENT_OF, CLIENT_PRIORITIES_SUFFIX, CLIENT_READ_ONLY_SUFFIX,
-    CLIENT_ROOTS_SUFFIX, FIRST_FREE, QUOTAS_SUFFIX, RESTART_ON_EXIT, RESTART_ON_FAULT,
+    CLIENT_ROOTS_SUFFIX, DEVICE_GONE, FIRST_FREE, QUOTAS_SUFFIX, RESTART_ON_EXIT, RESTART_ON_FAULT,
     SESSION_SERVERS, TASK_NAMES,
 };
 
@@ -147,6 +147,30 @@ fn sessions(out: &mut String, manifest: &Manifest) {
         CLIENT_OF,
         "&[&[(usize, u64)]]",
         &format!("&[{}]", clients.join(", ")),
+    );
+    let gone: Vec<String> = (0..manifest.tasks.len())
+        .map(|task| {
+            let of: Vec<String> = crate::device_gone::gone_of(manifest, task)
+                .into_iter()
+                .map(|(device, slot_name)| {
+                    let slot = supervisor
+                        .caps
+                        .iter()
+                        .find(|c| c.name == slot_name)
+                        .map_or(0, |c| c.slot);
+                    format!("({device:?}, {slot})")
+                })
+                .collect();
+            format!("&[{}]", of.join(", "))
+        })
+        .collect();
+    constant(
+        out,
+        INDENT,
+        "By task index: the devices whose driver hears that the task, their client, is gone, as (device name, the slot of this task's capability to the driver's notification, badged with the client's gone bit), to signal when it ends.",
+        DEVICE_GONE,
+        "&[&[(&str, usize)]]",
+        &format!("&[{}]", gone.join(", ")),
     );
 }
 

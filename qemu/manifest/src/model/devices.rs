@@ -156,6 +156,12 @@ impl Device {
         1 << (1 + i)
     }
 
+    /// The badge of the supervisor's "client `i` is gone" capability: bit
+    /// `32 + i` of the device's notification (`device_gone`).
+    pub fn gone_badge(i: usize) -> u64 {
+        1 << (32 + i)
+    }
+
     /// The device's PCI slot on bus 0.
     pub fn slot(&self) -> u8 {
         (self.bdf >> 3 & 0x1f) as u8
