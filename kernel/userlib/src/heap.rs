@@ -15,7 +15,13 @@
 //! A failed allocation still returns null to the global-allocator
 //! interface, so `alloc`'s error handler panics with its own message
 //! (`memory allocation of N bytes failed`), and fallible callers
-//! (`try_reserve`) get their error as before.
+//! (`try_reserve`) get their error as before. First, though, the heap
+//! says what it holds (talc's counters): bytes in use and in how many
+//! allocations, bytes free and in how many holes. That line tells a
+//! heap too small (little free) from one cut into holes (much free, in
+//! many pieces) — which a soak test needed to know and could not.
+
+use core::alloc::{GlobalAlloc, Layout};
 
 use conflux_abi::layout::{HEAP_BASE, PAGE_SIZE};
 use talc::source::Manual;
@@ -25,9 +31,65 @@ use talc::{min_first_heap_size, DefaultBinning, TalcLock};
 /// because a global allocator must be `Sync`.
 type Lock = spin::mutex::SpinMutex<()>;
 
+/// talc, reporting its state when it cannot satisfy a request.
+struct Heap(TalcLock<Lock, Manual>);
+
 // Under host unit tests the test harness keeps the system allocator.
 #[cfg_attr(not(test), global_allocator)]
-static HEAP: TalcLock<Lock, Manual> = TalcLock::new(Manual);
+static HEAP: Heap = Heap(TalcLock::new(Manual));
+
+// Safety: every call is forwarded to talc's own `GlobalAlloc` with the
+// caller's arguments unchanged; the report only reads talc's counters.
+unsafe impl GlobalAlloc for Heap {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // Safety: the caller's contract is talc's.
+        let p = unsafe { self.0.alloc(layout) };
+        if p.is_null() {
+            self.report(layout.size(), layout.align());
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // Safety: the caller's contract is talc's.
+        let p = unsafe { self.0.alloc_zeroed(layout) };
+        if p.is_null() {
+            self.report(layout.size(), layout.align());
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // Safety: the caller's contract is talc's.
+        unsafe { self.0.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // Safety: the caller's contract is talc's.
+        let p = unsafe { self.0.realloc(ptr, layout, new_size) };
+        if p.is_null() {
+            self.report(new_size, layout.align());
+        }
+        p
+    }
+}
+
+impl Heap {
+    /// One line on the console: the request that failed and the heap's
+    /// state (no allocation: `println!` formats into a stack buffer).
+    #[cold]
+    fn report(&self, size: usize, align: usize) {
+        let c = self.0.lock().counters().clone();
+        crate::println!(
+            "heap: no free chunk for {size} bytes (align {align}): {} of {} bytes in use in {} allocations, {} bytes free in {} holes",
+            c.allocated_bytes,
+            c.claimed_bytes,
+            c.allocation_count,
+            c.available_bytes,
+            c.fragment_count
+        );
+    }
+}
 
 // talc keeps its bins' list heads at the start of the first region it is
 // given; one page must hold them, so any non-empty heap the manifest
@@ -44,7 +106,7 @@ pub(crate) fn init(heap_size: usize) {
     // HEAP_BASE for this task (the manifest's heap_size, passed in from
     // the generated constants), nothing else uses that range, and this
     // runs once, before `main` can allocate.
-    let claimed = unsafe { HEAP.lock().claim(HEAP_BASE as *mut u8, heap_size) };
+    let claimed = unsafe { HEAP.0.lock().claim(HEAP_BASE as *mut u8, heap_size) };
     if claimed.is_none() {
         panic!(
             "heap: talc could not claim the {heap_size} bytes at {HEAP_BASE:#x} the manifest gives this task (it needs at least {} for its bins)",
