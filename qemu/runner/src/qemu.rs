@@ -46,7 +46,7 @@ fn cpus(built: &Built, accel: Accel) -> u32 {
     }
 }
 
-fn command(built: &Built, accel: Accel) -> Result<Command, String> {
+pub(crate) fn command(built: &Built, accel: Accel) -> Result<Command, String> {
     let mut cmd = Command::new(find_qemu()?);
     let sys = &built.manifest.system;
     let cpus = cpus(built, accel);
