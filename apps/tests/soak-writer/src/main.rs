@@ -97,7 +97,7 @@ fn main() {
         let result = w.logs[file].round(&mut w.fs, BATCH);
         w.after(file, result);
         w.tally.rounds += 1;
-        if w.tally.rounds % CHECK_EVERY == 0 && w.check_all() {
+        if w.tally.rounds.is_multiple_of(CHECK_EVERY) && w.check_all() {
             w.tally.checks += 1;
         }
         let now = w.clock.now_ms();
