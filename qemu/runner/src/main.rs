@@ -87,6 +87,9 @@ enum Command {
         /// The host port (on 127.0.0.1) forwarded to httpd.
         #[arg(long, default_value_t = soak::HTTP_PORT)]
         http_port: u16,
+        /// The tasks to kill, comma-separated (default: blk,nic,net,fs,soft,flowmgr).
+        #[arg(long, value_delimiter = ',')]
+        victims: Vec<String>,
     },
     /// Check formatting and run clippy (warnings denied) on host and guest crates.
     Lint,
@@ -121,7 +124,8 @@ fn main() -> ExitCode {
             minutes,
             seed,
             http_port,
-        } => soak::command(minutes, seed, http_port),
+            victims,
+        } => soak::command(minutes, seed, http_port, &victims),
         Command::Lint => lint::run(),
         Command::NewApp { name } => new_app::run(&name),
     };

@@ -148,25 +148,31 @@ pub fn kill(m: &mut Machine, victim: &str, r: &mut Report) -> Result<(), String>
 /// twice), `gap` seconds apart.
 pub struct Schedule {
     rng: Rng,
-    left: Vec<&'static str>,
+    victims: Vec<String>,
+    left: Vec<String>,
     pub gap: (u64, u64),
 }
 
 impl Schedule {
-    pub fn new(rng: Rng, gap: (u64, u64)) -> Schedule {
+    pub fn new(rng: Rng, victims: &[String], gap: (u64, u64)) -> Schedule {
         Schedule {
             rng,
+            victims: victims.to_vec(),
             left: Vec::new(),
             gap,
         }
     }
 
-    pub fn next_victim(&mut self) -> &'static str {
+    /// The next task to kill (`None`: the soak kills none).
+    pub fn next_victim(&mut self) -> Option<String> {
         if self.left.is_empty() {
-            self.left = VICTIMS.to_vec();
+            self.left = self.victims.clone();
+        }
+        if self.left.is_empty() {
+            return None;
         }
         let i = self.rng.next() as usize % self.left.len();
-        self.left.swap_remove(i)
+        Some(self.left.swap_remove(i))
     }
 
     pub fn next_gap(&mut self) -> Duration {
@@ -180,12 +186,14 @@ mod tests {
 
     #[test]
     fn every_victim_comes_once_per_cycle() {
-        let mut s = Schedule::new(Rng::new(3), (20, 40));
-        let mut seen: Vec<&str> = (0..VICTIMS.len()).map(|_| s.next_victim()).collect();
+        let all: Vec<String> = VICTIMS.map(String::from).to_vec();
+        let mut s = Schedule::new(Rng::new(3), &all, (20, 40));
+        let mut seen: Vec<String> = (0..all.len()).filter_map(|_| s.next_victim()).collect();
         seen.sort_unstable();
-        let mut all = VICTIMS.to_vec();
-        all.sort_unstable();
-        assert_eq!(seen, all);
+        let mut sorted = all.clone();
+        sorted.sort_unstable();
+        assert_eq!(seen, sorted);
+        assert_eq!(Schedule::new(Rng::new(3), &[], (1, 2)).next_victim(), None);
         let gap = s.next_gap().as_secs();
         assert!((20..=40).contains(&gap));
     }

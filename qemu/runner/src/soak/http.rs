@@ -290,20 +290,24 @@ pub fn probe(port: u16, files: &Files, within: Duration) -> Result<u64, String> 
     for (path, want) in files.iter() {
         loop {
             let mut conn = None;
-            match fetch(port, &mut conn, path, want) {
+            let last = match fetch(port, &mut conn, path, want) {
                 Ended::Ok(n) => {
                     bytes += n;
                     break;
                 }
                 Ended::Wrong(why) => return Err(format!("GET {path} after the load: {why}")),
-                _ if Instant::now() < until => std::thread::sleep(Duration::from_millis(500)),
-                _ => {
-                    return Err(format!(
-                        "GET {path} after the load: no whole answer within {} s",
-                        within.as_secs()
-                    ))
-                }
+                Ended::Unavailable => "a 5xx answer",
+                Ended::Reset | Ended::Closed => "a reset or close before an answer",
+                Ended::Cut => "an answer cut short",
+                Ended::Stall => "an answer silent for 15 s",
+            };
+            if Instant::now() >= until {
+                return Err(format!(
+                    "GET {path} after the load: no whole answer within {} s (the last try got {last}); see httpd's lines in the console log",
+                    within.as_secs()
+                ));
             }
+            std::thread::sleep(Duration::from_millis(500));
         }
     }
     Ok(bytes)

@@ -45,12 +45,16 @@ fn output_after(text: &str, command: &str) -> Option<Vec<String>> {
         };
         echo.push_str(typed);
     }
-    let mut out = Vec::new();
+    // The echoed newline can come on a line of its own (an empty one)
+    // when another task's line came between the command and it.
+    let mut out: Vec<String> = Vec::new();
     for l in lines {
         if is_prompt(&format!("{SHELL}{l}")) {
             return Some(out);
         }
-        out.push(l.to_owned());
+        if !(out.is_empty() && l.trim().is_empty()) {
+            out.push(l.to_owned());
+        }
     }
     None
 }
@@ -96,7 +100,7 @@ mod tests {
             Some(vec!["  KiB".to_owned(), "1 2".to_owned()])
         );
         assert_eq!(output_after("shell: / $ df\nshell: a\n", "df"), None);
-        let split = "shell: / $ flow st\nwriter: x\nshell: ats 256\nshell:   sink: 1\nshell: / $ ";
+        let split = "shell: / $ flow st\nwriter: x\nshell: ats 256\nwriter: y\nshell: \nshell:   sink: 1\nshell: / $ ";
         assert_eq!(
             output_after(split, "flow stats 256"),
             Some(vec!["  sink: 1".to_owned()])
