@@ -150,7 +150,8 @@ fn run(
         .map_or(0, |d| d.as_secs());
     let log = dir.join(format!("soak-{stamp}.log"));
     println!(
-        "[soak] {minutes} min, seed {seed}, httpd on 127.0.0.1:{http_port}; console: {}",
+        "[soak] {minutes} min, seed {seed}, killing {}, httpd on 127.0.0.1:{http_port}; console: {}",
+        victims.join(" "),
         log.display()
     );
     let start = Instant::now();
