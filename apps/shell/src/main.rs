@@ -24,6 +24,7 @@ mod words;
 
 use alloc::string::String;
 use conflux_fs_client::{Error, Fs};
+use conflux_fs_protocol::FsError;
 use conflux_userlib::console::Input;
 use conflux_userlib::println;
 
@@ -67,7 +68,16 @@ fn main() {
         config::SYSTEM_NAME
     );
     loop {
-        let cwd = fs.getcwd().unwrap_or_else(|_| String::from("?"));
+        let cwd = match fs.getcwd() {
+            // The file server restarted since the last command (`kill fs`,
+            // or a fault): the prompt's own call is the first to hear it.
+            Err(e) if session_lost(&e) => {
+                println!("the file server restarted ({e}); reconnecting");
+                reconnect(&mut fs);
+                fs.getcwd().unwrap_or_else(|_| String::from("?"))
+            }
+            cwd => cwd.unwrap_or_else(|_| String::from("?")),
+        };
         let text = match lines.read(&alloc::format!("{cwd} $ ")) {
             Ok(text) => text,
             Err(_) => {
@@ -94,14 +104,34 @@ fn main() {
         match result {
             Ok(()) | Err(Failed::Reported) | Err(Failed::Quiet) => {}
             Err(Failed::Usage(usage)) => println!("{cmd}: usage: {usage}"),
-            Err(Failed::On(what, Error::ServerRestarted)) => {
-                println!("{cmd}: {what}: {}", Error::ServerRestarted);
-                match fs.reconnect() {
-                    Ok(()) => println!("reconnected to the file server; run the command again"),
-                    Err(e) => println!("cannot reconnect to the file server: {e}"),
+            Err(Failed::On(what, e)) if session_lost(&e) => {
+                println!("{cmd}: {what}: {e}");
+                if reconnect(&mut fs) {
+                    println!("run the command again");
                 }
             }
             Err(Failed::On(what, e)) => println!("{cmd}: {what}: {e}"),
+        }
+    }
+}
+
+/// Whether `e` says the file server no longer knows this session: it
+/// restarted (`ServerRestarted` comes once, to the first call after it;
+/// calls after that get `NotConnected` from the new instance).
+fn session_lost(e: &Error) -> bool {
+    matches!(e, Error::ServerRestarted | Error::Fs(FsError::NotConnected))
+}
+
+/// Connects again to a restarted file server; says how it went.
+fn reconnect(fs: &mut Fs) -> bool {
+    match fs.reconnect() {
+        Ok(()) => {
+            println!("reconnected to the file server");
+            true
+        }
+        Err(e) => {
+            println!("cannot reconnect to the file server: {e}; the next command tries again");
+            false
         }
     }
 }

@@ -4,7 +4,7 @@
 //! per listed mode.
 
 use crate::accel::{self, Accel};
-use crate::{crash, disks, exchanges, host_test, image, oracle, qemu, symbolize, workspace};
+use crate::{crash, disks, exchanges, host_test, image, oracle, qemu, soak, symbolize, workspace};
 use conflux_manifest::TestSpec;
 use std::time::Duration;
 
@@ -161,6 +161,10 @@ pub fn run_all(filter: Option<&str>) -> Result<(), String> {
             tally.failed += 1;
             tally.failures.push(format!("guest {name}"));
         }
+    }
+    // The short soak, after the guest tests (`cargo make test soak` runs it alone).
+    if filter.is_none_or(|f| "soak".contains(f)) {
+        soak::in_tests(&mut tally);
     }
     println!();
     for f in &tally.failures {

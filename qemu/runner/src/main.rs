@@ -24,6 +24,7 @@ mod new_app;
 mod oracle;
 mod qemu;
 mod run_verdict;
+mod soak;
 mod symbolize;
 mod tcp_peer;
 mod typist;
@@ -77,6 +78,23 @@ enum Command {
     },
     /// Run benchmarks (all, or the one named) and append records to target/bench/results.jsonl.
     Bench { name: Option<String> },
+    /// The soak: the soak system under HTTP load, shell commands, flows,
+    /// a file writer and random kills of drivers and servers, then every
+    /// record checked (see qemu/runner/src/soak.rs).
+    Soak {
+        /// How long the load runs, in minutes.
+        #[arg(default_value_t = 30.0)]
+        minutes: f64,
+        /// Repeat the random choices of an earlier run (its printed seed).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// The host port (on 127.0.0.1) forwarded to httpd.
+        #[arg(long, default_value_t = soak::HTTP_PORT)]
+        http_port: u16,
+        /// The tasks to kill, comma-separated (default: blk,nic,net,fs,soft,flowmgr).
+        #[arg(long, value_delimiter = ',')]
+        victims: Vec<String>,
+    },
     /// Check formatting and run clippy (warnings denied) on host and guest crates.
     Lint,
     /// Create an app from the template: a server, a client and their protocol
@@ -112,6 +130,12 @@ fn main() -> ExitCode {
             );
         }),
         Command::Bench { name } => bench::run(name.as_deref()),
+        Command::Soak {
+            minutes,
+            seed,
+            http_port,
+            victims,
+        } => soak::command(minutes, seed, http_port, &victims),
         Command::Lint => lint::run(),
         Command::NewApp { name } => new_app::run(&name),
     };

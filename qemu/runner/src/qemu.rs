@@ -90,7 +90,7 @@ pub fn start_network(built: &Built) -> Result<NetRun, String> {
     })
 }
 
-fn command(built: &Built, accel: Accel, net: &NetRun) -> Result<Command, String> {
+pub(crate) fn command(built: &Built, accel: Accel, net: &NetRun) -> Result<Command, String> {
     let mut cmd = Command::new(find_qemu()?);
     let sys = &built.manifest.system;
     let cpus = cpus(built, accel);
