@@ -95,6 +95,15 @@ impl Budget {
     }
 }
 
+impl Budget {
+    /// Gives back the price of a write that printed nothing after all (its
+    /// pointer was bad), never above the burst.
+    pub fn refund(&mut self, cost: usize) {
+        let price = u32::try_from(cost).unwrap_or(u32::MAX);
+        self.bytes = self.bytes.saturating_add(price).min(BURST);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -132,7 +132,8 @@ impl<M: Machine> Kernel<M> {
         // What the write puts on the console: its bytes, and the prefix
         // (`name: `) the kernel adds when it starts a line.
         let prefix = if t.at_line_start { t.name.len() + 2 } else { 0 };
-        let verdict = self.console[me].charge(now, len as usize + prefix);
+        let cost = len as usize + prefix;
+        let verdict = self.console[me].charge(now, cost);
         let t = self.task(me);
         match verdict {
             Verdict::Drop { first } => {
@@ -152,9 +153,15 @@ impl<M: Machine> Kernel<M> {
             )),
             Verdict::Write { .. } => {}
         }
-        let space = t.space.as_mut().ok_or(SysError::BadAddress)?;
-        M::debug_write(space, t.name, &mut t.at_line_start, addr, len)?;
-        Ok(len)
+        let written = match t.space.as_mut() {
+            Some(space) => M::debug_write(space, t.name, &mut t.at_line_start, addr, len),
+            None => Err(SysError::BadAddress),
+        };
+        if written.is_err() {
+            // Nothing reached the console: a bad pointer costs nothing.
+            self.console[me].refund(cost);
+        }
+        written.map(|()| len)
     }
 
     /// The current task faulted (a CPU exception, or a panic it reported

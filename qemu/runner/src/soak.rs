@@ -66,7 +66,6 @@ const FETCHED: [&str; 5] = [
     "/small/s1.bin",
 ];
 
-
 /// `cargo make soak [MINUTES]`; `victims` empty: all of [`chores::VICTIMS`].
 pub fn command(
     minutes: f64,

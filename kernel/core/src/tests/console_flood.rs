@@ -71,6 +71,17 @@ fn bad_writes_are_refused_before_they_are_charged() {
 }
 
 #[test]
+fn writes_from_bad_pointers_cost_nothing() {
+    use super::mock::BAD_WRITE_ADDR;
+    let mut s = Sim::boot(&[1], &[], &[], false);
+    for _ in 0..10_000 {
+        let r = s.call_ok(0, DebugWrite, [BAD_WRITE_ADDR, LINE, 0, 0, 0, 0]);
+        assert_eq!(r, Err(conflux_abi::SysError::BadAddress));
+    }
+    assert_eq!(write(&mut s, 0), LINE, "the budget is whole");
+}
+
+#[test]
 fn a_restart_does_not_refill_the_budget() {
     use super::sim::{info, slots, Obj};
     use conflux_abi::ipc::SupervisorReply;

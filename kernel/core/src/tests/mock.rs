@@ -67,6 +67,10 @@ thread_local! {
     pub static WRITTEN: RefCell<u64> = const { RefCell::new(0) };
 }
 
+/// An address the mock's `debug_write` refuses, as the real machine
+/// refuses a pointer outside the task's memory.
+pub const BAD_WRITE_ADDR: u64 = 0xffff_0000_0000_0000;
+
 pub struct Mock;
 
 impl Machine for Mock {
@@ -106,7 +110,16 @@ impl Machine for Mock {
         s.shared.retain(|&m| m != (vaddr, size));
     }
     fn copy_ipc_words(_: u64, _: u64, _: usize, _: usize) {}
-    fn debug_write(_: &mut Space, _: &str, _: &mut bool, _: u64, len: u64) -> Result<(), SysError> {
+    fn debug_write(
+        _: &mut Space,
+        _: &str,
+        _: &mut bool,
+        addr: u64,
+        len: u64,
+    ) -> Result<(), SysError> {
+        if addr == BAD_WRITE_ADDR {
+            return Err(SysError::BadAddress);
+        }
         WRITTEN.with(|w| *w.borrow_mut() += len);
         Ok(())
     }
