@@ -79,7 +79,7 @@ impl Heap {
     /// state (no allocation: `println!` formats into a stack buffer).
     #[cold]
     fn report(&self, size: usize, align: usize) {
-        let c = self.0.lock().counters().clone();
+        let c = *self.0.lock().counters();
         crate::println!(
             "heap: no free chunk for {size} bytes (align {align}): {} of {} bytes in use in {} allocations, {} bytes free in {} holes",
             c.allocated_bytes,
