@@ -113,12 +113,7 @@ fn sessions(out: &mut String, manifest: &Manifest) {
         .iter()
         .map(|&id| {
             let object = &manifest.objects[id];
-            let name = crate::sessions::slot_name(&object.name);
-            let slot = supervisor
-                .caps
-                .iter()
-                .find(|c| c.name == name)
-                .map_or(0, |c| c.slot);
+            let slot = slot_of(supervisor, &crate::sessions::slot_name(&object.name));
             let server = object.spec.server().unwrap_or(0);
             format!("({:?}, {slot}, {server})", object.name)
         })
@@ -131,15 +126,12 @@ fn sessions(out: &mut String, manifest: &Manifest) {
         "&[(&str, usize, usize)]",
         &format!("&[{}]", servers.join(", ")),
     );
-    let clients: Vec<String> = (0..manifest.tasks.len())
-        .map(|task| {
-            let of: Vec<String> = crate::sessions::client_of(manifest, task)
-                .into_iter()
-                .map(|(k, badge)| format!("({k}, {})", hex(badge)))
-                .collect();
-            format!("&[{}]", of.join(", "))
-        })
-        .collect();
+    let clients = per_task(manifest, |task| {
+        crate::sessions::client_of(manifest, task)
+            .into_iter()
+            .map(|(k, badge)| format!("({k}, {})", hex(badge)))
+            .collect()
+    });
     constant(
         out,
         INDENT,
@@ -148,22 +140,12 @@ fn sessions(out: &mut String, manifest: &Manifest) {
         "&[&[(usize, u64)]]",
         &format!("&[{}]", clients.join(", ")),
     );
-    let gone: Vec<String> = (0..manifest.tasks.len())
-        .map(|task| {
-            let of: Vec<String> = crate::device_gone::gone_of(manifest, task)
-                .into_iter()
-                .map(|(device, slot_name)| {
-                    let slot = supervisor
-                        .caps
-                        .iter()
-                        .find(|c| c.name == slot_name)
-                        .map_or(0, |c| c.slot);
-                    format!("({device:?}, {slot})")
-                })
-                .collect();
-            format!("&[{}]", of.join(", "))
-        })
-        .collect();
+    let gone = per_task(manifest, |task| {
+        crate::device_gone::gone_of(manifest, task)
+            .into_iter()
+            .map(|(device, slot_name)| format!("({device:?}, {})", slot_of(supervisor, &slot_name)))
+            .collect()
+    });
     constant(
         out,
         INDENT,
@@ -172,6 +154,23 @@ fn sessions(out: &mut String, manifest: &Manifest) {
         "&[&[(&str, usize)]]",
         &format!("&[{}]", gone.join(", ")),
     );
+}
+
+/// The slot of the supervisor's capability named `name` (0 if it has
+/// none, which validation rules out for the capabilities made for it).
+fn slot_of(supervisor: &crate::model::Task, name: &str) -> usize {
+    supervisor
+        .caps
+        .iter()
+        .find(|c| c.name == name)
+        .map_or(0, |c| c.slot)
+}
+
+/// One slice literal per task, by task index, of the entries `of` gives.
+fn per_task(manifest: &Manifest, of: impl Fn(usize) -> Vec<String>) -> Vec<String> {
+    (0..manifest.tasks.len())
+        .map(|task| format!("&[{}]", of(task).join(", ")))
+        .collect()
 }
 
 /// The client tables of a server's receive slot `NAME`, aligned by index:
