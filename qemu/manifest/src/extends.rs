@@ -5,9 +5,11 @@
 //!
 //! The rules (also in the crate's schema):
 //!
-//! 1. The base is read and parsed as TOML; it must not extend another
-//!    manifest itself (one level, so a manifest's meaning is in at most
-//!    two files).
+//! 1. The base is read and parsed as TOML and resolved by these same
+//!    rules first when it extends another manifest itself, so a test can
+//!    extend a test system that extends the system it tests. A manifest
+//!    that appears twice in its own chain is a cycle, refused with the
+//!    whole chain in the message.
 //! 2. `system.without` (optional, a list of dotted keys such as
 //!    `"tasks.shell"` or `"regions.shell_control"`) removes those keys
 //!    from the base first; each must exist in the base.
@@ -18,11 +20,14 @@
 //!    `expect` are never appended to. A key that is a table on one side
 //!    and a value on the other is an error. Keys keep the base's order,
 //!    new ones follow.
-//! 4. `extends` and `without` are removed; the extending manifest must set
-//!    `system.name`, different from the base's.
+//! 4. `extends` and `without` are removed; every extending manifest in a
+//!    chain must set `system.name`, different from its base's.
 //! 5. File paths in the result (`folder`, `image`) are read relative to
-//!    the extending manifest's folder, so a base in `qemu/systems/` and a
-//!    test in `qemu/tests/` share `../disk`.
+//!    the folder of the manifest that was loaded (the chain's first), so a
+//!    base in `qemu/systems/` and a test in `qemu/tests/` share `../disk`.
+//!
+//! An error about a rule names the file that broke it: the loaded
+//! manifest's origin as given, or a base's path in the chain.
 
 use std::path::{Path, PathBuf};
 
@@ -42,16 +47,30 @@ pub(crate) fn refuse(origin: &str, document: &Table) -> Result<(), Error> {
     Ok(())
 }
 
-/// The document of the manifest at `path`, its base merged in when it
-/// extends one, and the files it was made from (`path` first).
+/// The document of the manifest at `path`, its bases merged in when it
+/// extends one, and the files it was made from (`path` first, then each
+/// base down the chain).
 pub(crate) fn resolve(
     origin: &str,
     path: &Path,
-    mut document: Table,
+    document: Table,
 ) -> Result<(Table, Vec<PathBuf>), Error> {
-    let mut sources = vec![path.to_path_buf()];
+    let mut chain = vec![path.to_path_buf()];
+    let merged = resolve_level(origin, path, document, &mut chain)?;
+    Ok((merged, chain))
+}
+
+/// `document` (read from `path`, named `origin` in errors) with its base
+/// chain resolved and merged in; `chain` holds the files read so far and
+/// gains each base.
+fn resolve_level(
+    origin: &str,
+    path: &Path,
+    mut document: Table,
+    chain: &mut Vec<PathBuf>,
+) -> Result<Table, Error> {
     let Some(system) = document.get_mut("system").and_then(Value::as_table_mut) else {
-        return Ok((document, sources));
+        return Ok(document);
     };
     let without = system.remove(WITHOUT);
     let base_path = match system.remove(EXTENDS) {
@@ -62,7 +81,7 @@ pub(crate) fn resolve(
                 "used only beside `system.extends`",
             ))
         }
-        None => return Ok((document, sources)),
+        None => return Ok(document),
         Some(Value::String(relative)) => path.parent().unwrap_or(Path::new(".")).join(relative),
         Some(_) => {
             return Err(wrong_type(
@@ -73,7 +92,19 @@ pub(crate) fn resolve(
         }
     };
     let base = base_path.display().to_string();
-    let mut merged = read_base(origin, &base_path, &base)?;
+    if chain.iter().any(|seen| same_file(seen, &base_path)) {
+        let mut names: Vec<String> = chain.iter().map(|p| p.display().to_string()).collect();
+        names.push(base);
+        return Err(fail(
+            origin,
+            ExtendsRule::Cycle {
+                chain: names.join(" -> "),
+            },
+        ));
+    }
+    chain.push(base_path.clone());
+    let base_document = read_base(origin, &base_path, &base)?;
+    let mut merged = resolve_level(&base, &base_path, base_document, chain)?;
     for key in keys(origin, without)? {
         if !remove(&mut merged, &key) {
             return Err(fail(origin, ExtendsRule::NotInBase { base, key }));
@@ -82,11 +113,19 @@ pub(crate) fn resolve(
     check_name(origin, &base, &merged, &document)?;
     merge(&mut merged, document, "")
         .map_err(|key| fail(origin, ExtendsRule::Shape { base, key }))?;
-    sources.push(base_path);
-    Ok((merged, sources))
+    Ok(merged)
 }
 
-/// The base's document, which must not extend another.
+/// Whether `a` and `b` name the same file (compared as canonical paths
+/// where both exist, so `tests/../tests/x.toml` is `tests/x.toml`).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// The base's document, parsed.
 fn read_base(origin: &str, path: &Path, base: &str) -> Result<Table, Error> {
     let unreadable = |error: String| {
         fail(
@@ -98,19 +137,9 @@ fn read_base(origin: &str, path: &Path, base: &str) -> Result<Table, Error> {
         )
     };
     let text = std::fs::read_to_string(path).map_err(|e| unreadable(e.to_string()))?;
-    let table: Table = text.parse().map_err(|e: toml::de::Error| {
+    text.parse().map_err(|e: toml::de::Error| {
         unreadable(format!("invalid TOML: {}", e.message().trim_end()))
-    })?;
-    let system = table.get("system").and_then(Value::as_table);
-    if system.is_some_and(|s| s.contains_key(EXTENDS)) {
-        return Err(fail(
-            origin,
-            ExtendsRule::Chain {
-                base: base.to_owned(),
-            },
-        ));
-    }
-    Ok(table)
+    })
 }
 
 /// `system.without` as dotted keys.

@@ -226,7 +226,9 @@
 //! on top, so a test system states only how it differs from the system it
 //! tests (`qemu/tests/http.toml` extends `qemu/systems/default.toml`):
 //!
-//! 1. The base must not extend another manifest (one level).
+//! 1. The base may extend another manifest in turn (a chain, resolved
+//!    from the far end); a manifest that is its own base, however far
+//!    down, is refused with the chain in the message.
 //! 2. `system.without` removes its dotted keys (`"tasks.shell"`,
 //!    `"regions.shell_control"`, `"devices.disk0.generate"`) from the base
 //!    first; each must exist there. Removing a task does not remove the
@@ -405,8 +407,8 @@ pub fn load(path: &Path) -> Result<Manifest, Error> {
     load_with_sources(path).map(|(manifest, _)| manifest)
 }
 
-/// [`load`], and the files the manifest was made from: `path`, then its
-/// base if it extends one (a build script reruns when any of them changes).
+/// [`load`], and the files the manifest was made from: `path`, then each
+/// base down its chain (a build script reruns when any of them changes).
 pub fn load_with_sources(path: &Path) -> Result<(Manifest, Vec<PathBuf>), Error> {
     let origin = path.display().to_string();
     let text = match std::fs::read_to_string(path) {

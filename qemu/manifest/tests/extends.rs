@@ -152,6 +152,57 @@ fn arrays_are_replaced_whole() {
 }
 
 #[test]
+fn chains_resolve_from_the_far_end() {
+    let dir = folder("chain");
+    write(&dir, "systems/base.toml", BASE);
+    // The middle drops `spare` and changes the client; the top drops the
+    // region the middle left and changes the client again.
+    write(
+        &dir,
+        "tests/middle.toml",
+        "[system]\nname = \"middle\"\nextends = \"../systems/base.toml\"\nwithout = [\"tasks.spare\"]\n\
+         [tasks.client]\npriority = 5\nheap_size = 65536\n[test]\nexpect = [\"client: middle\"]\n",
+    );
+    let top = write(
+        &dir,
+        "tests/top.toml",
+        "[system]\nname = \"top\"\nextends = \"middle.toml\"\nwithout = [\"regions.extra\"]\n\
+         [tasks.client]\npriority = 6\n",
+    );
+    let (merged, sources) = load_with_sources(&top).unwrap();
+    assert_eq!(
+        sources,
+        [
+            top.clone(),
+            dir.join("tests/middle.toml"),
+            dir.join("tests/../systems/base.toml")
+        ]
+    );
+    assert_eq!(merged.system.name, "top");
+    let client = merged.tasks.iter().find(|t| t.name == "client").unwrap();
+    assert_eq!(client.priority, 6, "the top's value wins");
+    assert_eq!(client.heap_size, 65536, "the middle's value is kept");
+    assert!(merged.tasks.iter().all(|t| t.name != "spare"));
+    assert_eq!(merged.test.unwrap().expect, ["client: middle"]);
+    // The top may not remove what the middle already removed.
+    let again = write(
+        &dir,
+        "tests/again.toml",
+        "[system]\nname = \"again\"\nextends = \"middle.toml\"\nwithout = [\"tasks.spare\"]\n",
+    );
+    let error = load(&again).unwrap_err().to_string();
+    assert!(error.contains("removes `tasks.spare`, which"), "{error}");
+    // Every level names its own system.
+    let same = write(
+        &dir,
+        "tests/same.toml",
+        "[system]\nname = \"middle\"\nextends = \"middle.toml\"\n",
+    );
+    let error = load(&same).unwrap_err().to_string();
+    assert!(error.contains("the name of"), "{error}");
+}
+
+#[test]
 fn each_rule_has_its_message() {
     let dir = folder("errors");
     let base = write(&dir, "systems/base.toml", BASE);
@@ -206,16 +257,48 @@ fn each_rule_has_its_message() {
         )),
         "{missing}"
     );
+    // A cycle, however long, names the whole chain; so does a manifest
+    // that extends itself.
     write(
         &dir,
-        "tests/middle.toml",
-        "[system]\nname = \"m\"\nextends = \"../systems/base.toml\"\n",
+        "tests/loop-a.toml",
+        "[system]\nname = \"a\"\nextends = \"loop-b.toml\"\n",
     );
+    write(
+        &dir,
+        "tests/loop-b.toml",
+        "[system]\nname = \"b\"\nextends = \"loop-a.toml\"\n",
+    );
+    let a = dir.join("tests/loop-a.toml");
+    let b = dir.join("tests/loop-b.toml");
     assert_eq!(
-        child("chain", "[system]\nname = \"c\"\nextends = \"middle.toml\"\n"),
+        load(&a).unwrap_err().to_string(),
         format!(
-            "`system.extends` names {}, which extends another manifest itself; extend that one directly (one level only)",
-            dir.join("tests/middle.toml").display()
+            "{}: `system.extends` makes a cycle: {} -> {} -> {}; a manifest cannot be its own base: make one of them extend a manifest outside the cycle",
+            b.display(),
+            a.display(),
+            b.display(),
+            a.display()
+        )
+    );
+    assert!(
+        child("self", "[system]\nname = \"s\"\nextends = \"self.toml\"\n")
+            .contains("makes a cycle")
+    );
+    // A rule broken in the middle of a chain is reported against the
+    // middle file, not the one loaded.
+    write(
+        &dir,
+        "tests/middle-bad.toml",
+        "[system]\nname = \"m\"\nextends = \"../systems/base.toml\"\nwithout = [\"tasks.nope\"]\n",
+    );
+    let middle = dir.join("tests/middle-bad.toml");
+    assert_eq!(
+        child("over-bad", "[system]\nname = \"c\"\nextends = \"middle-bad.toml\"\n"),
+        format!(
+            "{}: `system.without` removes `tasks.nope`, which {} does not have; remove it from the list",
+            middle.display(),
+            dir.join("tests/../systems/base.toml").display()
         )
     );
     // Text without a file has no folder to find a base in.

@@ -12,8 +12,8 @@ pub enum ExtendsRule {
     NeedsFile,
     /// The base manifest could not be read.
     Unreadable { base: String, error: String },
-    /// The base extends another manifest itself.
-    Chain { base: String },
+    /// A manifest appears twice in its own chain of bases.
+    Cycle { chain: String },
     /// `without` names a key the base does not have.
     NotInBase { base: String, key: String },
     /// A key is a table on one side and a value on the other.
@@ -39,9 +39,9 @@ impl fmt::Display for ExtendsRule {
                 f,
                 "`system.extends` names {base}, which cannot be used: {error}"
             ),
-            ExtendsRule::Chain { base } => write!(
+            ExtendsRule::Cycle { chain } => write!(
                 f,
-                "`system.extends` names {base}, which extends another manifest itself; extend that one directly (one level only)"
+                "`system.extends` makes a cycle: {chain}; a manifest cannot be its own base: make one of them extend a manifest outside the cycle"
             ),
             ExtendsRule::NotInBase { base, key } => write!(
                 f,
