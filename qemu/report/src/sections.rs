@@ -1,0 +1,217 @@
+//! The report's sections: which benches each gathers, what it compares
+//! (ratio columns, the papers' figures), which configurations and modes
+//! it expects, and the command that produces each. A section without
+//! records is listed as such rather than left out silently.
+
+use crate::markdown::Ratio;
+use crate::papers;
+use crate::targets::count;
+
+/// How a section lays out its figures.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Layout {
+    /// One table (and plot) per bench, metric and mode.
+    PerWorkload,
+    /// One table per mode with the metrics as rows (IPC: Conflux's round
+    /// trip beside Linux's getpid and pipe, which are other metrics).
+    MetricsAsRows,
+}
+
+/// One section of the report.
+pub struct Section {
+    pub title: &'static str,
+    pub benches: &'static [&'static str],
+    pub about: &'static str,
+    pub command: &'static str,
+    /// Configurations and the modes each is expected under.
+    pub expect: &'static [(&'static str, &'static [&'static str])],
+    pub ratios: &'static [Ratio],
+    pub layout: Layout,
+    /// The paper column's text for a bench, parameter and mode.
+    pub paper: fn(&str, &str, &str) -> Option<String>,
+}
+
+const BOTH: &[&str] = &["icount", "tcg"];
+const TCG: &[&str] = &["tcg"];
+
+const fn r(num: &'static str, den: &'static str) -> Ratio {
+    Ratio { num, den }
+}
+
+/// Speed-ups over VAN (the Cosy papers' measure) and COSY-FAST's cost
+/// relative to Linux (below 1: cheaper than Linux).
+const COSY_RATIOS: &[Ratio] = &[
+    r("VAN", "COSY"),
+    r("VAN", "COSY-FAST"),
+    r("COSY-FAST", "linux-syscall"),
+    r("COSY-FAST", "linux-io_uring"),
+    r("COSY", "linux-syscall"),
+];
+
+const COSY_EXPECT: &[(&str, &[&str])] = &[
+    ("VAN", BOTH),
+    ("COSY", BOTH),
+    ("COSY-FAST", BOTH),
+    ("linux-syscall", BOTH),
+    ("linux-io_uring", BOTH),
+];
+
+fn no_paper(_: &str, _: &str, _: &str) -> Option<String> {
+    None
+}
+
+fn cosy_paper(bench: &str, param: &str, _mode: &str) -> Option<String> {
+    if bench == "null-loop" {
+        return papers::cosy_null_loop(param)
+            .map(|c| format!("VAN / COSY {}x ({})", c.ratio.unwrap_or(0.0), c.text));
+    }
+    let mut parts: Vec<String> = Vec::new();
+    for config in ["COSY", "COSY-FAST"] {
+        let Some(c) = papers::cosy(bench, config) else {
+            continue;
+        };
+        let part = match c.ratio {
+            Some(x) => format!("VAN / {config} {x}x ({})", c.text),
+            None => c.text.to_owned(),
+        };
+        // bonnie's figures are one text for both configurations.
+        if !parts.contains(&part) {
+            parts.push(part);
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// FlexSC counted instructions: beside icount tables only.
+fn fs_ops_paper(_: &str, param: &str, mode: &str) -> Option<String> {
+    if mode != "icount" {
+        return None;
+    }
+    papers::flexsc_syscall(param).map(|(v, call)| {
+        format!(
+            "Linux {call} on a Core i7: {} instructions (FlexSC Table 1)",
+            count(v)
+        )
+    })
+}
+
+fn flow_paper(_: &str, param: &str, _mode: &str) -> Option<String> {
+    papers::flow(param).map(|c| format!("flow / memory-centric {}", c.text))
+}
+
+/// Every section, in report order.
+pub const SECTIONS: &[Section] = &[
+    Section {
+        title: "IPC: a Conflux round trip against Linux's getpid and pipe round trips",
+        benches: &["ipc"],
+        about: "Conflux: `call` → `reply_recv` between two tasks on one CPU (`qemu/systems/ipcbench.toml`), beside notify→wait and yield. Linux: getpid, and pipe and eventfd round trips between two processes, on the same QEMU machine. Medians only; the targets above judge the icount figures.",
+        command: "`cargo make bench ipc` (Conflux), `cargo make bench linux` (Linux)",
+        expect: &[("1cpu", BOTH), ("linux-syscall", BOTH)],
+        ratios: &[],
+        layout: Layout::MetricsAsRows,
+        paper: no_paper,
+    },
+    Section {
+        title: "File operations (fs-ops): the file server's cost per operation",
+        benches: &["fs-ops"],
+        about: "Per operation against the file server: VAN (one IPC per operation), COSY (one compound), COSY-FAST (a compound over a shared data region), beside Linux's syscalls and io_uring on the same ext4 image. `VAN / x` is a speed-up over VAN; `x / linux-*` is a cost relative to Linux (below 1: cheaper). FlexSC's Table 1 counts Linux's instructions per call on a real Core i7: the same unit as icount on another machine and kernel, so an order of magnitude, not a comparison.",
+        command: "`cargo make bench fs-ops`, `cargo make bench linux`",
+        expect: COSY_EXPECT,
+        ratios: COSY_RATIOS,
+        layout: Layout::PerWorkload,
+        paper: fs_ops_paper,
+    },
+    Section {
+        title: "Cosy workloads: null loop, ls -l, grep, dbsim, copy, bonnie",
+        benches: &["null-loop", "ls-l", "grep", "dbsim", "copy", "bonnie"],
+        about: "The Cosy papers' workloads (guest time across one run of the workload). The papers report elapsed-time changes on their own machine; they are quoted here as speed-ups over VAN (`VAN / x`, e.g. -85 % elapsed = 6.7x), the only form that carries across machines.",
+        command: "`cargo make bench cosy`, `cargo make bench linux`",
+        expect: COSY_EXPECT,
+        ratios: COSY_RATIOS,
+        layout: Layout::PerWorkload,
+        paper: cosy_paper,
+    },
+    Section {
+        title: "Flows: against the memory-centric path and against each stage alone",
+        benches: &["flow", "flow-file-tcp"],
+        about: "The flow paper's experiment: encrypted datagrams → NIC → crypto device → disk, as a flowmgr flow and as the memory-centric path through a task, and each stage alone (`stage-*`). Rates are each configuration's best over the offered loads. `flow / memory-centric` is the paper's measure (its figures are ratios from its own hardware); `flow / stage-*` is the flow's share of that stage's capacity (the bench also records it as `utilisation_stage-*`).",
+        command: "`cargo make bench flow`, `cargo make bench flow-file-tcp`",
+        expect: &[("flow", TCG), ("memory-centric", TCG), ("stage-udp", TCG), ("stage-crypto", TCG), ("stage-disk", TCG)],
+        ratios: &[
+            r("flow", "memory-centric"),
+            r("flow", "stage-udp"),
+            r("flow", "stage-crypto"),
+            r("flow", "stage-disk"),
+            r("flow", "stage-tcp"),
+        ],
+        layout: Layout::PerWorkload,
+        paper: flow_paper,
+    },
+    Section {
+        title: "Rings against synchronous IPC (FlexSC on Conflux)",
+        benches: &["rings"],
+        about: "Exception-less rings to the servers against synchronous IPC on one and two CPUs (issue 27). FlexSC (OSDI 2010) reported Apache +116 % (2.16x), BIND +105 %, MySQL +40 % throughput with exception-less calls, on its own hardware: a ratio to set beside `ring / sync-ipc-*`. For throughput metrics above 1 is better; for latencies below 1.",
+        command: "`cargo make bench rings`",
+        expect: &[("sync-ipc-1cpu", TCG), ("sync-ipc-2cpu", TCG), ("ring", TCG), ("ring-compound", TCG)],
+        ratios: &[
+            r("ring", "sync-ipc-1cpu"),
+            r("ring-compound", "sync-ipc-1cpu"),
+            r("ring", "sync-ipc-2cpu"),
+            r("ring-compound", "sync-ipc-2cpu"),
+        ],
+        layout: Layout::PerWorkload,
+        paper: no_paper,
+    },
+    Section {
+        title: "Boot: QEMU's start to a usable system",
+        benches: &["boot"],
+        about: "Host wall time from starting QEMU to the kernel banner, the shell prompt and httpd's first answer (Conflux's default system), beside Linux's boot to `/init` on the same machine.",
+        command: "`cargo make bench boot`, `cargo make bench linux`",
+        expect: &[("default", TCG), ("linux", TCG)],
+        ratios: &[r("default", "linux")],
+        layout: Layout::PerWorkload,
+        paper: no_paper,
+    },
+];
+
+/// The command that produces records of `config` in `section`.
+pub fn command_for(section: &Section, config: &str) -> &'static str {
+    if config.starts_with("linux") {
+        "`cargo make bench linux`"
+    } else {
+        section.command
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn papers_columns_name_their_source() {
+        let ls = cosy_paper("ls-l", "5000-warm", "icount").unwrap();
+        assert!(
+            ls.contains("VAN / COSY 1.09x") && ls.contains("VAN / COSY-FAST 6.7x"),
+            "{ls}"
+        );
+        let bonnie = cosy_paper("bonnie", "write", "icount").unwrap();
+        assert_eq!(bonnie.matches("fastread").count(), 1, "{bonnie}");
+        assert!(fs_ops_paper("fs-ops", "pread", "icount")
+            .unwrap()
+            .contains("3,739"));
+        assert_eq!(fs_ops_paper("fs-ops", "nop", "icount"), None);
+        assert_eq!(fs_ops_paper("fs-ops", "pread", "tcg"), None);
+        assert!(flow_paper("flow", "64", "tcg").unwrap().contains("1.13x"));
+        assert!(cosy_paper("null-loop", "2", "icount")
+            .unwrap()
+            .contains("1.14x"));
+        assert_eq!(cosy_paper("null-loop", "8", "icount"), None);
+    }
+
+    #[test]
+    fn linux_records_come_from_the_linux_bench() {
+        let boot = SECTIONS.iter().find(|s| s.benches == ["boot"]).unwrap();
+        assert_eq!(command_for(boot, "linux"), "`cargo make bench linux`");
+        assert!(command_for(boot, "default").contains("bench boot"));
+    }
+}
