@@ -7,7 +7,7 @@ use crate::chart::{how, Chart};
 use crate::figures::Figures;
 use crate::markdown::{self, Ratio};
 use crate::record::Record;
-use crate::sections::{command_for, Layout, Section, SECTIONS};
+use crate::sections::{command_for, At, Layout, Section, SECTIONS};
 use crate::svg;
 use crate::table::{is_linux, tables, Table};
 use crate::targets::{self, Verdict};
@@ -63,11 +63,20 @@ pub fn build(records: &[Record], source: &str) -> Result<Report, String> {
         match section.layout {
             Layout::PerWorkload => {
                 for t in tables(&figures, |k| section.benches.contains(&k.bench.as_str())) {
-                    let paper = |param: &str| (section.paper)(&t.bench, param, &t.mode);
-                    workload(&mut md, &mut plots, &t, section.ratios, &paper)?;
+                    let paper = |param: &str| {
+                        (section.paper)(&At {
+                            bench: &t.bench,
+                            metric: &t.metric,
+                            param,
+                            mode: &t.mode,
+                        })
+                    };
+                    workload(&mut md, &mut plots, &t, "param", section.ratios, &paper)?;
                 }
             }
-            Layout::MetricsAsRows => metrics_as_rows(&mut md, &mut plots, records, section)?,
+            Layout::MetricsAsRows { param, headline } => {
+                metrics_as_rows(&mut md, &mut plots, records, section, param, headline)?
+            }
         }
     }
     others(&mut md, &figures);
@@ -172,6 +181,7 @@ fn workload(
     md: &mut String,
     plots: &mut Vec<Plot>,
     t: &Table,
+    rows: &str,
     ratios: &[Ratio],
     paper: &dyn Fn(&str) -> Option<String>,
 ) -> Result<(), String> {
@@ -193,53 +203,63 @@ fn workload(
         svg: svg::render(&chart)?,
     });
     let _ = writeln!(md, "![{}](plots/{file})\n", chart.title);
-    md.push_str(&markdown::render(t, ratios, paper));
+    md.push_str(&markdown::render(t, rows, ratios, paper));
     md.push('\n');
     Ok(())
 }
 
-/// IPC: the medians of every metric as rows, configurations as columns,
-/// one table per mode; then Conflux's round trip over each Linux metric.
+/// A section's metrics as rows (only `param`'s where given), its
+/// configurations as columns, one table per mode and unit; then each
+/// `headline` metric of Conflux's over every Linux row of the table.
 fn metrics_as_rows(
     md: &mut String,
     plots: &mut Vec<Plot>,
     records: &[Record],
     s: &Section,
+    param: Option<&str>,
+    headline: &[&str],
 ) -> Result<(), String> {
-    let medians: Vec<Record> = records
+    let rows: Vec<Record> = records
         .iter()
-        .filter(|r| s.benches.contains(&r.bench.as_str()) && r.param == "median")
-        .map(|r| Record {
-            param: r.metric.clone(),
-            metric: "median".into(),
-            ..r.clone()
+        .filter(|r| s.benches.contains(&r.bench.as_str()) && param.is_none_or(|p| r.param == p))
+        .map(|r| {
+            let row = match r.param.as_str() {
+                "median" => r.metric.clone(),
+                other => format!("{} {other}", r.metric),
+            };
+            let metric = param.unwrap_or("by metric").to_owned();
+            Record {
+                param: row,
+                metric,
+                ..r.clone()
+            }
         })
         .collect();
-    let figures = Figures::of(&medians);
+    let figures = Figures::of(&rows);
     for t in tables(&figures, |_| true) {
-        workload(md, plots, &t, &[], &|_| None)?;
-        let ours = t
-            .configs
-            .iter()
-            .find(|c| !is_linux(c))
-            .and_then(|c| t.cell("call_reply_roundtrip", c));
+        workload(md, plots, &t, "metric", &[], &|_| None)?;
         let mut lines = Vec::new();
-        for c in t.configs.iter().filter(|c| is_linux(c)) {
-            for p in &t.params {
-                if let (Some(o), Some(l)) = (ours, t.cell(p, c)) {
-                    lines.push(format!(
-                        "- call_reply_roundtrip / {c} `{p}`: {:.3}",
-                        o.value / l.value
-                    ));
+        for ours in headline {
+            for c in t.configs.iter().filter(|c| !is_linux(c)) {
+                let Some(o) = t.cell(ours, c) else { continue };
+                for l in t.configs.iter().filter(|c| is_linux(c)) {
+                    for p in &t.params {
+                        if let Some(f) = t.cell(p, l).filter(|f| f.value != 0.0) {
+                            lines.push(format!(
+                                "- {ours} ({c}) / {p} ({l}): {:.3}",
+                                o.value / f.value
+                            ));
+                        }
+                    }
                 }
             }
         }
         if lines.is_empty() {
-            let _ = writeln!(md, "No Linux figure under {} to set beside the round trip yet (`cargo make bench linux`).\n", t.mode);
+            let _ = writeln!(md, "Nothing of Linux's under {} to set beside Conflux's figures yet (`cargo make bench linux`).\n", t.mode);
         } else {
             let _ = writeln!(
                 md,
-                "Conflux's round trip over Linux's ({}):\n\n{}\n",
+                "Conflux over Linux ({}, ratios of the figures above):\n\n{}\n",
                 t.mode,
                 lines.join("\n")
             );
@@ -265,7 +285,7 @@ fn others(md: &mut String, figures: &Figures) {
             how(&t),
             t.unit
         );
-        md.push_str(&markdown::render(&t, &[], &|_| None));
+        md.push_str(&markdown::render(&t, "param", &[], &|_| None));
         md.push('\n');
     }
 }

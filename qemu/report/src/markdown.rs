@@ -15,10 +15,10 @@ pub struct Ratio {
     pub den: &'static str,
 }
 
-/// A figure's value as text: separators for large or whole numbers,
-/// two decimals otherwise.
+/// A figure's value as text: whole with separators from 100 on (or
+/// when whole), two decimals below.
 pub fn number(v: f64) -> String {
-    if v.abs() >= 1000.0 || v.fract() == 0.0 {
+    if v.abs() >= 100.0 || v.fract() == 0.0 {
         count(v)
     } else {
         format!("{v:.2}")
@@ -54,7 +54,12 @@ pub fn present(table: &Table, ratios: &[Ratio]) -> Vec<Ratio> {
 /// The markdown table; `paper(param)` gives the paper column's text.
 /// The column is left out when it is empty for every row, and becomes
 /// one line under the table when it says the same for every row.
-pub fn render(table: &Table, ratios: &[Ratio], paper: &dyn Fn(&str) -> Option<String>) -> String {
+pub fn render(
+    table: &Table,
+    rows: &str,
+    ratios: &[Ratio],
+    paper: &dyn Fn(&str) -> Option<String>,
+) -> String {
     let ratios = present(table, ratios);
     let mut papers: Vec<Option<String>> = table.params.iter().map(|p| paper(p)).collect();
     let mut note = None;
@@ -63,7 +68,7 @@ pub fn render(table: &Table, ratios: &[Ratio], paper: &dyn Fn(&str) -> Option<St
         papers.iter_mut().for_each(|p| *p = None);
     }
     let with_paper = papers.iter().any(Option::is_some);
-    let mut head = vec!["param".to_owned()];
+    let mut head = vec![rows.to_owned()];
     head.extend(table.configs.iter().cloned());
     head.extend(ratios.iter().map(|r| format!("{} / {}", r.num, r.den)));
     if with_paper {
@@ -136,7 +141,7 @@ mod tests {
             },
         ];
         let paper = |p: &str| (p == "stat").then(|| "FlexSC 4,972".to_owned());
-        let md = render(t, &ratios, &paper);
+        let md = render(t, "param", &ratios, &paper);
         let lines: Vec<&str> = md.lines().collect();
         assert_eq!(
             lines[0],
@@ -144,7 +149,7 @@ mod tests {
         );
         assert_eq!(lines[2], "| `stat` | 6,796 | 5,073 | 1.34 | FlexSC 4,972 |");
         assert_eq!(lines[3], "| `nop` | 1,026 | – | – |  |");
-        let same = render(t, &ratios, &|_| Some("6.7x".to_owned()));
+        let same = render(t, "param", &ratios, &|_| Some("6.7x".to_owned()));
         assert!(!same.lines().next().unwrap().contains("paper"), "{same}");
         assert!(same.ends_with("\nPaper: 6.7x.\n"), "{same}");
     }
@@ -152,15 +157,15 @@ mod tests {
     #[test]
     fn timed_cells_carry_their_spread() {
         let records = [
-            rec("VAN", "stat", "tcg", 120.5),
-            rec("VAN", "stat", "tcg", 100.0),
-            rec("VAN", "stat", "tcg", 300.0),
+            rec("VAN", "stat", "tcg", 12.05),
+            rec("VAN", "stat", "tcg", 10.0),
+            rec("VAN", "stat", "tcg", 30.0),
         ];
         let f = Figures::of(&records);
         let t = &tables(&f, |_| true)[0];
         assert_eq!(
             cell(t.cell("stat", "VAN").unwrap()),
-            "120.50 (100–300, 3 runs)"
+            "12.05 (10–30, 3 runs)"
         );
     }
 }

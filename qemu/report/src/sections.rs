@@ -12,9 +12,25 @@ use crate::targets::count;
 pub enum Layout {
     /// One table (and plot) per bench, metric and mode.
     PerWorkload,
-    /// One table per mode with the metrics as rows (IPC: Conflux's round
-    /// trip beside Linux's getpid and pipe, which are other metrics).
-    MetricsAsRows,
+    /// One table per mode and unit with the metrics as rows, for benches
+    /// where Conflux and Linux measure the same thing under different
+    /// metric names (IPC: a round trip beside getpid and pipes; boot: to
+    /// the shell prompt beside Linux's `/init`). Only `param` rows where
+    /// given (a row is `metric` for param `median`, else `metric param`);
+    /// each `headline` metric of Conflux's is then set over every Linux
+    /// row of the same table.
+    MetricsAsRows {
+        param: Option<&'static str>,
+        headline: &'static [&'static str],
+    },
+}
+
+/// Where a paper's figure is asked for.
+pub struct At<'a> {
+    pub bench: &'a str,
+    pub metric: &'a str,
+    pub param: &'a str,
+    pub mode: &'a str,
 }
 
 /// One section of the report.
@@ -27,8 +43,8 @@ pub struct Section {
     pub expect: &'static [(&'static str, &'static [&'static str])],
     pub ratios: &'static [Ratio],
     pub layout: Layout,
-    /// The paper column's text for a bench, parameter and mode.
-    pub paper: fn(&str, &str, &str) -> Option<String>,
+    /// The paper column's text for a table's row.
+    pub paper: fn(&At) -> Option<String>,
 }
 
 const BOTH: &[&str] = &["icount", "tcg"];
@@ -56,13 +72,14 @@ const COSY_EXPECT: &[(&str, &[&str])] = &[
     ("linux-io_uring", BOTH),
 ];
 
-fn no_paper(_: &str, _: &str, _: &str) -> Option<String> {
+fn no_paper(_: &At) -> Option<String> {
     None
 }
 
-fn cosy_paper(bench: &str, param: &str, _mode: &str) -> Option<String> {
+fn cosy_paper(at: &At) -> Option<String> {
+    let bench = at.bench;
     if bench == "null-loop" {
-        return papers::cosy_null_loop(param)
+        return papers::cosy_null_loop(at.param)
             .map(|c| format!("VAN / COSY {}x ({})", c.ratio.unwrap_or(0.0), c.text));
     }
     let mut parts: Vec<String> = Vec::new();
@@ -83,11 +100,11 @@ fn cosy_paper(bench: &str, param: &str, _mode: &str) -> Option<String> {
 }
 
 /// FlexSC counted instructions: beside icount tables only.
-fn fs_ops_paper(_: &str, param: &str, mode: &str) -> Option<String> {
-    if mode != "icount" {
+fn fs_ops_paper(at: &At) -> Option<String> {
+    if at.mode != "icount" {
         return None;
     }
-    papers::flexsc_syscall(param).map(|(v, call)| {
+    papers::flexsc_syscall(at.param).map(|(v, call)| {
         format!(
             "Linux {call} on a Core i7: {} instructions (FlexSC Table 1)",
             count(v)
@@ -95,8 +112,12 @@ fn fs_ops_paper(_: &str, param: &str, mode: &str) -> Option<String> {
     })
 }
 
-fn flow_paper(_: &str, param: &str, _mode: &str) -> Option<String> {
-    papers::flow(param).map(|c| format!("flow / memory-centric {}", c.text))
+/// The paper measured packet rates: beside rate tables only.
+fn flow_paper(at: &At) -> Option<String> {
+    if at.bench != "flow" || !at.metric.ends_with("_per_s") {
+        return None;
+    }
+    papers::flow(at.param).map(|c| format!("flow / memory-centric {}", c.text))
 }
 
 /// Every section, in report order.
@@ -108,7 +129,10 @@ pub const SECTIONS: &[Section] = &[
         command: "`cargo make bench ipc` (Conflux), `cargo make bench linux` (Linux)",
         expect: &[("1cpu", BOTH), ("linux-syscall", BOTH)],
         ratios: &[],
-        layout: Layout::MetricsAsRows,
+        layout: Layout::MetricsAsRows {
+            param: Some("median"),
+            headline: &["call_reply_roundtrip"],
+        },
         paper: no_paper,
     },
     Section {
@@ -168,8 +192,15 @@ pub const SECTIONS: &[Section] = &[
         about: "Host wall time from starting QEMU to the kernel banner, the shell prompt and httpd's first answer (Conflux's default system), beside Linux's boot to `/init` on the same machine.",
         command: "`cargo make bench boot`, `cargo make bench linux`",
         expect: &[("default", TCG), ("linux", TCG)],
-        ratios: &[r("default", "linux")],
-        layout: Layout::PerWorkload,
+        ratios: &[],
+        layout: Layout::MetricsAsRows {
+            param: None,
+            headline: &[
+                "qemu_start_to_banner",
+                "qemu_start_to_shell_prompt",
+                "qemu_start_to_http_answer",
+            ],
+        },
         paper: no_paper,
     },
 ];
@@ -189,23 +220,83 @@ mod tests {
 
     #[test]
     fn papers_columns_name_their_source() {
-        let ls = cosy_paper("ls-l", "5000-warm", "icount").unwrap();
+        let ls = cosy_paper(&At {
+            bench: "ls-l",
+            metric: "time",
+            param: "5000-warm",
+            mode: "icount",
+        })
+        .unwrap();
         assert!(
             ls.contains("VAN / COSY 1.09x") && ls.contains("VAN / COSY-FAST 6.7x"),
             "{ls}"
         );
-        let bonnie = cosy_paper("bonnie", "write", "icount").unwrap();
+        let bonnie = cosy_paper(&At {
+            bench: "bonnie",
+            metric: "time",
+            param: "write",
+            mode: "icount",
+        })
+        .unwrap();
         assert_eq!(bonnie.matches("fastread").count(), 1, "{bonnie}");
-        assert!(fs_ops_paper("fs-ops", "pread", "icount")
-            .unwrap()
-            .contains("3,739"));
-        assert_eq!(fs_ops_paper("fs-ops", "nop", "icount"), None);
-        assert_eq!(fs_ops_paper("fs-ops", "pread", "tcg"), None);
-        assert!(flow_paper("flow", "64", "tcg").unwrap().contains("1.13x"));
-        assert!(cosy_paper("null-loop", "2", "icount")
-            .unwrap()
-            .contains("1.14x"));
-        assert_eq!(cosy_paper("null-loop", "8", "icount"), None);
+        assert!(fs_ops_paper(&At {
+            bench: "fs-ops",
+            metric: "time",
+            param: "pread",
+            mode: "icount"
+        })
+        .unwrap()
+        .contains("3,739"));
+        assert_eq!(
+            fs_ops_paper(&At {
+                bench: "fs-ops",
+                metric: "time",
+                param: "nop",
+                mode: "icount"
+            }),
+            None
+        );
+        assert_eq!(
+            fs_ops_paper(&At {
+                bench: "fs-ops",
+                metric: "time",
+                param: "pread",
+                mode: "tcg"
+            }),
+            None
+        );
+        assert!(flow_paper(&At {
+            bench: "flow",
+            metric: "packets_per_s",
+            param: "64",
+            mode: "tcg"
+        })
+        .unwrap()
+        .contains("1.13x"));
+        let share = At {
+            bench: "flow",
+            metric: "utilisation_stage-udp",
+            param: "64",
+            mode: "tcg",
+        };
+        assert_eq!(flow_paper(&share), None);
+        assert!(cosy_paper(&At {
+            bench: "null-loop",
+            metric: "time",
+            param: "2",
+            mode: "icount"
+        })
+        .unwrap()
+        .contains("1.14x"));
+        assert_eq!(
+            cosy_paper(&At {
+                bench: "null-loop",
+                metric: "time",
+                param: "8",
+                mode: "icount"
+            }),
+            None
+        );
     }
 
     #[test]

@@ -105,7 +105,7 @@ fn a_tcg_plot_carries_its_spread_and_never_an_icount_series() {
 #[test]
 fn the_markdown_uses_the_rules_and_judges_the_targets() {
     let md = report().markdown;
-    assert!(md.contains("from `tests/fixture.jsonl`: 20 records (lines 1–20), 13 of them tagged with 2 run ids (2026-12-01T10:00:00Z … 2026-12-02T09:00:00Z), 7 from before"), "{md}");
+    assert!(md.contains("from `tests/fixture.jsonl`: 23 records (lines 1–23), 16 of them tagged with 3 run ids (2026-12-01T10:00:00Z … 2026-12-03T08:00:00Z), 7 from before"), "{md}");
     // icount: the latest VAN stat (4,100), not the first (4,147).
     assert!(md.contains("| `stat` | 4,100 | 2,816 | 3,186 | – | 1.46 | 0.88 | – | Linux stat on a Core i7: 4,972 instructions (FlexSC Table 1) |"), "{md}");
     // tcg: the median of 100,000, 120,290 and 300,000.
@@ -131,7 +131,18 @@ fn the_markdown_uses_the_rules_and_judges_the_targets() {
     );
     assert!(md.contains("| Rings against synchronous IPC (FlexSC on Conflux) | all | – | `cargo make bench rings` |"), "{md}");
     assert!(
-        md.contains("- call_reply_roundtrip / linux-syscall `getpid`: 1.477"),
+        md.contains("- call_reply_roundtrip (1cpu) / getpid (linux-syscall): 1.477"),
+        "{md}"
+    );
+    // Boot: Conflux's and Linux's metrics as rows of one table, then
+    // the shell prompt over Linux's /init.
+    assert!(md.contains("| metric | default | linux |"), "{md}");
+    assert!(
+        md.contains("| `qemu_start_to_shell_prompt` | 320 (300–340, 2 runs) | – |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("- qemu_start_to_shell_prompt (default) / qemu_start_to_init (linux): 0.356"),
         "{md}"
     );
     for p in report().plots {
@@ -152,7 +163,7 @@ fn write_puts_the_report_and_plots_in_the_folder_and_drops_stale_plots() {
     let results = dir.join("results.jsonl");
     std::fs::write(&results, FIXTURE).unwrap();
     let w = conflux_report::write(&results, &dir, "results.jsonl").unwrap();
-    assert_eq!(w.records, 20);
+    assert_eq!(w.records, 23);
     assert!(
         w.empty.iter().any(|t| t.starts_with("Rings")),
         "{:?}",
