@@ -74,8 +74,8 @@ pub fn build(records: &[Record], source: &str) -> Result<Report, String> {
                     workload(&mut md, &mut plots, &t, "param", section.ratios, &paper)?;
                 }
             }
-            Layout::MetricsAsRows { param, headline } => {
-                metrics_as_rows(&mut md, &mut plots, records, section, param, headline)?
+            Layout::MetricsAsRows { skip, headline } => {
+                metrics_as_rows(&mut md, &mut plots, records, section, skip, headline)?
             }
         }
     }
@@ -208,7 +208,8 @@ fn workload(
     Ok(())
 }
 
-/// A section's metrics as rows (only `param`'s where given), its
+/// A section's metrics as rows (records whose param is in `skip` left
+/// out), its
 /// configurations as columns, one table per mode and unit; then each
 /// `headline` metric of Conflux's over every Linux row of the table.
 fn metrics_as_rows(
@@ -216,21 +217,20 @@ fn metrics_as_rows(
     plots: &mut Vec<Plot>,
     records: &[Record],
     s: &Section,
-    param: Option<&str>,
+    skip: &[&str],
     headline: &[&str],
 ) -> Result<(), String> {
     let rows: Vec<Record> = records
         .iter()
-        .filter(|r| s.benches.contains(&r.bench.as_str()) && param.is_none_or(|p| r.param == p))
+        .filter(|r| s.benches.contains(&r.bench.as_str()) && !skip.contains(&r.param.as_str()))
         .map(|r| {
             let row = match r.param.as_str() {
                 "median" => r.metric.clone(),
                 other => format!("{} {other}", r.metric),
             };
-            let metric = param.unwrap_or("by metric").to_owned();
             Record {
                 param: row,
-                metric,
+                metric: "by metric".into(),
                 ..r.clone()
             }
         })

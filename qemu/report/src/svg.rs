@@ -51,6 +51,19 @@ pub fn compact(v: f64) -> String {
     format!("{}{suffix}", text.strip_suffix(".0").unwrap_or(&text))
 }
 
+/// The y axis' top: the tallest bar plus room for the legend in the
+/// upper right, which is about 20 pixels per series (as a share `f` of
+/// the plot's height, on a linear or a log axis starting at `bottom`).
+fn top(bottom: f64, hi: f64, series: usize, log: bool) -> f64 {
+    let plot_px = f64::from(HEIGHT) - 80.0;
+    let f = ((20.0 * series as f64 + 24.0) / plot_px).min(0.6);
+    if log {
+        ((hi.ln() - f * bottom.ln()) / (1.0 - f)).exp()
+    } else {
+        bottom + (hi - bottom) / (1.0 - f)
+    }
+}
+
 /// The SVG text of `chart`.
 pub fn render(chart: &Chart) -> Result<String, String> {
     let mut out = String::new();
@@ -68,8 +81,8 @@ pub fn render(chart: &Chart) -> Result<String, String> {
             .x_label_area_size(36)
             .y_label_area_size(72);
         if lo > 0.0 && hi / lo > LOG_SPAN {
-            // Headroom above the tallest bar for the legend.
-            let y = (lo / 2.0..hi * 10.0).log_scale();
+            let bottom = lo / 2.0;
+            let y = (bottom..top(bottom, hi, chart.series.len(), true)).log_scale();
             let mut c = builder
                 .build_cartesian_2d(0f64..n, y)
                 .map_err(|e| e.to_string())?;
@@ -83,7 +96,7 @@ pub fn render(chart: &Chart) -> Result<String, String> {
         } else {
             let base = lo.min(0.0);
             let mut c = builder
-                .build_cartesian_2d(0f64..n, base..hi * 1.35)
+                .build_cartesian_2d(0f64..n, base..top(base, hi, chart.series.len(), false))
                 .map_err(|e| e.to_string())?;
             draw(&root, &mut c, chart, base, &chart.y_label)
         }?;
@@ -155,6 +168,19 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_legend_gets_room_above_the_bars() {
+        // Five series take (124 / 340) of the height above the bars.
+        let linear = top(0.0, 100.0, 5, false);
+        assert!(
+            (linear - 100.0 / (1.0 - 124.0 / 340.0)).abs() < 1e-9,
+            "{linear}"
+        );
+        let log = top(10.0, 1000.0, 5, true);
+        let share = (log / 1000.0).ln() / (log / 10.0).ln();
+        assert!((share - 124.0 / 340.0).abs() < 1e-9, "{share}");
+    }
 
     #[test]
     fn numbers_are_compact() {

@@ -134,6 +134,12 @@ fn the_markdown_uses_the_rules_and_judges_the_targets() {
         md.contains("- call_reply_roundtrip (1cpu) / getpid (linux-syscall): 1.477"),
         "{md}"
     );
+    // IPC: medians only, Conflux's and Linux's metrics as rows.
+    assert!(
+        md.contains("(plots/ipc_by-metric_icount_instructions.svg)"),
+        "{md}"
+    );
+    assert!(!md.contains("call_reply_roundtrip p99"), "{md}");
     // Boot: Conflux's and Linux's metrics as rows of one table, then
     // the shell prompt over Linux's /init.
     assert!(md.contains("| metric | default | linux |"), "{md}");

@@ -401,6 +401,7 @@ fn cosy_interp() -> Result<(), String> {
         .current_dir(workspace::root())
         .args(["bench", "-p", "cosy-abi", "--bench", "interp"])
         .env("CONFLUX_BENCH_OUT", results_path())
+        .env("CONFLUX_BENCH_RUN", run_id())
         .status()
         .map_err(|e| format!("cannot run cargo bench: {e}"))?;
     if !status.success() {
