@@ -126,7 +126,7 @@ pub const SECTIONS: &[Section] = &[
         title: "IPC: a Conflux round trip against Linux's getpid and pipe round trips",
         benches: &["ipc"],
         about: "Conflux: `call` → `reply_recv` between two tasks on one CPU (`qemu/systems/ipcbench.toml`), beside notify→wait and yield. Linux: getpid, and pipe and eventfd round trips between two processes, on the same QEMU machine. Medians (p99 and mean left out); the targets above judge the icount figures.",
-        command: "`cargo make bench ipc` (Conflux), `cargo make bench linux` (Linux)",
+        command: "`cargo make bench ipc`",
         expect: &[("1cpu", BOTH), ("linux-syscall", BOTH)],
         ratios: &[],
         layout: Layout::MetricsAsRows {
@@ -141,7 +141,7 @@ pub const SECTIONS: &[Section] = &[
         title: "File operations (fs-ops): the file server's cost per operation",
         benches: &["fs-ops"],
         about: "Per operation against the file server: VAN (one IPC per operation), COSY (one compound), COSY-FAST (a compound over a shared data region), beside Linux's syscalls and io_uring on the same ext4 image. `VAN / x` is a speed-up over VAN; `x / linux-*` is a cost relative to Linux (below 1: cheaper). FlexSC's Table 1 counts Linux's instructions per call on a real Core i7: the same unit as icount on another machine and kernel, so an order of magnitude, not a comparison.",
-        command: "`cargo make bench fs-ops`, `cargo make bench linux`",
+        command: "`cargo make bench fs-ops`",
         expect: COSY_EXPECT,
         ratios: COSY_RATIOS,
         layout: Layout::PerWorkload,
@@ -151,7 +151,7 @@ pub const SECTIONS: &[Section] = &[
         title: "Cosy workloads: null loop, ls -l, grep, dbsim, copy, bonnie",
         benches: &["null-loop", "ls-l", "grep", "dbsim", "copy", "bonnie"],
         about: "The Cosy papers' workloads (guest time across one run of the workload). The papers report elapsed-time changes on their own machine; they are quoted here as speed-ups over VAN (`VAN / x`, e.g. -85 % elapsed = 6.7x), the only form that carries across machines.",
-        command: "`cargo make bench cosy`, `cargo make bench linux`",
+        command: "`cargo make bench cosy`",
         expect: COSY_EXPECT,
         ratios: COSY_RATIOS,
         layout: Layout::PerWorkload,
@@ -192,7 +192,7 @@ pub const SECTIONS: &[Section] = &[
         title: "Boot: QEMU's start to a usable system",
         benches: &["boot"],
         about: "Host wall time from starting QEMU to the kernel banner, the shell prompt and httpd's first answer (Conflux's default system), beside Linux's boot to `/init` on the same machine.",
-        command: "`cargo make bench boot`, `cargo make bench linux`",
+        command: "`cargo make bench boot`",
         expect: &[("default", TCG), ("linux", TCG)],
         ratios: &[],
         layout: Layout::MetricsAsRows {
@@ -207,10 +207,23 @@ pub const SECTIONS: &[Section] = &[
     },
 ];
 
+/// The Linux peer's command, which writes every `linux*` record.
+pub const LINUX_COMMAND: &str = "`cargo make bench linux`";
+
+/// Every command a section's records come from: its own, and the Linux
+/// peer's where it expects Linux's configurations.
+pub fn commands(section: &Section) -> String {
+    if section.expect.iter().any(|(c, _)| c.starts_with("linux")) {
+        format!("{} (Conflux), {LINUX_COMMAND} (Linux)", section.command)
+    } else {
+        section.command.to_owned()
+    }
+}
+
 /// The command that produces records of `config` in `section`.
 pub fn command_for(section: &Section, config: &str) -> &'static str {
     if config.starts_with("linux") {
-        "`cargo make bench linux`"
+        LINUX_COMMAND
     } else {
         section.command
     }
@@ -305,6 +318,12 @@ mod tests {
     fn linux_records_come_from_the_linux_bench() {
         let boot = SECTIONS.iter().find(|s| s.benches == ["boot"]).unwrap();
         assert_eq!(command_for(boot, "linux"), "`cargo make bench linux`");
-        assert!(command_for(boot, "default").contains("bench boot"));
+        assert_eq!(command_for(boot, "default"), "`cargo make bench boot`");
+        assert_eq!(
+            commands(boot),
+            "`cargo make bench boot` (Conflux), `cargo make bench linux` (Linux)"
+        );
+        let rings = SECTIONS.iter().find(|s| s.benches == ["rings"]).unwrap();
+        assert_eq!(commands(rings), "`cargo make bench rings`");
     }
 }

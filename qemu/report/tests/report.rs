@@ -140,6 +140,7 @@ fn the_markdown_uses_the_rules_and_judges_the_targets() {
         "{md}"
     );
     assert!(!md.contains("call_reply_roundtrip p99"), "{md}");
+    assert!(md.contains("Benches in these records (modes): fs-ops (icount, tcg), ls-l (icount), ipc (icount), boot (tcg)."), "{md}");
     // Boot: Conflux's and Linux's metrics as rows of one table, then
     // the shell prompt over Linux's /init.
     assert!(md.contains("| metric | default | linux |"), "{md}");
