@@ -128,7 +128,7 @@ fn header(md: &mut String, records: &[Record], source: &str) {
     );
     let _ = writeln!(
         md,
-        "How figures are chosen. The results file only grows, so a later line is a later run. \
+        "How figures are chosen. Records are taken in time order: lines without a run id in file order (the file only grows), then runs by their id (the UTC time they started). \
          Under `icount` (instructions; exact: the same code gives the same count) a figure is its key's latest record. \
          Under `tcg` and `host` (timed on a shared host) a figure is the median over every record of its key, shown with its min–max and number of runs; plots draw the min–max as whiskers. \
          A key is (bench, config, param, metric, mode); if its unit changed between runs, only records in the latest unit count. \

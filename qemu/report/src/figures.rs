@@ -1,8 +1,12 @@
 //! From records to figures: one [`Figure`] per key (bench, config,
 //! param, metric, mode), and the rule that says which records make it.
 //!
-//! The results file only grows (every `cargo make bench` appends), so a
-//! later line is a later run. Under `icount` a run is exact (the same
+//! Records are put in time order first: those without a run id (written
+//! before records carried one) in file order, then those with one by
+//! their id (the UTC time the run started, which sorts as text) and
+//! file order within a run. In one results file, which only grows, that
+//! is file order; in files joined from several machines it still puts
+//! each run where it belongs. Under `icount` a run is exact (the same
 //! code gives the same count every time), so a figure is the key's
 //! latest record: older ones describe older code. Under every other mode
 //! (`tcg`, `host`: host time) a single run is one draw from a noisy
@@ -54,7 +58,7 @@ pub fn median(values: &[f64]) -> Option<f64> {
     }
 }
 
-/// Every key's figure, keys in the order they first appear in the file.
+/// Every key's figure, keys in the order they first appear (in time order).
 #[derive(Debug, Default)]
 pub struct Figures {
     entries: Vec<(Key, Figure)>,
@@ -64,9 +68,11 @@ pub struct Figures {
 impl Figures {
     /// The figures of `records` (in file order).
     pub fn of(records: &[Record]) -> Figures {
+        let mut timed: Vec<&Record> = records.iter().collect();
+        timed.sort_by(|a, b| (&a.run, a.line).cmp(&(&b.run, b.line)));
         let mut order: Vec<Key> = Vec::new();
         let mut by_key: HashMap<Key, Vec<&Record>> = HashMap::new();
-        for r in records {
+        for r in timed {
             let key = Key {
                 bench: r.bench.clone(),
                 config: r.config.clone(),
@@ -183,6 +189,34 @@ mod tests {
         assert!(!tcg.exact);
         let keys: Vec<&str> = f.iter().map(|(k, _)| k.mode.as_str()).collect();
         assert_eq!(keys, ["icount", "tcg"]);
+    }
+
+    #[test]
+    fn runs_are_ordered_by_their_id_after_the_untagged_lines() {
+        let tagged = |value: f64, run: &str, line: usize| Record {
+            run: Some(run.into()),
+            ..rec("VAN", "icount", value, "instructions", line)
+        };
+        // A file joined from two machines: the later run's lines first.
+        let records = [
+            tagged(300.0, "2026-12-02T09:00:00Z", 1),
+            tagged(200.0, "2026-12-01T09:00:00Z", 2),
+            rec("VAN", "icount", 100.0, "instructions", 3),
+        ];
+        let f = Figures::of(&records);
+        let g = f.get("fs-ops", "VAN", "stat", "per_op", "icount").unwrap();
+        assert_eq!(g.value, 300.0);
+        let untagged_last = [
+            tagged(200.0, "2026-12-01T09:00:00Z", 1),
+            rec("VAN", "icount", 100.0, "instructions", 2),
+        ];
+        let g = Figures::of(&untagged_last);
+        assert_eq!(
+            g.get("fs-ops", "VAN", "stat", "per_op", "icount")
+                .unwrap()
+                .value,
+            200.0
+        );
     }
 
     #[test]
