@@ -14,7 +14,8 @@
 //! of repetitions with `std::time::Instant`; compound and direct batches
 //! alternate and the overhead is the median of their paired differences. Prints a table and appends
 //! JSON lines to `target/bench/results.jsonl` at the workspace root (or
-//! to `$CONFLUX_BENCH_OUT`).
+//! to `$CONFLUX_BENCH_OUT`, tagged with `$CONFLUX_BENCH_RUN` when the
+//! runner sets it).
 
 use std::fs::OpenOptions;
 use std::hint::black_box;
@@ -152,10 +153,19 @@ fn write_records(records: &[Record]) {
         .append(true)
         .open(&path)
         .expect("open the bench output");
+    // The runner's id for this `cargo make bench` run (a UTC time, no
+    // characters that need escaping); none when run by hand.
+    let run = std::env::var("CONFLUX_BENCH_RUN")
+        .ok()
+        .filter(|id| {
+            id.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-:.TZ".contains(c))
+        })
+        .map_or(String::new(), |id| format!(",\"run\":\"{id}\""));
     for r in records {
         writeln!(
             out,
-            "{{\"bench\":\"cosy-interp\",\"config\":\"{}\",\"param\":\"median\",\"metric\":\"{}\",\"value\":{:.3},\"unit\":\"ns\",\"mode\":\"host\"}}",
+            "{{\"bench\":\"cosy-interp\",\"config\":\"{}\",\"param\":\"median\",\"metric\":\"{}\",\"value\":{:.3},\"unit\":\"ns\",\"mode\":\"host\"{run}}}",
             r.config, r.metric, r.value
         )
         .expect("write a bench record");

@@ -1,6 +1,8 @@
 //! Benchmarks: each writes one JSON object per line to
 //! `target/bench/results.jsonl` (fields bench, config, param, metric,
-//! value, unit, mode) and prints a table.
+//! value, unit, mode, and run: the id of this `cargo make bench`
+//! invocation, [`run_id`]) and prints a table. Running them all ends
+//! with the report (`cargo make report`, [`crate::report`]).
 
 use crate::accel::Accel;
 use crate::{image, qemu, workspace};
@@ -58,18 +60,56 @@ fn json_str(s: &str) -> String {
 }
 
 impl Record<'_> {
-    pub fn to_json(&self) -> String {
+    /// The record's line, tagged with the run that wrote it.
+    pub fn to_json(&self, run: &str) -> String {
         format!(
-            "{{\"bench\":{},\"config\":{},\"param\":{},\"metric\":{},\"value\":{},\"unit\":{},\"mode\":{}}}",
+            "{{\"bench\":{},\"config\":{},\"param\":{},\"metric\":{},\"value\":{},\"unit\":{},\"mode\":{},\"run\":{}}}",
             json_str(self.bench),
             json_str(self.config),
             json_str(self.param),
             json_str(self.metric),
             self.value,
             json_str(self.unit),
-            json_str(self.mode)
+            json_str(self.mode),
+            json_str(run)
         )
     }
+}
+
+/// `seconds` since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ` (UTC).
+fn utc(seconds: u64) -> String {
+    let (days, rest) = (seconds / 86_400, seconds % 86_400);
+    // Civil date from days since 1970-01-01 (the proleptic Gregorian
+    // calendar in 400-year eras of 146,097 days).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
+}
+
+/// This invocation's run id: the UTC time it first wrote a record.
+/// Every record of one `cargo make bench` carries the same id, so the
+/// report can tell runs apart (lines written before the id existed
+/// have none; the report accepts both).
+pub fn run_id() -> &'static str {
+    static ID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    ID.get_or_init(|| {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        utc(now)
+    })
 }
 
 /// Boots `built` under tcg and runs `measure` beside it (the guest is
@@ -106,7 +146,7 @@ fn measure_beside<T: Send + 'static>(
 }
 
 fn results_path() -> std::path::PathBuf {
-    workspace::root().join("target/bench/results.jsonl")
+    crate::report::default_results()
 }
 
 /// Appends records to the results file.
@@ -120,7 +160,7 @@ pub fn append(records: &[Record<'_>]) -> Result<(), String> {
         .open(&path)
         .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
     for r in records {
-        writeln!(f, "{}", r.to_json())
+        writeln!(f, "{}", r.to_json(run_id()))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(())
@@ -361,6 +401,7 @@ fn cosy_interp() -> Result<(), String> {
         .current_dir(workspace::root())
         .args(["bench", "-p", "cosy-abi", "--bench", "interp"])
         .env("CONFLUX_BENCH_OUT", results_path())
+        .env("CONFLUX_BENCH_RUN", run_id())
         .status()
         .map_err(|e| format!("cannot run cargo bench: {e}"))?;
     if !status.success() {
@@ -398,6 +439,9 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
         }
     }
     println!("records appended to {}", results_path().display());
+    if name.is_none() {
+        crate::report::run(None, None)?;
+    }
     Ok(())
 }
 
@@ -442,8 +486,16 @@ mod tests {
             mode: "host",
         };
         assert_eq!(
-            r.to_json(),
-            r#"{"bench":"b","config":"c\"q","param":"median","metric":"m","value":1.5,"unit":"ns","mode":"host"}"#
+            r.to_json("2026-11-28T15:40:00Z"),
+            r#"{"bench":"b","config":"c\"q","param":"median","metric":"m","value":1.5,"unit":"ns","mode":"host","run":"2026-11-28T15:40:00Z"}"#
         );
+    }
+
+    #[test]
+    fn run_ids_are_utc_times() {
+        assert_eq!(utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(utc(1_795_880_412), "2026-11-28T15:40:12Z");
+        assert!(run_id().ends_with('Z'));
     }
 }

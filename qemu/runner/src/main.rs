@@ -23,6 +23,7 @@ mod netback;
 mod new_app;
 mod oracle;
 mod qemu;
+mod report;
 mod run_verdict;
 mod soak;
 mod symbolize;
@@ -78,6 +79,15 @@ enum Command {
     },
     /// Run benchmarks (all, or the one named) and append records to target/bench/results.jsonl.
     Bench { name: Option<String> },
+    /// Write the benchmark report (report.md and SVG plots) from the records.
+    Report {
+        /// The records to read (default: target/bench/results.jsonl).
+        #[arg(long)]
+        results: Option<std::path::PathBuf>,
+        /// The folder for report.md and plots/ (default: target/bench).
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+    },
     /// The soak: the soak system under HTTP load, shell commands, flows,
     /// a file writer and random kills of drivers and servers, then every
     /// record checked (see qemu/runner/src/soak.rs).
@@ -130,6 +140,7 @@ fn main() -> ExitCode {
             );
         }),
         Command::Bench { name } => bench::run(name.as_deref()),
+        Command::Report { results, out } => report::run(results.as_deref(), out.as_deref()),
         Command::Soak {
             minutes,
             seed,
