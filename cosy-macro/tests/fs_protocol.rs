@@ -52,3 +52,23 @@ fn grep_compound_for_the_file_server() {
     };
     assert!(Program::verify(&bytes, &target, [Insn::EMPTY; 16]).is_ok());
 }
+
+#[test]
+fn the_file_servers_errors_are_named_in_a_compound() {
+    // Creates the file if opening it failed because it is missing.
+    let compound = cosy!(ops::TABLE => || {
+        let path = buf(0, 0, 64);
+        let mut fd = open(path, O_RDONLY, 0);
+        if is_err(fd, NOT_FOUND) {
+            fd = open(path, O_RDONLY | ops::O_CREAT, 0o644);
+        }
+        fd
+    });
+    let (reprs, _) = compound.reprs().unwrap();
+    let br = reprs
+        .iter()
+        .find(|op| op.code == Opcode::Br as u8)
+        .expect("a branch");
+    let code = cosy_abi::code::SERVICE | conflux_fs_protocol::FsError::NotFound.code();
+    assert_eq!(br.operands[1].value, 0u64.wrapping_sub(u64::from(code)));
+}

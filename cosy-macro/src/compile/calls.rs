@@ -68,6 +68,13 @@ impl Compiler {
                 "declare one with `let name = buf(region, offset, len);` and pass `name`",
             ));
         }
+        if super::failure::is_test(&text) {
+            return Err(err(
+                c,
+                format!("`{text}` is a condition, not a value"),
+                format!("use it in `if` or `while`: `if {text}(x) {{ ... }}`"),
+            ));
+        }
         if let Some(&(method, kinds, shape)) = BUILTINS.iter().find(|b| b.0 == text) {
             return self.builtin(c, method, kinds, shape, dst);
         }

@@ -10,6 +10,7 @@
 
 mod calls;
 mod cond;
+mod failure;
 mod flow;
 mod reject;
 mod switch;
