@@ -84,6 +84,7 @@ mod region_alloc;
 mod registers;
 mod report;
 mod service;
+pub mod typed;
 mod verify;
 pub mod wire;
 

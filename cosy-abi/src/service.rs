@@ -88,6 +88,12 @@ macro_rules! service_errors {
             }
         }
 
+        impl $crate::typed::ServiceError for $enum {
+            fn from_code(code: u16) -> Option<Self> {
+                $enum::from_code(code)
+            }
+        }
+
         impl From<$enum> for $crate::CallError {
             fn from(e: $enum) -> Self {
                 $crate::CallError::Service(e.code())
