@@ -117,8 +117,12 @@ pub(crate) enum Place {
         offset: Expr,
         len: Expr,
     },
-    /// `buf(place)`, a `(region, offset, len)` tuple.
+    /// `buf(place)`: a `(region, offset, len)` tuple or anything that
+    /// converts into one (`cosy_abi::Place`, from an `Arena`).
     Tuple(Expr),
+    /// `buf_at(place, base)`: `place`'s offset plus `base`'s value when
+    /// an op uses it (a `cosy_abi::Table`'s entries).
+    TupleAt { place: Expr, base: Var },
     /// `buf_at(region, base, offset, len)`: `offset` plus `base`'s value
     /// when an op uses it.
     At {
