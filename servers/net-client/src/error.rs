@@ -29,6 +29,9 @@ pub enum Error {
     /// the step budget), or ran with failures and was asked to be clean
     /// (`RunReport::clean`): which op and why.
     Compound(crate::OpFailure),
+    /// An arena could not place a compound's input or buffer in its
+    /// region (`cosy_abi::Arena`): too little room left.
+    Layout(cosy_abi::ArenaError),
 }
 
 impl Error {
@@ -69,6 +72,12 @@ impl From<Failure> for Error {
     }
 }
 
+impl From<cosy_abi::ArenaError> for Error {
+    fn from(e: cosy_abi::ArenaError) -> Self {
+        Error::Layout(e)
+    }
+}
+
 impl From<crate::OpFailure> for Error {
     fn from(op: crate::OpFailure) -> Self {
         Error::Compound(op)
@@ -94,6 +103,7 @@ impl fmt::Display for Error {
             Error::TooLarge => f.write_str("too large for the control region"),
             Error::Compound(op) if op.op.is_some() => write!(f, "compound failed at {op}"),
             Error::Compound(op) => write!(f, "compound failed: {op}"),
+            Error::Layout(e) => write!(f, "laying out the compound's region: {e}"),
         }
     }
 }
