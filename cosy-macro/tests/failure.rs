@@ -144,3 +144,51 @@ fn named_codes_are_what_the_executor_writes() {
     assert_eq!(code::failure_of(5), None);
     assert_eq!(code::failure_of(u64::MAX - 70_000), None);
 }
+
+/// Opens "file" with the flags in r0; a `match` on the result:
+/// fd + 10 when it opened, 1 for ENOENT, 2 for any other error.
+fn matched() -> Builder {
+    cosy!(memfs::OPS => |flags| {
+        let name = buf(0, 0, 4);
+        let mut seen = 0;
+        match open(name, flags, 0) {
+            Ok(fd) => {
+                close(fd);
+                seen = fd + 10;
+            }
+            Err(ENOENT) => seen = 1,
+            Err(_) => seen = 2,
+        }
+        seen
+    })
+}
+
+#[test]
+fn a_match_on_a_result_takes_the_arm_of_its_error() {
+    assert_eq!(run(&matched(), &[O_RDONLY]).exit_value, 1);
+    assert_eq!(run(&matched(), &[O_RDWR | O_CREAT]).exit_value, 10);
+}
+
+#[test]
+fn a_match_tests_arms_in_order_with_or_patterns_and_a_rest_arm() {
+    let compound = cosy!(memfs::OPS => || {
+        let data = buf(0, 8, 8);
+        let mut seen = 0;
+        let n = read(7, data, 8); // EBADF
+        match n {
+            Err(ENOENT | EBADF) => seen += 1,
+            Err(_) => seen += 10,
+            _ => seen += 100,
+        }
+        let mut m = 3;
+        match m {
+            Ok(v) => {
+                m = 50; // the binding is a copy of the mutable scrutinee
+                seen += v * 1000;
+            }
+            _ => {}
+        }
+        seen + m
+    });
+    assert_eq!(run(&compound, &[]).exit_value, 1 + 3000 + 50);
+}

@@ -85,17 +85,22 @@ impl Compiler {
                  (`COUNT_TOO_LARGE`, ...)",
             ));
         };
+        Ok(self.named_failure(name))
+    }
+
+    /// The value a register holds after an op failed with error `name`.
+    pub(super) fn named_failure(&self, name: &syn::Ident) -> Operand {
         let code: TokenStream = if EXECUTOR_ERRORS.contains(&name.to_string().as_str()) {
             quote!(::cosy_abi::code::#name)
         } else {
             let module = &self.table_module;
             quote!(::cosy_abi::code::service(#module errors::#name))
         };
-        Ok(Operand::Imm(quote!(::cosy_abi::code::failed(#code))))
+        Operand::Imm(quote!(::cosy_abi::code::failed(#code)))
     }
 }
 
-fn is_upper_snake(s: &str) -> bool {
+pub(super) fn is_upper_snake(s: &str) -> bool {
     s.chars()
         .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }

@@ -13,6 +13,7 @@ mod cond;
 mod failure;
 mod flow;
 mod reject;
+mod result_match;
 mod switch;
 mod value;
 
