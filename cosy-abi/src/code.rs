@@ -85,6 +85,30 @@ pub const REF_RESERVED: u16 = 0x0123;
 /// Service-defined errors are `SERVICE | code`, code 1..=0x7FFF.
 pub const SERVICE: u16 = 0x8000;
 
+/// A service's own error `code` (1..=0x7FFF) as the client reads it:
+/// `SERVICE | code`.
+pub const fn service(code: u16) -> u16 {
+    SERVICE | code
+}
+
+/// What an op that failed with `code` leaves in its destination
+/// register: the code negated, negative as an `i64` (spec §8), as a
+/// Linux system call returns `-errno`.
+pub const fn failed(code: u16) -> u64 {
+    0u64.wrapping_sub(code as u64)
+}
+
+/// The code a register holds the negation of, if its value is a failure
+/// (negative as an `i64` and no larger in magnitude than a code).
+pub const fn failure_of(value: u64) -> Option<u16> {
+    let code = 0u64.wrapping_sub(value);
+    if (value as i64) < 0 && code <= u16::MAX as u64 {
+        Some(code as u16)
+    } else {
+        None
+    }
+}
+
 /// A short English description of a code, for logs.
 pub fn describe(code: u16) -> &'static str {
     match code {

@@ -69,6 +69,7 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
+mod arena;
 mod args;
 #[cfg(feature = "alloc")]
 mod builder;
@@ -84,9 +85,11 @@ mod region_alloc;
 mod registers;
 mod report;
 mod service;
+pub mod typed;
 mod verify;
 pub mod wire;
 
+pub use arena::{Arena, ArenaError, Place, Table};
 pub use args::{Args, BufWord};
 #[cfg(feature = "alloc")]
 pub use builder::{Buf, BuildError, Builder, Label, Operand, Operands, Reg};

@@ -47,6 +47,12 @@ pub const EINVAL: u16 = 22;
 /// Name longer than 32 bytes.
 pub const ENAMETOOLONG: u16 = 36;
 
+/// The error codes by name, where `cosy!` looks for them:
+/// `is_err(fd, ENOENT)` in a compound over [`OPS`].
+pub mod errors {
+    pub use super::{EBADF, EINVAL, EMFILE, ENAMETOOLONG, ENOENT, ENOSPC};
+}
+
 const SPECS: [OpSpec; 6] = [
     OpSpec::new("open", &[ArgKind::Buf, ArgKind::Value, ArgKind::Value]),
     OpSpec::new("read", &[ArgKind::Value, ArgKind::Buf, ArgKind::Value]),

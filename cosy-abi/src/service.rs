@@ -38,15 +38,25 @@ macro_rules! operations {
 }
 
 /// Declares a service's error codes, their numbers and their messages in
-/// one list: `Name = number, "message";` per code, under the enum's name.
-/// It defines the enum (`repr(u16)`), `ALL`, `from_code`, `code`,
-/// `message`, `Display` (the message) and the conversion into
-/// [`CallError::Service`], so a service's call can fail with `?`.
+/// one list: `Name (NAME) = number, "message";` per code, under the
+/// enum's name. It defines the enum (`repr(u16)`), `ALL`, `from_code`,
+/// `code`, `message`, `Display` (the message) and the conversion into
+/// [`CallError::Service`], so a service's call can fail with `?`; and a
+/// module `codes` with a `pub const NAME: u16` per code, which the op
+/// table's module re-exports as `errors` for `cosy!`'s
+/// `is_err(x, NAME)`.
 #[macro_export]
 macro_rules! service_errors {
     ($(#[$meta:meta])* $enum:ident {
-        $( $(#[$doc:meta])* $name:ident = $n:literal, $text:literal; )*
+        $( $(#[$doc:meta])* $name:ident ($upper:ident) = $n:literal, $text:literal; )*
     }) => {
+        /// The codes as constants, named as `cosy!` names them
+        /// (`is_err(fd, NOT_FOUND)`); a failed op's register holds
+        /// `cosy_abi::code::failed(cosy_abi::code::service(code))`.
+        pub mod codes {
+            $( $(#[$doc])* pub const $upper: u16 = $n; )*
+        }
+
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[repr(u16)]
@@ -75,6 +85,12 @@ macro_rules! service_errors {
         impl core::fmt::Display for $enum {
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
                 f.write_str(self.message())
+            }
+        }
+
+        impl $crate::typed::ServiceError for $enum {
+            fn from_code(code: u16) -> Option<Self> {
+                $enum::from_code(code)
             }
         }
 

@@ -99,7 +99,7 @@ fn mentions(op: &Op) -> Vec<Var> {
     }
     match op {
         Op::DeclBuf(_, place) => match &**place {
-            Place::At { base, .. } => vec![*base],
+            Place::At { base, .. } | Place::TupleAt { base, .. } => vec![*base],
             _ => vec![],
         },
         Op::Jump(_) | Op::Bind(_) => vec![],
@@ -179,9 +179,18 @@ impl Emitter<'_> {
                         len,
                     } => quote!(#b.buf(#region, #offset, #len)),
                     Place::Tuple(place) => quote!({
-                        let (region, offset, len) = #place;
+                        let (region, offset, len): (u8, u32, u32) =
+                            ::core::convert::Into::into(#place);
                         #b.buf(region, offset, len)
                     }),
+                    Place::TupleAt { place, base } => {
+                        let base = self.reg(*base);
+                        quote!({
+                            let (region, offset, len): (u8, u32, u32) =
+                                ::core::convert::Into::into(#place);
+                            #b.buf_at(region, #base, offset, len)
+                        })
+                    }
                     Place::At {
                         region,
                         base,

@@ -46,8 +46,9 @@ pub(crate) enum Kind {
     Buf,
 }
 
-/// The comparisons the compiler emits: all unsigned, as every compound
-/// value is a `u64`. Names match `cosy_abi::Cmp`.
+/// The comparisons the compiler emits: unsigned, as every compound value
+/// is a `u64`, unless the code asks for a signed one (`x as i64 < 0`,
+/// `is_err(x)`). Names match `cosy_abi::Cmp`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Cmp {
     Eq,
@@ -56,6 +57,10 @@ pub(crate) enum Cmp {
     LeU,
     GtU,
     GeU,
+    LtS,
+    LeS,
+    GtS,
+    GeS,
 }
 
 impl Cmp {
@@ -68,6 +73,21 @@ impl Cmp {
             Cmp::LeU => Cmp::GtU,
             Cmp::GtU => Cmp::LeU,
             Cmp::GeU => Cmp::LtU,
+            Cmp::LtS => Cmp::GeS,
+            Cmp::LeS => Cmp::GtS,
+            Cmp::GtS => Cmp::LeS,
+            Cmp::GeS => Cmp::LtS,
+        }
+    }
+
+    /// The same order compared as two's-complement `i64`.
+    pub fn signed(self) -> Cmp {
+        match self {
+            Cmp::LtU => Cmp::LtS,
+            Cmp::LeU => Cmp::LeS,
+            Cmp::GtU => Cmp::GtS,
+            Cmp::GeU => Cmp::GeS,
+            other => other,
         }
     }
 
@@ -80,6 +100,10 @@ impl Cmp {
             Cmp::LeU => "LeU",
             Cmp::GtU => "GtU",
             Cmp::GeU => "GeU",
+            Cmp::LtS => "LtS",
+            Cmp::LeS => "LeS",
+            Cmp::GtS => "GtS",
+            Cmp::GeS => "GeS",
         }
     }
 }
@@ -93,8 +117,12 @@ pub(crate) enum Place {
         offset: Expr,
         len: Expr,
     },
-    /// `buf(place)`, a `(region, offset, len)` tuple.
+    /// `buf(place)`: a `(region, offset, len)` tuple or anything that
+    /// converts into one (`cosy_abi::Place`, from an `Arena`).
     Tuple(Expr),
+    /// `buf_at(place, base)`: `place`'s offset plus `base`'s value when
+    /// an op uses it (a `cosy_abi::Table`'s entries).
+    TupleAt { place: Expr, base: Var },
     /// `buf_at(region, base, offset, len)`: `offset` plus `base`'s value
     /// when an op uses it.
     At {

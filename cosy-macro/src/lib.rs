@@ -56,7 +56,10 @@
 //! # The subset
 //!
 //! Every compound value is a `u64`; arithmetic wraps and comparisons are
-//! unsigned, as the compound's ops are.
+//! unsigned, as the compound's ops are, unless a side is cast `as i64`.
+//! A failed op leaves its code negated in its result (cosy-abi §8), so
+//! test results with `is_err` / `is_ok`, never `x >= 0` (always true on
+//! a `u64`, and refused with that hint).
 //!
 //! | Rust | becomes |
 //! |---|---|
@@ -64,6 +67,9 @@
 //! | `let x = 0;` outside any loop | no op: registers start at zero |
 //! | `+ - * / % & \| ^ << >>`, `!x` | `ADD`..`SHR`, `XOR x, !0` |
 //! | `if c { } else if c { } else { }` | branches; `==` `!=` `<` `<=` `>` `>=`, `&&`, `\|\|`, `!` short-circuit as in Rust |
+//! | `if is_err(fd) { }`, `is_ok(fd)`, `is_err(fd, NOT_FOUND)` | whether the op that wrote `fd` failed (a signed `BR` against 0), or failed with that error (`BR EQ` against the code negated); the name is a constant in the `errors` module beside the op table (`fs_protocol::ops::errors::NOT_FOUND`) or one of the executor's (`DIVIDE_BY_ZERO`, `REF_OUT_OF_BOUNDS`, `COUNT_TOO_LARGE`, `NOT_A_BUFFER`, `UNKNOWN_SERVICE_OP_AT_RUN`, `SERVICE_BAD_ERROR`) |
+//! | `match open(..) { Ok(fd) => .., Err(NOT_FOUND \| EXISTS) => .., Err(_) => .. }` | branches in arm order: `Ok` a signed test, `Err(NAME)` equalities; `Ok(fd)` binds the result for the arm; the arms must cover every result (`Ok` and `Err(_)`, or `_`) |
+//! | `(x as i64) < 0`, `(a as i64) >= (b as i64)` | a signed comparison (`LTS` .. `GES`) |
 //! | `while c { }` | a test on entry and one branch back per iteration |
 //! | `loop { ...; if c { break; } }` | a do-while: one branch back per iteration |
 //! | `loop { }` | a jump back |
@@ -73,8 +79,8 @@
 //! | `return e;`, the body's last expression | `EXIT` |
 //! | `open(name, flags, 0)` | `CALL` of the table's `OPEN`; a statement call drops the result |
 //! | `copy(to, from, n)`, `fill(buf, byte, n)`, `memcmp(a, b, n)`, `search(hay, needle, n)`, `crc32c(buf, n, seed)` | the builtin data ops |
-//! | `let b = buf(region, offset, len);` or `buf(place)` | a buffer ref into a shared region (`place` a `(u8, u32, u32)`) |
-//! | `let w = buf_at(region, base, offset, len);` | a ref whose offset moves with the variable `base` |
+//! | `let b = buf(region, offset, len);` or `buf(place)` | a buffer ref into a shared region (`place` a `(u8, u32, u32)` or a `cosy_abi::Place` from an `Arena`) |
+//! | `let w = buf_at(region, base, offset, len);` or `buf_at(place, base)` | a ref whose offset moves with the variable `base` (`buf_at(table.first, at)` walks an arena's `Table`, `at += table.stride`) |
 //!
 //! A name the block does not bind is the app's: an expression made only of
 //! the app's names and literals (`O_WRONLY | O_CREAT`, `chunk.2`,
@@ -87,9 +93,11 @@
 //! # Checked when the app compiles
 //!
 //! Anything outside the subset is a compile error at its span, saying what
-//! to write instead: method calls, closures, macros, `?`, casts,
-//! references, indexing, tuples and structs, `if`/`match` as values,
-//! comparisons as values, `if let`/`while let`, `for` over anything but a
+//! to write instead: method calls, closures, macros, `?`,
+//! references, indexing, tuples and structs, casts outside comparisons, `if`/`match` as values,
+//! comparisons as values, an unsigned comparison with 0 that cannot
+//! change its answer (`x >= 0`, `x < 0`), `is_err`/`is_ok` as values,
+//! `if let`/`while let`, `for` over anything but a
 //! range, match guards and bindings, a match without `_`, `break` with a
 //! value, assigning an immutable variable, a `for` counter or the app's
 //! variables, a buffer used as a value (and the reverse), more than 32

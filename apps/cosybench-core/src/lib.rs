@@ -28,13 +28,11 @@ pub use config::Config;
 
 #[cfg(target_os = "none")]
 use conflux_fs_client::{Error, Fs};
-#[cfg(target_os = "none")]
-use cosy_abi::Outcome;
 
 /// Runs `compound` once after `place` wrote its inputs into `region` of
 /// `fs` (0: the control region, else a data region); its exit value.
-/// `TooLarge` if `place` finds no room there, `Request(stop code)` if
-/// the compound stopped before its end.
+/// `TooLarge` if `place` finds no room there, `Compound` (the op and its
+/// error) if the compound stopped before its end.
 #[cfg(target_os = "none")]
 pub fn run_in(
     fs: &mut Fs,
@@ -49,9 +47,5 @@ pub fn run_in(
     if !memory.is_some_and(place) {
         return Err(Error::TooLarge);
     }
-    let reply = fs.run(compound, &[])?;
-    if reply.outcome != Outcome::Finished as u16 {
-        return Err(Error::Request(reply.stop_code));
-    }
-    Ok(reply.exit_value)
+    Ok(fs.run(compound, &[])?.exit_value)
 }

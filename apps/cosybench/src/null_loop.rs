@@ -11,7 +11,7 @@ use alloc::vec::Vec;
 
 use conflux_fs_client::Error;
 use conflux_fs_protocol::ops::{self, NOP};
-use cosy_abi::{BuildError, Outcome};
+use cosy_abi::BuildError;
 use cosy_macro::cosy;
 
 use crate::measure::{self, Config};
@@ -70,9 +70,5 @@ fn van(b: &mut Bench, n: u64) -> Result<u64, Error> {
 
 /// One IPC; the answer is the loop's count, if it finished.
 fn cosy(b: &mut Bench, handle: u64, n: u64) -> Result<u64, Error> {
-    let reply = b.fs.run_prepared(handle, &[n])?;
-    if reply.outcome != Outcome::Finished as u16 {
-        return Err(Error::Request(reply.stop_code));
-    }
-    Ok(reply.exit_value)
+    Ok(b.fs.run_prepared(handle, &[n])?.exit_value)
 }

@@ -20,7 +20,8 @@ use alloc::vec::Vec;
 
 use conflux_net_client::{Error, Net, NetError, Socket};
 use conflux_socket_protocol::ops;
-use cosy_abi::{Builder, Cmp};
+use cosy_abi::typed::Failure;
+use cosy_abi::{code, Builder, Cmp};
 
 use crate::{wait_readable, Tally, RESPONSE, ROOM};
 
@@ -43,20 +44,19 @@ pub struct Compounds {
     tail: u64,
 }
 
-/// An exit value or a failure code, from the exit value of a compound
-/// that exits with a failed op's result (`-code`) on failure.
-fn decode(v: u64) -> Result<u64, u16> {
-    if (v as i64) < 0 {
-        Err((v as i64).unsigned_abs() as u16)
-    } else {
-        Ok(v)
+/// An exit value, or the socket error of the failed op whose result
+/// (`-code`, cosy-abi §8) the compound exited with. (The code is the
+/// service's `0x8000 | error`: compare typed errors, not raw numbers.)
+fn decode(v: u64) -> Result<u64, Error> {
+    match code::failure_of(v).map(Failure::<NetError>::from_code) {
+        None => Ok(v),
+        Some(Failure::Service(e)) => Err(Error::Net(e)),
+        Some(Failure::Abi(c)) => Err(Error::Request(c)),
     }
 }
 
-/// The error of a failed op's code.
-fn error(code: u16) -> Error {
-    NetError::from_code(code).map_or(Error::Net(NetError::Invalid), Error::Net)
-}
+/// A compound's exit decoded: the peer's bytes were not in yet.
+const WOULD_BLOCK: Result<u64, Error> = Err(Error::Net(NetError::WouldBlock));
 
 impl Compounds {
     /// Writes the fixed answer into the control region and prepares the
@@ -180,8 +180,8 @@ pub fn echo(
                 }
             }
             Ok(_) => {}
-            Err(code) if code == NetError::WouldBlock.code() => continue,
-            Err(code) => break Err(error(code)),
+            e if e == WOULD_BLOCK => continue,
+            Err(e) => break Err(e),
         }
         tally.served += 1;
     };
@@ -201,7 +201,7 @@ pub fn request(
     let sent = match exit {
         Ok(v) if v & PENDING != 0 => late(net, compounds, Socket(v & !PENDING), tally)?,
         Ok(sent) => sent,
-        Err(code) => return Err(error(code)),
+        Err(e) => return Err(e),
     };
     answered(sent, tally)
 }
@@ -216,8 +216,8 @@ fn late(net: &mut Net, compounds: &Compounds, c: Socket, tally: &mut Tally) -> R
             .map(decode);
         match exit {
             Ok(Ok(sent)) => return Ok(sent),
-            Ok(Err(code)) if code == NetError::WouldBlock.code() => {}
-            Ok(Err(code)) => return close_failed(net, c, tally, error(code)),
+            Ok(e) if e == WOULD_BLOCK => {}
+            Ok(Err(e)) => return close_failed(net, c, tally, e),
             Err(e) => return close_failed(net, c, tally, e),
         }
     }

@@ -9,9 +9,14 @@
 //! The setup (region sizes, file names, parameters) matches
 //! `cosy-abi/examples/fuzz_seeds.rs`, which writes the seed corpus, and
 //! `cosy-abi/tests/corpus.rs`, which checks the seeds still verify.
+//!
+//! The client's side reads the same bytes back (`cosy_abi::typed`): from
+//! whatever the buffer holds, that must not panic either, and from a
+//! results area the server wrote it must name the ops the report names.
 #![no_main]
 
 use cosy_abi::memfs::{self, MemFs};
+use cosy_abi::typed::{op_values, RunReport};
 use cosy_abi::{Compound, Insn, OpResult, Outcome, Program, Registers, Report, Target};
 use libfuzzer_sys::fuzz_target;
 
@@ -21,6 +26,28 @@ const MAX_OPS: usize = 128;
 const GUARD: usize = 64;
 const GUARD_BYTE: u8 = 0xA5;
 const PARAMS: [u64; 3] = [6, 7, 8];
+
+cosy_abi::service_errors! {
+    /// memfs's codes as a service error type, for the typed read-back.
+    MemError {
+        /// No such file.
+        NoEnt (NO_ENT) = 2, "no such file";
+        /// Bad descriptor.
+        BadFd (BAD_FD) = 9, "bad descriptor";
+    }
+}
+
+/// The client's typed reading of `bytes` with `summary` as the reply:
+/// never panics, and names no op past the compound's count.
+fn read_back(summary: &Report, bytes: &[u8]) -> RunReport<MemError> {
+    let typed = RunReport::<MemError>::read(summary, Some(bytes), memfs::OPS);
+    let values = op_values::<MemError>(bytes).count();
+    for fault in [typed.stop, typed.first_failure].into_iter().flatten() {
+        assert!(fault.op.is_none_or(|op| usize::from(op) < values));
+        let _ = fault.to_string();
+    }
+    typed
+}
 
 /// Region 0 holds the file names the seeds use; region 1 a byte pattern.
 fn initial_regions() -> Vec<u8> {
@@ -74,6 +101,7 @@ fuzz_target!(|data: &[u8]| {
             // Every rejection has a verifier code and a message.
             assert!((0x0100..0x0200).contains(&e.code()));
             assert!(!e.to_string().is_empty());
+            let _ = read_back(&Report::rejected(e.code(), 0xFFFF), data);
             // Written wherever the results area can be located, and
             // nothing touched where it cannot.
             let mut copy = data.to_vec();
@@ -113,4 +141,13 @@ fuzz_target!(|data: &[u8]| {
     let mut c = Compound::new_checked(&mut copy[..]).unwrap();
     c.write_results(&report, &results);
     assert_eq!(c.report(), report);
+
+    // Read back as a client does, the ops at fault where the report says.
+    let typed = read_back(&report, &copy);
+    assert_eq!(typed.stop.map(|f| f.op), report.stop.map(|f| f.op));
+    assert_eq!(
+        typed.first_failure.map(|f| f.op),
+        report.first_failure.map(|f| f.op)
+    );
+    assert_eq!(op_values::<MemError>(&copy).count(), results.len());
 });

@@ -68,6 +68,13 @@ impl Compiler {
                 "declare one with `let name = buf(region, offset, len);` and pass `name`",
             ));
         }
+        if super::failure::is_test(&text) {
+            return Err(err(
+                c,
+                format!("`{text}` is a condition, not a value"),
+                format!("use it in `if` or `while`: `if {text}(x) {{ ... }}`"),
+            ));
+        }
         if let Some(&(method, kinds, shape)) = BUILTINS.iter().find(|b| b.0 == text) {
             return self.builtin(c, method, kinds, shape, dst);
         }
@@ -182,6 +189,10 @@ impl Compiler {
                 len: (*len).clone(),
             },
             ("buf", [place]) => Place::Tuple((*place).clone()),
+            ("buf_at", [place, base]) => Place::TupleAt {
+                place: (*place).clone(),
+                base: self.base_reg(base)?,
+            },
             ("buf_at", [region, base, offset, len]) => Place::At {
                 region: (*region).clone(),
                 base: self.base_reg(base)?,
@@ -191,13 +202,15 @@ impl Compiler {
             ("buf", _) => return Err(err(
                 c,
                 "`buf` takes a region, an offset and a length",
-                "write `buf(region, offset, len)` or `buf(place)` with a `(u8, u32, u32)` tuple",
+                "write `buf(region, offset, len)` or `buf(place)` with a `(u8, u32, u32)` tuple \
+                 or a `cosy_abi::Place`",
             )),
             ("buf_at", _) => {
                 return Err(err(
                     c,
                     "`buf_at` takes a region, a base variable, an offset and a length",
-                    "write `buf_at(region, base, offset, len)`",
+                    "write `buf_at(region, base, offset, len)`, or `buf_at(place, base)` with a \
+                     place from an arena (`table.first`)",
                 ))
             }
             _ => return Ok(None),

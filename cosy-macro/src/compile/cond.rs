@@ -2,13 +2,20 @@
 //!
 //! A condition is never a value in a compound; [`Compiler::jump_if`]
 //! emits the branches that jump to a label when it holds (or when it does
-//! not), short-circuiting as Rust does. Comparisons are unsigned.
+//! not), short-circuiting as Rust does. Comparisons are unsigned, as
+//! compound values are `u64`; a side cast `as i64` makes one signed, and
+//! `is_err(x)` / `is_ok(x)` ([`failure`](super::failure)) test an op's
+//! result. An unsigned comparison with 0 that cannot change its answer
+//! (`x >= 0`) is an error: it is what someone testing a result for
+//! failure writes, and it would never see one.
 
-use syn::{BinOp, Expr, Lit, UnOp};
+use quote::ToTokens;
+use syn::{BinOp, Expr, ExprBinary, Lit, Type, UnOp};
 
-use super::Compiler;
+use super::{failure, value, Compiler};
 use crate::error::err;
 use crate::ir::{Cmp, Label, Op};
+use crate::scope::bare_name;
 
 fn comparison(op: &BinOp) -> Option<Cmp> {
     Some(match op {
@@ -36,16 +43,12 @@ impl Compiler {
                 }
                 Ok(())
             }
+            Expr::Call(c) => match bare_name(&c.func).map(|n| n.to_string()) {
+                Some(name) if failure::is_test(&name) => self.jump_if_test(c, &name, when, to),
+                _ => Err(not_a_condition(cond)),
+            },
             Expr::Binary(b) => match (&b.op, comparison(&b.op)) {
-                (_, Some(cmp)) => {
-                    let mark = self.mark();
-                    let a = self.operand(&b.left)?;
-                    let c = self.operand(&b.right)?;
-                    let cmp = if when { cmp } else { cmp.negate() };
-                    self.push(Op::Branch(cmp, a, c, to));
-                    self.release(mark);
-                    Ok(())
-                }
+                (_, Some(cmp)) => self.compare(b, cmp, when, to),
                 // `a && b` is false if either is; `a || b` true if either is.
                 (BinOp::And(_), None) => self.short_circuit(&b.left, &b.right, false, when, to),
                 (BinOp::Or(_), None) => self.short_circuit(&b.left, &b.right, true, when, to),
@@ -58,6 +61,25 @@ impl Compiler {
             )),
             _ => Err(not_a_condition(cond)),
         }
+    }
+
+    /// `a cmp b`: signed if a side is cast `as i64`.
+    fn compare(&mut self, b: &ExprBinary, cmp: Cmp, when: bool, to: Label) -> syn::Result<()> {
+        let (left, left_signed) = uncast(&b.left)?;
+        let (right, right_signed) = uncast(&b.right)?;
+        let cmp = if left_signed || right_signed {
+            cmp.signed()
+        } else {
+            check_not_constant(b, cmp)?;
+            cmp
+        };
+        let mark = self.mark();
+        let a = self.operand(left)?;
+        let c = self.operand(right)?;
+        let cmp = if when { cmp } else { cmp.negate() };
+        self.push(Op::Branch(cmp, a, c, to));
+        self.release(mark);
+        Ok(())
     }
 
     /// `a op b` where the whole is `decisive` as soon as one side is
@@ -81,6 +103,60 @@ impl Compiler {
             Ok(())
         }
     }
+}
+
+/// `e` without an `as i64` (signed) or `as u64` (no change) around it,
+/// and whether it was signed.
+fn uncast(e: &Expr) -> syn::Result<(&Expr, bool)> {
+    match e {
+        Expr::Paren(p) => uncast(&p.expr),
+        Expr::Group(g) => uncast(&g.expr),
+        Expr::Cast(c) => match &*c.ty {
+            Type::Path(t) if t.qself.is_none() && t.path.is_ident("i64") => Ok((&c.expr, true)),
+            Type::Path(t) if t.qself.is_none() && t.path.is_ident("u64") => Ok((&c.expr, false)),
+            _ => Err(err(
+                &c.ty,
+                "a comparison casts only to `i64` (signed) or `u64` (unsigned, the default)",
+                "write `(x as i64) < 0` to compare as two's-complement, or `is_err(x)` to test an \
+                 op's result",
+            )),
+        },
+        _ => Ok((e, false)),
+    }
+}
+
+/// Refuses an unsigned comparison with 0 whose answer is fixed:
+/// `x >= 0` and `0 <= x` always hold, `x < 0` and `0 > x` never do.
+fn check_not_constant(b: &ExprBinary, cmp: Cmp) -> syn::Result<()> {
+    let zero = |e: &Expr| value::fold(e) == Some(0);
+    let always = match (zero(&b.left), cmp, zero(&b.right)) {
+        (false, Cmp::GeU, true) | (true, Cmp::LeU, false) => "true",
+        (false, Cmp::LtU, true) | (true, Cmp::GtU, false) => "false",
+        _ => return Ok(()),
+    };
+    let (x, zero_on_right) = if zero(&b.right) {
+        (&b.left, true)
+    } else {
+        (&b.right, false)
+    };
+    let x = x.to_token_stream().to_string();
+    let (test, signed) = match (always, zero_on_right) {
+        ("true", true) => (format!("is_ok({x})"), format!("({x} as i64) >= 0")),
+        ("true", false) => (format!("is_ok({x})"), format!("0 <= ({x} as i64)")),
+        (_, true) => (format!("is_err({x})"), format!("({x} as i64) < 0")),
+        (_, false) => (format!("is_err({x})"), format!("0 > ({x} as i64)")),
+    };
+    Err(err(
+        b,
+        format!(
+            "this comparison is always {always}: compound values are u64 and compare unsigned, \
+             so nothing is below 0 (a failed op's result is its negated code, a large u64)"
+        ),
+        format!(
+            "to test whether an op failed write `{test}`; to compare as a signed number write \
+             `{signed}`"
+        ),
+    ))
 }
 
 fn not_a_condition(cond: &Expr) -> syn::Error {

@@ -10,8 +10,10 @@
 
 mod calls;
 mod cond;
+mod failure;
 mod flow;
 mod reject;
+mod result_match;
 mod switch;
 mod value;
 

@@ -46,7 +46,7 @@ pub(crate) fn reject(e: &Expr) -> syn::Error {
         Expr::Unsafe(_) => ("`unsafe` has no meaning in a compound", "remove it"),
         Expr::Cast(_) => (
             "casts aren't needed: every compound value is a u64",
-            "remove the `as`",
+            "remove the `as`; only a comparison takes one, `(x as i64) < 0`, to compare signed",
         ),
         Expr::Range(_) => (
             "ranges only drive `for` loops",

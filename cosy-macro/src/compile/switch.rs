@@ -3,7 +3,8 @@
 //!
 //! Arms match literals, `a | b` and ranges `a..=b` / `a..b`, with a `_`
 //! arm for every other value (a `u64` match needs one, as in Rust). The
-//! first arm that lists a value takes it, as in Rust.
+//! first arm that lists a value takes it, as in Rust. A match whose arms
+//! are `Ok(..)` / `Err(..)` is a result's ([`super::result_match`]).
 
 use syn::{Expr, ExprMatch, Lit, Pat, RangeLimits};
 
@@ -25,6 +26,9 @@ enum Pick {
 
 impl Compiler {
     pub(super) fn match_stmt(&mut self, m: &ExprMatch) -> syn::Result<()> {
+        if super::result_match::is_result_match(m) {
+            return self.result_match(m);
+        }
         let mut arms = Vec::new();
         let mut default = None;
         for arm in &m.arms {

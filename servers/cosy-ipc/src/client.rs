@@ -67,6 +67,11 @@ pub struct Session {
     /// A call found the server gone (`DeadPeer`): it died or restarted,
     /// and the session, with every handle made in it, went with it.
     lost: bool,
+    /// Where the last run's compound is in the control region (its
+    /// results area with it), for [`Session::last_compound`].
+    last: Option<(usize, usize)>,
+    /// Where each prepared compound was placed: handle, offset, length.
+    prepared: Vec<(u64, usize, usize)>,
 }
 
 impl Session {
@@ -84,6 +89,8 @@ impl Session {
             max_steps: 0,
             max_ops: 0,
             lost: false,
+            last: None,
+            prepared: Vec::new(),
         };
         s.hello()?;
         Ok(s)
@@ -100,6 +107,7 @@ impl Session {
     /// Connects again (after the server restarted): the control region
     /// and every data region are shared again, in the same order.
     pub fn reconnect(&mut self) -> Result<(), Failure> {
+        self.prepared.clear();
         self.hello()?;
         let slots: Vec<usize> = self.data.iter().map(|(slot, _)| *slot).collect();
         for slot in slots {
@@ -239,6 +247,7 @@ impl Session {
         params: &[u64],
     ) -> Result<RunReply, Failure> {
         let words = with_params(&[offset as u64, len as u64], params)?;
+        self.last = Some((offset, len));
         let w = self.exchange(&message(RUN, &words))?;
         Ok(RunReply::from_words([w[0], w[1], w[2]]))
     }
@@ -248,19 +257,37 @@ impl Session {
     pub fn prepare(&mut self, compound: &[u8]) -> Result<u64, Failure> {
         let at = self.place(compound)?;
         let msg = Message::new(PREPARE, &[at as u64, compound.len() as u64]);
-        Ok(self.exchange(&msg)?[0])
+        let handle = self.exchange(&msg)?[0];
+        self.prepared.retain(|p| p.0 != handle);
+        self.prepared.push((handle, at, compound.len()));
+        Ok(handle)
     }
 
     /// Runs a prepared compound with new parameters.
     pub fn run_prepared(&mut self, handle: u64, params: &[u64]) -> Result<RunReply, Failure> {
         let words = with_params(&[handle], params)?;
+        self.last = self
+            .prepared
+            .iter()
+            .find(|p| p.0 == handle)
+            .map(|p| (p.1, p.2));
         let w = self.exchange(&message(RUN_PREPARED, &words))?;
         Ok(RunReply::from_words([w[0], w[1], w[2]]))
     }
 
     /// Forgets a prepared compound.
     pub fn release(&mut self, handle: u64) -> Result<(), Failure> {
+        self.prepared.retain(|p| p.0 != handle);
         self.exchange(&Message::new(RELEASE, &[handle])).map(drop)
+    }
+
+    /// The bytes of the compound last run (with its results area), while
+    /// they are still in the control region; the client may have written
+    /// over them since, so read them through a checked view
+    /// (`cosy_abi::typed`).
+    pub fn last_compound(&mut self) -> Option<&[u8]> {
+        let (at, len) = self.last?;
+        self.control.bytes().get(at..at.checked_add(len)?)
     }
 }
 

@@ -43,6 +43,9 @@ pub mod regions;
 pub mod replies;
 mod words;
 
+use cosy_abi::typed::{OpFailure, RunOutcome, RunReport, ServiceError};
+use cosy_abi::{Fault, OpTable, Outcome, Report};
+
 pub use compound::{verify_at, write_results, Refused};
 pub use words::{Request, TooManyWords, Words, PARAMS};
 
@@ -125,7 +128,7 @@ impl BufArg {
     }
 }
 
-/// What a compound run replies, in words 0..4.
+/// What a compound run replies, in words 0..4 (see [`RunReply::typed`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunReply {
     /// `cosy_abi::Outcome` as its wire number.
@@ -171,6 +174,50 @@ impl RunReply {
             failures: (w[0] >> 32) as u32,
             steps: w[1] as u32,
             exit_value: w[2],
+        }
+    }
+}
+
+impl RunReply {
+    /// The reply as a results header; it carries no op indices, so its
+    /// stop has `op: None` and it has no first failure.
+    pub fn summary(&self) -> Report {
+        let outcome = match self.outcome {
+            1 => Outcome::Finished,
+            2 => Outcome::Stopped,
+            3 => Outcome::Rejected,
+            _ => Outcome::NotRun,
+        };
+        Report {
+            outcome,
+            stop: (self.stop_code != 0).then_some(Fault {
+                op: None,
+                code: self.stop_code,
+            }),
+            first_failure: None,
+            failures: self.failures,
+            steps: self.steps,
+            exit_value: self.exit_value,
+        }
+    }
+
+    /// The run typed in the service's terms (`E`, operations named from
+    /// `ops`): `Err` with the op at fault if it stopped (a `#[fail_fast]`
+    /// failure, or the step budget), so `?` works; else the report, whose
+    /// `first_failure` names the first op that failed in a compound that
+    /// goes on after failures. `compound` is the compound's bytes with
+    /// its results area, read only if the run was not clean.
+    pub fn typed<E: ServiceError>(
+        &self,
+        compound: Option<&[u8]>,
+        ops: OpTable<'_>,
+    ) -> Result<RunReport<E>, OpFailure<E>> {
+        let summary = self.summary();
+        let compound = compound.filter(|_| !summary.is_clean());
+        let report = RunReport::read(&summary, compound, ops);
+        match (report.outcome, report.stop) {
+            (RunOutcome::Stopped, Some(stop)) => Err(stop),
+            _ => Ok(report),
         }
     }
 }

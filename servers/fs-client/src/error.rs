@@ -24,6 +24,13 @@ pub enum Error {
     Ipc(SysError),
     /// A path or buffer does not fit the control region's staging area.
     TooLarge,
+    /// A compound stopped at an op (a failure with `#[fail_fast]`, or
+    /// the step budget), or ran with failures and was asked to be clean
+    /// (`RunReport::clean`): which op and why.
+    Compound(crate::OpFailure),
+    /// An arena could not place a compound's input or buffer in its
+    /// region (`cosy_abi::Arena`): too little room left.
+    Layout(cosy_abi::ArenaError),
 }
 
 impl Error {
@@ -47,6 +54,17 @@ impl Error {
     }
 }
 
+impl Error {
+    /// The file error, if it is one (a compound's op's too).
+    pub fn fs(self) -> Option<FsError> {
+        match self {
+            Error::Fs(e) => Some(e),
+            Error::Compound(op) => op.error.service(),
+            _ => None,
+        }
+    }
+}
+
 impl From<Failure> for Error {
     fn from(f: Failure) -> Self {
         match f {
@@ -56,6 +74,18 @@ impl From<Failure> for Error {
             Failure::Ipc(e) => e.into(),
             Failure::TooLarge => Error::TooLarge,
         }
+    }
+}
+
+impl From<cosy_abi::ArenaError> for Error {
+    fn from(e: cosy_abi::ArenaError) -> Self {
+        Error::Layout(e)
+    }
+}
+
+impl From<crate::OpFailure> for Error {
+    fn from(op: crate::OpFailure) -> Self {
+        Error::Compound(op)
     }
 }
 
@@ -87,6 +117,9 @@ impl fmt::Display for Error {
             }
             Error::Ipc(e) => write!(f, "IPC to the file server failed: {e}"),
             Error::TooLarge => f.write_str("too large for the control region's staging area"),
+            Error::Compound(op) if op.op.is_some() => write!(f, "compound failed at {op}"),
+            Error::Compound(op) => write!(f, "compound failed: {op}"),
+            Error::Layout(e) => write!(f, "laying out the compound's region: {e}"),
         }
     }
 }

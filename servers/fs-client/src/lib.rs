@@ -28,6 +28,9 @@
 //! b.exit(n);
 //! fs.control()[..8].copy_from_slice(b"/README\0");
 //! let run = fs.run(&b.build()?, &[])?;              // one IPC
+//! // A missing file: Err(Error::Compound(..)) if the compound is
+//! // fail-fast ("op 0 (open): no such file or directory"), else
+//! // Ok(run) with run.first_failure naming op 0 and FsError::NotFound.
 //! ```
 #![no_std]
 #![deny(unsafe_code)]
@@ -44,9 +47,18 @@ pub use conflux_cosy_ipc::client::{Caps, Operand};
 use conflux_fs_protocol::ipc::{self, BufArg, RunReply};
 use conflux_fs_protocol::recipes::{list_long, ListLayout, LIST_TRUNCATED};
 use conflux_fs_protocol::record::{Dirent, Stat};
+use conflux_fs_protocol::FsError;
 use conflux_userlib::ipc::Message;
+use cosy_abi::typed::{op_values, OpValue};
 
 pub use error::{op_name, Error};
+
+/// What [`Fs::run`] reports: how the compound ended, its exit value, and
+/// the first op that failed with its [`FsError`].
+pub type RunReport = cosy_abi::typed::RunReport<FsError>;
+/// An op at fault: its index, its operation's name and why
+/// (`op 1 (open): no such file or directory`).
+pub type OpFailure = cosy_abi::typed::OpFailure<FsError>;
 pub use van::Fd;
 
 /// The [`Caps`] a task's manifest names `fs` (the endpoint) and
@@ -147,11 +159,14 @@ impl Fs {
 
     /// Runs `compound` (placed at the end of the control region, so the
     /// region's start stays free for its buffers) with `params` in
-    /// `r0`.. — one IPC. Its results area is in the control region too;
-    /// read it with `cosy_abi::Compound::new_checked(&fs.control()[at..])`
-    /// at [`Fs::compound_offset`].
-    pub fn run(&mut self, compound: &[u8], params: &[u64]) -> Result<RunReply, Error> {
-        Ok(self.session.run(compound, params)?)
+    /// `r0`.. — one IPC. A compound stopped by a failing op (with
+    /// `#[fail_fast]`) or by the step budget is [`Error::Compound`],
+    /// naming the op; one that went on after failures is `Ok` with
+    /// [`RunReport::first_failure`] set (`.clean()` makes that an error
+    /// too); [`Fs::results`] gives every op's result.
+    pub fn run(&mut self, compound: &[u8], params: &[u64]) -> Result<RunReport, Error> {
+        let reply = self.session.run(compound, params)?;
+        self.typed(reply)
     }
 
     /// Where [`Fs::run`] puts a compound of `len` bytes.
@@ -160,9 +175,15 @@ impl Fs {
     }
 
     /// Runs the compound already at `offset..offset + len` of the control
-    /// region.
-    pub fn run_at(&mut self, offset: usize, len: usize, params: &[u64]) -> Result<RunReply, Error> {
-        Ok(self.session.run_at(offset, len, params)?)
+    /// region; as [`Fs::run`].
+    pub fn run_at(
+        &mut self,
+        offset: usize,
+        len: usize,
+        params: &[u64],
+    ) -> Result<RunReport, Error> {
+        let reply = self.session.run_at(offset, len, params)?;
+        self.typed(reply)
     }
 
     /// Verifies `compound` once (placed as [`Fs::run`] places it); returns
@@ -171,9 +192,25 @@ impl Fs {
         Ok(self.session.prepare(compound)?)
     }
 
-    /// Runs a prepared compound with new parameters.
-    pub fn run_prepared(&mut self, handle: u64, params: &[u64]) -> Result<RunReply, Error> {
-        Ok(self.session.run_prepared(handle, params)?)
+    /// Runs a prepared compound with new parameters; as [`Fs::run`].
+    pub fn run_prepared(&mut self, handle: u64, params: &[u64]) -> Result<RunReport, Error> {
+        let reply = self.session.run_prepared(handle, params)?;
+        self.typed(reply)
+    }
+
+    /// Every op's result from the last run, in op order, as long as its
+    /// compound is still in the control region.
+    pub fn results(&mut self) -> impl Iterator<Item = OpValue<FsError>> + '_ {
+        op_values(self.session.last_compound().unwrap_or(&[]))
+    }
+
+    fn typed(&mut self, reply: RunReply) -> Result<RunReport, Error> {
+        reply
+            .typed(
+                self.session.last_compound(),
+                conflux_fs_protocol::ops::TABLE,
+            )
+            .map_err(Error::Compound)
     }
 
     /// Forgets a prepared compound, making room for another
@@ -195,11 +232,7 @@ impl Fs {
         let layout = ListLayout::packed(0, 0, room / per);
         let compound = list_long(layout).map_err(|_| Error::TooLarge)?;
         put_path(self.control(), 0, path)?;
-        let reply = self.run(&compound, &[])?;
-        if reply.outcome != cosy_abi::Outcome::Finished as u16 {
-            return Err(Error::from_status(u32::from(reply.stop_code), 0xFFFF)
-                .unwrap_or(Error::Request(reply.stop_code)));
-        }
+        let reply = self.run(&compound, &[])?.clean()?;
         let count = (reply.exit_value & !LIST_TRUNCATED) as usize;
         let region = self.control();
         let mut out = Vec::with_capacity(count);

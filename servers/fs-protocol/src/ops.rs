@@ -17,6 +17,10 @@ use cosy_abi::{ArgKind, OpTable};
 const V: ArgKind = ArgKind::Value;
 const B: ArgKind = ArgKind::Buf;
 
+/// The service's error codes by name (`NOT_FOUND`, ...), where `cosy!`
+/// looks for them: `is_err(fd, NOT_FOUND)` in a compound over [`TABLE`].
+pub use crate::error::codes as errors;
+
 cosy_abi::operations! {
     /// `nop() -> 0`: does nothing (measures the cost of a call).
     NOP = 0, "nop", [];

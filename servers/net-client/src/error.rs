@@ -25,6 +25,13 @@ pub enum Error {
     Ipc(SysError),
     /// Data or a compound does not fit the control region.
     TooLarge,
+    /// A compound stopped at an op (a failure with `#[fail_fast]`, or
+    /// the step budget), or ran with failures and was asked to be clean
+    /// (`RunReport::clean`): which op and why.
+    Compound(crate::OpFailure),
+    /// An arena could not place a compound's input or buffer in its
+    /// region (`cosy_abi::Arena`): too little room left.
+    Layout(cosy_abi::ArenaError),
 }
 
 impl Error {
@@ -44,10 +51,11 @@ impl Error {
         }
     }
 
-    /// The socket error, if it is one.
+    /// The socket error, if it is one (a compound's op's too).
     pub fn net(self) -> Option<NetError> {
         match self {
             Error::Net(e) => Some(e),
+            Error::Compound(op) => op.error.service(),
             _ => None,
         }
     }
@@ -61,6 +69,18 @@ impl From<Failure> for Error {
             Failure::Ipc(e) => Error::Ipc(e),
             Failure::TooLarge => Error::TooLarge,
         }
+    }
+}
+
+impl From<cosy_abi::ArenaError> for Error {
+    fn from(e: cosy_abi::ArenaError) -> Self {
+        Error::Layout(e)
+    }
+}
+
+impl From<crate::OpFailure> for Error {
+    fn from(op: crate::OpFailure) -> Self {
+        Error::Compound(op)
     }
 }
 
@@ -81,6 +101,9 @@ impl fmt::Display for Error {
             Error::ServerRestarted => f.write_str("the network server restarted: reconnect"),
             Error::Ipc(e) => write!(f, "IPC to the network server failed: {e}"),
             Error::TooLarge => f.write_str("too large for the control region"),
+            Error::Compound(op) if op.op.is_some() => write!(f, "compound failed at {op}"),
+            Error::Compound(op) => write!(f, "compound failed: {op}"),
+            Error::Layout(e) => write!(f, "laying out the compound's region: {e}"),
         }
     }
 }

@@ -35,6 +35,7 @@ mod van;
 
 use conflux_cosy_ipc::client::Session;
 use conflux_cosy_ipc::RunReply;
+use cosy_abi::typed::{op_values, OpValue};
 
 pub use conflux_cosy_ipc as ipc;
 pub use conflux_cosy_ipc::client::{Caps, Operand};
@@ -42,6 +43,13 @@ pub use conflux_socket_protocol::{
     Events, NetError, NetInfo, PollEntry, SockAddr, SockKind, SocketCounts, Traffic,
 };
 pub use error::Error;
+
+/// What [`Net::run`] reports: how the compound ended, its exit value, and
+/// the first op that failed with its [`NetError`].
+pub type RunReport = cosy_abi::typed::RunReport<NetError>;
+/// An op at fault: its index, its operation's name and why
+/// (`op 2 (recv): the operation would block`).
+pub type OpFailure = cosy_abi::typed::OpFailure<NetError>;
 pub use van::Socket;
 
 /// The [`Caps`] a task's manifest names `net` (the endpoint) and
@@ -125,10 +133,14 @@ impl Net {
     }
 
     /// Runs `compound` (placed at the end of the control region) with
-    /// `params` in `r0`.. — one IPC. Its results area is read with
-    /// `cosy_abi::Compound::new_checked` at [`Net::compound_offset`].
-    pub fn run(&mut self, compound: &[u8], params: &[u64]) -> Result<RunReply, Error> {
-        Ok(self.session.run(compound, params)?)
+    /// `params` in `r0`.. — one IPC. A compound stopped by a failing op
+    /// (with `#[fail_fast]`) or by the step budget is
+    /// [`Error::Compound`], naming the op; one that went on after
+    /// failures is `Ok` with [`RunReport::first_failure`] set (`.clean()`
+    /// makes that an error too); [`Net::results`] gives every op's result.
+    pub fn run(&mut self, compound: &[u8], params: &[u64]) -> Result<RunReport, Error> {
+        let reply = self.session.run(compound, params)?;
+        self.typed(reply)
     }
 
     /// Where [`Net::run`] puts a compound of `len` bytes.
@@ -141,9 +153,25 @@ impl Net {
         Ok(self.session.prepare(compound)?)
     }
 
-    /// Runs a prepared compound with new parameters.
-    pub fn run_prepared(&mut self, handle: u64, params: &[u64]) -> Result<RunReply, Error> {
-        Ok(self.session.run_prepared(handle, params)?)
+    /// Runs a prepared compound with new parameters; as [`Net::run`].
+    pub fn run_prepared(&mut self, handle: u64, params: &[u64]) -> Result<RunReport, Error> {
+        let reply = self.session.run_prepared(handle, params)?;
+        self.typed(reply)
+    }
+
+    /// Every op's result from the last run, in op order, as long as its
+    /// compound is still in the control region.
+    pub fn results(&mut self) -> impl Iterator<Item = OpValue<NetError>> + '_ {
+        op_values(self.session.last_compound().unwrap_or(&[]))
+    }
+
+    fn typed(&mut self, reply: RunReply) -> Result<RunReport, Error> {
+        reply
+            .typed(
+                self.session.last_compound(),
+                conflux_socket_protocol::ops::TABLE,
+            )
+            .map_err(Error::Compound)
     }
 
     /// Forgets a prepared compound.

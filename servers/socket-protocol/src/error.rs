@@ -7,93 +7,93 @@ cosy_abi::service_errors! {
     /// A failed socket operation's reason.
     NetError {
         /// The handle names no socket of this client.
-        BadSocket = 9, "bad socket handle (not open for this client)";
+        BadSocket (BAD_SOCKET) = 9, "bad socket handle (not open for this client)";
         /// Nothing to do yet: no data, no room, no connection to accept.
-        WouldBlock = 11, "the operation would block";
+        WouldBlock (WOULD_BLOCK) = 11, "the operation would block";
         /// The server is out of memory for this request.
-        NoMemory = 12, "the network server is out of memory";
+        NoMemory (NO_MEMORY) = 12, "the network server is out of memory";
         /// A buffer is too small for what the operation writes, or a length
         /// runs past its buffer.
-        BadBuffer = 14, "a buffer is too small or a length runs past it";
+        BadBuffer (BAD_BUFFER) = 14, "a buffer is too small or a length runs past it";
         /// An argument is out of range or makes no sense here.
-        Invalid = 22, "invalid argument";
+        Invalid (INVALID) = 22, "invalid argument";
         /// The client holds every stack socket its quota allows: its open
         /// sockets, every socket of its listeners' pools (a backlog of *n*
         /// holds *n*), its connections still closing and its pings in
         /// flight. Other clients are not affected (see
         /// `conflux_netcore::limits`).
-        QuotaExceeded = 122, "this client holds every socket its quota allows (listener backlogs and connections still closing count): close sockets or listen with a smaller backlog";
+        QuotaExceeded (QUOTA_EXCEEDED) = 122, "this client holds every socket its quota allows (listener backlogs and connections still closing count): close sockets or listen with a smaller backlog";
         /// The client has as many echo requests in flight as one client
         /// may (`conflux_netcore::ping::MAX_CLIENT_PINGS`); another
         /// client's are not affected.
-        TooManyPings = 24, "this client has as many echo requests in flight as one client may: collect an outcome (ask again with its sequence number) or let one time out, then send the next";
+        TooManyPings (TOO_MANY_PINGS) = 24, "this client has as many echo requests in flight as one client may: collect an outcome (ask again with its sequence number) or let one time out, then send the next";
         /// `wait` was given more entries than it looks at
         /// ([`crate::ops::MAX_WAIT_ENTRIES`]); nothing was waited on.
-        TooManyEntries = 75, "wait was given more sockets than it looks at in one call (MAX_WAIT_ENTRIES, 64): wait on fewer, e.g. stop accepting until some close";
+        TooManyEntries (TOO_MANY_ENTRIES) = 75, "wait was given more sockets than it looks at in one call (MAX_WAIT_ENTRIES, 64): wait on fewer, e.g. stop accepting until some close";
         /// Sending on a stream whose sending side was shut down.
-        BrokenPipe = 32, "broken pipe: the sending side is shut down";
+        BrokenPipe (BROKEN_PIPE) = 32, "broken pipe: the sending side is shut down";
         /// The server has no operation by that number.
-        NoSuchOp = 38, "no such operation";
+        NoSuchOp (NO_SUCH_OP) = 38, "no such operation";
         /// A datagram without a destination (the socket is not connected).
-        DestinationRequired = 89, "destination address required";
+        DestinationRequired (DESTINATION_REQUIRED) = 89, "destination address required";
         /// A datagram larger than the socket's buffer can ever hold.
-        MessageTooLong = 90, "message too long";
+        MessageTooLong (MESSAGE_TOO_LONG) = 90, "message too long";
         /// The socket kind is not one the server knows.
-        ProtocolNotSupported = 93, "protocol not supported";
+        ProtocolNotSupported (PROTOCOL_NOT_SUPPORTED) = 93, "protocol not supported";
         /// The operation does not apply to this kind of socket (e.g. `listen`
         /// on a datagram socket, `accept` on one that is not listening).
-        NotSupported = 95, "operation not supported on this socket";
+        NotSupported (NOT_SUPPORTED) = 95, "operation not supported on this socket";
         /// Another socket already uses the local address.
-        AddressInUse = 98, "address already in use";
+        AddressInUse (ADDRESS_IN_USE) = 98, "address already in use";
         /// The address is not one of this interface's.
-        AddressNotAvailable = 99, "address not available";
+        AddressNotAvailable (ADDRESS_NOT_AVAILABLE) = 99, "address not available";
         /// No route reaches the destination.
-        NetworkUnreachable = 101, "network unreachable";
+        NetworkUnreachable (NETWORK_UNREACHABLE) = 101, "network unreachable";
         /// The peer reset the connection.
-        ConnectionReset = 104, "connection reset by peer";
+        ConnectionReset (CONNECTION_RESET) = 104, "connection reset by peer";
         /// The server has no room for another socket (all clients together,
         /// less what is kept for the other clients), or for another echo
         /// request in flight.
-        NoBuffers = 105, "no room left in the server for another socket or echo request";
+        NoBuffers (NO_BUFFERS) = 105, "no room left in the server for another socket or echo request";
         /// The socket is already connected (or listening).
-        AlreadyConnected = 106, "the socket is already connected";
+        AlreadyConnected (ALREADY_CONNECTED) = 106, "the socket is already connected";
         /// The operation needs a connection the socket does not have.
-        NotConnected = 107, "the socket is not connected";
+        NotConnected (NOT_CONNECTED) = 107, "the socket is not connected";
         /// The peer did not answer in time (a connection attempt, an echo
         /// request).
-        TimedOut = 110, "timed out: the peer did not answer in time";
+        TimedOut (TIMED_OUT) = 110, "timed out: the peer did not answer in time";
         /// The peer refused the connection (nothing listens there).
-        Refused = 111, "connection refused";
+        Refused (REFUSED) = 111, "connection refused";
         /// A connection attempt is already under way.
-        Already = 114, "a connection attempt is already under way";
+        Already (ALREADY) = 114, "a connection attempt is already under way";
         /// The connection attempt has started and is not finished yet.
-        InProgress = 115, "connection in progress";
+        InProgress (IN_PROGRESS) = 115, "connection in progress";
         /// The request carries more words than any request of its kind takes
         /// (refused whole, never cut).
-        TooManyWords = 7, "the request carries more words than it takes";
+        TooManyWords (TOO_MANY_WORDS) = 7, "the request carries more words than it takes";
         /// The session has every region (or prepared compound) it may have.
-        SessionFull = 28, "the session has no room for another region or prepared compound";
+        SessionFull (SESSION_FULL) = 28, "the session has no room for another region or prepared compound";
         /// A prepared-compound handle names nothing this session prepared.
-        BadPrepared = 57, "no prepared compound by that handle in this session";
+        BadPrepared (BAD_PREPARED) = 57, "no prepared compound by that handle in this session";
         /// The request needs a session (CONNECT first) the client does not have.
-        NoSession = 67, "no session: connect to the network server first";
+        NoSession (NO_SESSION) = 67, "no session: connect to the network server first";
         /// The request carries a capability, and this request takes none.
-        UnexpectedCap = 74, "the request carries a capability it does not take";
+        UnexpectedCap (UNEXPECTED_CAP) = 74, "the request carries a capability it does not take";
         /// The caller's badge is none the manifest gives a client of the
         /// network server, so it has no session slot (sessions are kept one
         /// per client the manifest names, so no client can take another's).
-        UnknownClient = 13, "the manifest gives no client of the network server this badge: give the task its capability in the manifest";
+        UnknownClient (UNKNOWN_CLIENT) = 13, "the manifest gives no client of the network server this badge: give the task its capability in the manifest";
         /// A parked request was cancelled: its session was detached or
         /// reconnected (a restarted client), or its socket was closed.
-        Cancelled = 125, "the request was cancelled (session ended or reconnected)";
+        Cancelled (CANCELLED) = 125, "the request was cancelled (session ended or reconnected)";
         /// CONNECT or ATTACH came without the region capability it needs.
-        MissingCap = 126, "the request needs a region capability and carries none";
+        MissingCap (MISSING_CAP) = 126, "the request needs a region capability and carries none";
         /// CONNECT or ATTACH shared its region instead of lending it; the
         /// server maps only lent regions, which cannot be revoked under it.
-        NotLent = 1, "the region was shared, not lent: send it with Message::lending";
+        NotLent (NOT_LENT) = 1, "the region was shared, not lent: send it with Message::lending";
         /// CLIENT_GONE from a caller without the supervisor's badge: only
         /// the supervisor says that a client's task has ended.
-        NotSupervisor = 130, "refused: only the supervisor (init) may say that a client is gone";
+        NotSupervisor (NOT_SUPERVISOR) = 130, "refused: only the supervisor (init) may say that a client is gone";
     }
 }
 

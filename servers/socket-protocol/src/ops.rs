@@ -20,6 +20,10 @@ const B: ArgKind = ArgKind::Buf;
 /// Per-call operations: IPC label `VAN_BASE + op`.
 pub const VAN_BASE: u32 = 0x100;
 
+/// The service's error codes by name (`NOT_FOUND`, ...), where `cosy!`
+/// looks for them: `is_err(fd, NOT_FOUND)` in a compound over [`TABLE`].
+pub use crate::error::codes as errors;
+
 cosy_abi::operations! {
     /// `nop() -> 0`: does nothing (measures the cost of a call).
     NOP = 0, "nop", [];

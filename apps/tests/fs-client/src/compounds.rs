@@ -9,7 +9,7 @@ use conflux_fs_client::Fs;
 use conflux_fs_protocol::ops::*;
 use conflux_fs_protocol::record::Kind;
 use conflux_userlib::testing::Checks;
-use cosy_abi::Outcome;
+use cosy_abi::typed::RunOutcome;
 use cosy_macro::cosy;
 
 use crate::{crc, pattern};
@@ -72,7 +72,7 @@ fn read_loop(c: &mut Checks, fs: &mut Fs) {
     let run = fs.run(&compound, &[]);
     c.that(
         "COSY read loop finished",
-        run.is_ok_and(|r| r.outcome == Outcome::Finished as u16),
+        run.is_ok_and(|r| r.outcome == RunOutcome::Clean),
         run,
     );
     let total = run.map_or(0, |r| r.exit_value as usize);

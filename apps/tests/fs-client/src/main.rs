@@ -11,6 +11,7 @@ extern crate alloc;
 
 mod compounds;
 mod errors;
+mod typed;
 mod van;
 
 use conflux_fs_client::Fs;
@@ -33,6 +34,7 @@ fn main() {
     van::run(&mut c, &mut fs);
     compounds::run(&mut c, &mut fs);
     errors::run(&mut c, &mut fs);
+    typed::run(&mut c, &mut fs);
     c.eq("shut the file server down", fs.shutdown(), Ok(()));
     c.finish()
 }

@@ -5,13 +5,14 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use conflux_fs_client::{Error, Fs};
+use conflux_fs_client::{Error, Fs, OpFailure};
 use conflux_fs_protocol::ipc;
 use conflux_fs_protocol::ops::STAT;
 use conflux_fs_protocol::FsError;
 use conflux_userlib::ipc::Message;
 use conflux_userlib::testing::Checks;
-use cosy_abi::{code, Builder, Outcome};
+use cosy_abi::typed::{Failure, RunOutcome};
+use cosy_abi::{code, Builder};
 
 use crate::raw;
 
@@ -43,7 +44,7 @@ pub fn run(c: &mut Checks, fs: &mut Fs) {
     c.eq(
         "a valid compound runs",
         fs.run(&valid(), &[]).map(|r| (r.outcome, r.exit_value)),
-        Ok((Outcome::Finished as u16, 1)),
+        Ok((RunOutcome::Clean, 1)),
     );
     headers(c, fs);
     refs(c, fs);
@@ -151,8 +152,19 @@ fn limits(c: &mut Checks, fs: &mut Fs) {
     let max = fs.max_steps() as u32;
     c.eq(
         "a tight loop asking for 2^32-1 steps stops at the server's limit",
-        fs.run(&bytes, &[])
-            .map(|r| (r.outcome, r.stop_code, r.steps)),
-        Ok((Outcome::Stopped as u16, code::BUDGET_EXHAUSTED, max)),
+        fs.run(&bytes, &[]).map(|r| r.outcome),
+        Err(Error::Compound(OpFailure {
+            op: Some(0),
+            name: "jump",
+            error: Failure::Abi(code::BUDGET_EXHAUSTED),
+        })),
+    );
+    let at = fs.compound_offset(bytes.len()).unwrap_or(0);
+    let steps = cosy_abi::Compound::new_checked(&fs.control()[at..at + bytes.len()])
+        .map(|view| view.report().steps);
+    c.eq(
+        "... after exactly the server's limit of steps",
+        steps,
+        Ok(max),
     );
 }

@@ -5,13 +5,14 @@
 
 use alloc::format;
 
-use conflux_fs_client::Fs;
+use conflux_fs_client::{Error, Fs, OpFailure};
 use conflux_fs_protocol::ops::{
     OPEN, O_CREAT, O_EXCL, O_RDONLY, O_RDWR, O_TRUNC, O_WRONLY, STAT, UNLINK,
 };
 use conflux_fs_protocol::FsError;
 use conflux_userlib::testing::Checks;
-use cosy_abi::{Builder, CallError, Outcome};
+use cosy_abi::typed::{Failure, RunOutcome};
+use cosy_abi::Builder;
 
 use crate::{outcome, refused};
 
@@ -79,7 +80,14 @@ fn handle(c: &mut Checks, fs: &mut Fs) {
 /// Compounds are held to the same rights: a stat that leaves the root
 /// finds nothing, an unlink or an open for writing stops the compound.
 fn compounds(c: &mut Checks, fs: &mut Fs) {
-    let stopped = |e: FsError| Ok((Outcome::Stopped as u16, CallError::from(e).code()));
+    // The one op (index 0) stops the compound with the file error.
+    let stopped = |op, e: FsError| -> Result<RunOutcome, Error> {
+        Err(Error::Compound(OpFailure {
+            op: Some(0),
+            name: conflux_fs_client::op_name(op),
+            error: Failure::Service(e),
+        }))
+    };
     let cases = [
         (STAT, "../secret.txt", 0, FsError::NotFound),
         (UNLINK, "/index.html", 0, FsError::ReadOnlyClient),
@@ -98,10 +106,10 @@ fn compounds(c: &mut Checks, fs: &mut Fs) {
             _ => b.call(r, OPEN, (p, flags, 0u64)),
         };
         let ran = match b.build() {
-            Ok(bytes) => fs.run(&bytes, &[]).map(|r| (r.outcome, r.stop_code)),
+            Ok(bytes) => fs.run(&bytes, &[]).map(|r| r.outcome),
             Err(e) => return c.that("build a compound", false, e),
         };
         let name = conflux_fs_client::op_name(op);
-        c.eq(&format!("compound: {name} {path}"), ran, stopped(want));
+        c.eq(&format!("compound: {name} {path}"), ran, stopped(op, want));
     }
 }

@@ -10,7 +10,8 @@ use conflux_fs_client::Fs;
 use conflux_fs_protocol::ops::{O_CREAT, O_TRUNC, O_WRONLY, RENAME};
 use conflux_fs_protocol::FsError;
 use conflux_userlib::testing::Checks;
-use cosy_abi::{Builder, Outcome};
+use cosy_abi::typed::RunOutcome;
+use cosy_abi::Builder;
 
 use crate::{listing, names, outcome, refused};
 
@@ -143,12 +144,12 @@ fn compound(c: &mut Checks, fs: &mut Fs) {
     );
     b.call(r, RENAME, (a, z));
     let ran = match b.build() {
-        Ok(bytes) => fs.run(&bytes, &[]).map(|r| (r.outcome, r.stop_code)),
+        Ok(bytes) => fs.run(&bytes, &[]).map(|r| r.outcome),
         Err(e) => return c.that("build a compound", false, e),
     };
     c.eq(
         "compound: rename /stolen.txt /../../../escaped.txt (lands in /box)",
         ran,
-        Ok((Outcome::Finished as u16, 0)),
+        Ok(RunOutcome::Clean),
     );
 }

@@ -22,7 +22,8 @@ use conflux_fs_protocol::FsError;
 use conflux_userlib::ipc::Notification;
 use conflux_userlib::println;
 use conflux_userlib::testing::Checks;
-use cosy_abi::{code, Builder, Cmp, Outcome};
+use cosy_abi::typed::Failure;
+use cosy_abi::{code, Builder, Cmp};
 
 conflux_userlib::entry!(main);
 
@@ -80,15 +81,25 @@ fn compound(fs: &mut Fs, size: u32) -> Option<Vec<u8>> {
     b.build().ok()
 }
 
+/// The steps the last run of `compound` used, from its results area.
+fn steps_used(fs: &mut Fs, compound: &[u8]) -> Option<u64> {
+    let at = fs.compound_offset(compound.len())?;
+    let bytes = fs.control().get(at..at + compound.len())?;
+    let view = cosy_abi::Compound::new_checked(bytes).ok()?;
+    Some(u64::from(view.report().steps))
+}
+
 /// Runs `compound` until the server cancels one; how many ended first,
 /// and whether the phase ended as it should.
 fn run_until_cancelled(fs: &mut Fs, compound: &[u8], spins: bool) -> (u32, Result<(), String>) {
     for ran in 0..MOST {
         match fs.run(compound, &[]) {
-            Ok(r)
-                if (r.outcome, r.stop_code)
-                    == (Outcome::Stopped as u16, code::BUDGET_EXHAUSTED)
-                    && (!spins || u64::from(r.steps) == fs.max_steps()) => {}
+            // The budget stops it: an error naming the op it reached,
+            // after every step the server allows if it spins.
+            Err(Error::Compound(stop))
+                if stop.error == Failure::Abi(code::BUDGET_EXHAUSTED)
+                    && stop.op.is_some()
+                    && (!spins || steps_used(fs, compound) == Some(fs.max_steps())) => {}
             Ok(r) => return (ran, Err(format!("{r:?}"))),
             Err(Error::Fs(FsError::Cancelled)) => return (ran, Ok(())),
             Err(e) => return (ran, Err(format!("{e:?}"))),

@@ -10,7 +10,8 @@ use alloc::vec::Vec;
 use conflux_net_client::{Error, Events, Net, NetError, PollEntry, Socket};
 use conflux_socket_protocol::ops::{self, WAIT_FOREVER};
 use conflux_userlib::testing::Checks;
-use cosy_abi::{Builder, Compound, Outcome};
+use cosy_abi::typed::OpValue;
+use cosy_abi::Builder;
 
 /// Bytes one compound echoes at most (region 0 from offset 0).
 const ROOM: u32 = 2048;
@@ -53,32 +54,27 @@ fn wait_for(net: &mut Net, s: Socket, events: Events) -> Result<usize, Error> {
 }
 
 /// What a compound run came to: `Ok(exit value)`, or the op that stopped
-/// it with its status and (for op 0) its value.
-fn run(net: &mut Net, compound: &[u8], params: &[u64]) -> Result<u64, (u16, u16, u64)> {
-    let reply = net
-        .run(compound, params)
-        .map_err(|e| (0xFFFF, 0, e_code(e)))?;
-    if reply.outcome == Outcome::Finished as u16 && reply.failures == 0 {
-        return Ok(reply.exit_value);
+/// it (with its socket error) and the value op 0 left (the connection
+/// `accept` made).
+fn run(
+    net: &mut Net,
+    compound: &[u8],
+    params: &[u64],
+) -> Result<u64, (Option<u16>, Option<NetError>, u64)> {
+    match net.run(compound, params) {
+        Ok(report) => report
+            .clean()
+            .map(|r| r.exit_value)
+            .map_err(|f| (f.op, f.error.service(), 0)),
+        Err(Error::Compound(stop)) => {
+            let conn = match net.results().next() {
+                Some(OpValue::Ok(conn)) => conn,
+                _ => 0,
+            };
+            Err((stop.op, stop.error.service(), conn))
+        }
+        Err(e) => Err((None, e.net(), 0)),
     }
-    let at = net.compound_offset(compound.len()).unwrap_or(0);
-    let view = Compound::new_checked(&net.control()[at..at + compound.len()]);
-    let failed = view.ok().and_then(|v| {
-        (0..v.op_count()).find_map(|i| {
-            let r = v.op_result(i)?;
-            (r.status > 1).then_some((i, r.status, v.op_result(0).map_or(0, |a| a.value)))
-        })
-    });
-    Err(failed.unwrap_or((0xFFFF, reply.stop_code, 0)))
-}
-
-fn e_code(e: Error) -> u64 {
-    e.net().map_or(0, |n| u64::from(n.code()))
-}
-
-/// A compound op status for `e`.
-fn status(e: NetError) -> u16 {
-    cosy_abi::CallError::from(e).code()
 }
 
 /// Echoes one connection on `listener` by compound; checks the outcome.
@@ -90,7 +86,7 @@ pub fn echo_one(net: &mut Net, listener: Socket, checks: &mut Checks) {
     let echoed = match first {
         Ok(n) => Ok(n),
         // recv (op 1) would block: the bytes are not in yet.
-        Err((1, st, conn)) if st == status(NetError::WouldBlock) => {
+        Err((Some(1), Some(NetError::WouldBlock), conn)) => {
             let conn = Socket(conn);
             let ready = wait_for(net, conn, Events::READABLE);
             checks.that("wait: the accepted socket has data", ready == Ok(1), ready);

@@ -11,7 +11,8 @@ extern crate alloc;
 use conflux_net_client::ipc::MAX_PREPARED;
 use conflux_net_client::{Net, NetError, SockKind};
 use conflux_userlib::testing::Checks;
-use cosy_abi::{code, Builder, Outcome};
+use cosy_abi::typed::Failure;
+use cosy_abi::{code, Builder};
 
 use crate::err;
 
@@ -97,12 +98,22 @@ pub fn compound(net: &mut Net, c: &mut Checks) {
     b.jump(spin);
     let spin = b.build().unwrap_or_default();
     let max = net.max_steps() as u32;
+    let stopped = match net.run(&spin, &[]) {
+        Err(conflux_net_client::Error::Compound(stop)) => Some((stop.op, stop.name, stop.error)),
+        _ => None,
+    };
     c.eq(
         "a tight loop asking for 2^32-1 steps stops at the server's limit",
-        net.run(&spin, &[])
-            .ok()
-            .map(|r| (r.outcome, r.stop_code, r.steps)),
-        Some((Outcome::Stopped as u16, code::BUDGET_EXHAUSTED, max)),
+        stopped,
+        Some((Some(0), "jump", Failure::Abi(code::BUDGET_EXHAUSTED))),
+    );
+    let at = net.compound_offset(spin.len()).unwrap_or(0);
+    let steps = cosy_abi::Compound::new_checked(&net.control()[at..at + spin.len()])
+        .map(|view| view.report().steps);
+    c.eq(
+        "... after exactly the server's limit of steps",
+        steps,
+        Ok(max),
     );
     let served = net.socket(SockKind::Datagram).and_then(|s| net.close(s));
     c.eq(
