@@ -124,3 +124,32 @@ fn build_program() -> Result<PathBuf, String> {
     }
     Ok(workspace::root().join(format!("target/{TARGET}/release/linux-peer")))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_says_what_init_runs() {
+        let words = |w: Workloads| -> Vec<String> {
+            w.kernel_args().split(' ').map(String::from).collect()
+        };
+        for w in [
+            Workloads::Boot,
+            Workloads::Ipc(7),
+            Workloads::All { ipc_rounds: 9 },
+        ] {
+            let got = words(w);
+            assert!(
+                got.contains(&"console=ttyS0".to_owned())
+                    && got.contains(&"no_timer_check".to_owned())
+            );
+        }
+        assert!(words(Workloads::Boot).contains(&"peer_boot=1".to_owned()));
+        assert!(!words(Workloads::Ipc(7))
+            .iter()
+            .any(|w| w.starts_with("peer_fsops")));
+        let all = words(Workloads::All { ipc_rounds: 9 });
+        assert!(all.contains(&"peer_ipc=9".to_owned()) && all.contains(&"peer_fsops=1".to_owned()));
+    }
+}
