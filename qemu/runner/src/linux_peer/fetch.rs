@@ -70,9 +70,13 @@ pub fn inputs() -> Result<Inputs, String> {
             "dpkg-deb -x",
         )?;
     }
-    // The unpacked tree is the cache; the packages would only take room.
+    // The unpacked tree is the cache; the packages, the modules the peer
+    // does not load and the documentation would only take room (~90 MB).
     let _ = std::fs::remove_dir_all(&debs);
-    find(&root)
+    let _ = std::fs::remove_dir_all(root.join("usr"));
+    let found = find(&root)?;
+    prune(&found.modules, &found.modules, &super::initramfs::MODULES)?;
+    Ok(found)
 }
 
 /// Runs `qemu/setup.sh linux-peer`: the install step only this bench needs.
@@ -142,6 +146,30 @@ fn find(root: &Path) -> Result<Inputs, String> {
     })
 }
 
+/// Removes every file under `dir` but the modules `keep` names (paths
+/// under `base` without `.ko`), and the folders left empty.
+fn prune(base: &Path, dir: &Path, keep: &[&str]) -> Result<(), String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for entry in entries {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        if path.is_dir() {
+            prune(base, &path, keep)?;
+            // Fails, as it should, while the folder holds a kept module.
+            let _ = std::fs::remove_dir(&path);
+            continue;
+        }
+        let name = path
+            .strip_prefix(base)
+            .ok()
+            .and_then(|p| p.to_str())
+            .unwrap_or("");
+        if !keep.iter().any(|k| name.strip_suffix(".ko") == Some(k)) {
+            std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
 /// The one file in `dir` whose name starts with `prefix`.
 fn only(dir: &Path, prefix: &str) -> Result<PathBuf, String> {
     let found: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -194,6 +222,32 @@ mod tests {
             None
         );
         assert_eq!(kernel_package(""), None);
+    }
+
+    #[test]
+    fn pruning_keeps_only_the_modules_named() {
+        let dir = std::env::temp_dir().join(format!("linux-peer-prune-{}", std::process::id()));
+        for f in [
+            "drivers/virtio/virtio.ko",
+            "drivers/virtio/virtio_mem.ko",
+            "sound/x.ko",
+            "drivers/block/virtio_blk.ko",
+        ] {
+            let p = dir.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, b"m").unwrap();
+        }
+        prune(
+            &dir,
+            &dir,
+            &["drivers/virtio/virtio", "drivers/block/virtio_blk"],
+        )
+        .unwrap();
+        assert!(dir.join("drivers/virtio/virtio.ko").is_file());
+        assert!(dir.join("drivers/block/virtio_blk.ko").is_file());
+        assert!(!dir.join("drivers/virtio/virtio_mem.ko").exists());
+        assert!(!dir.join("sound").exists(), "an emptied folder goes too");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
