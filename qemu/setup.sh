@@ -14,6 +14,23 @@ as_root() {
     fi
 }
 
+# `bash qemu/setup.sh linux-peer`, run by `cargo make bench linux` and its
+# smoke test (qemu/runner/src/linux_peer/fetch.rs), not by a plain setup:
+# apt must know Debian's cloud kernel and busybox-static (the runner fetches
+# them with `apt-get download`; a fresh machine may have empty package
+# lists) and dpkg-deb must be there to unpack them.
+if [ "${1:-}" = linux-peer ]; then
+    if ! apt-cache show linux-image-cloud-amd64 busybox-static >/dev/null 2>&1; then
+        echo "setup: updating apt's package lists (the Linux peer's kernel and busybox are not in them)"
+        as_root apt-get update -qq
+    fi
+    if ! command -v dpkg-deb >/dev/null; then
+        echo "setup: dpkg-deb is missing; the Linux peer unpacks Debian packages with it (install dpkg)" >&2
+        exit 1
+    fi
+    exit 0
+fi
+
 if ! command -v qemu-system-x86_64 >/dev/null; then
     echo "setup: installing QEMU (qemu-system-x86) from Debian's packages"
     as_root apt-get update -qq

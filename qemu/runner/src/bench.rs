@@ -16,10 +16,11 @@ mod file_tcp;
 mod flow;
 mod fs_ops;
 mod guest_figures;
+mod linux;
 mod net;
 mod netbackend;
 
-const BENCHES: [&str; 11] = [
+const BENCHES: [&str; 12] = [
     "boot",
     "ipc",
     "blk",
@@ -31,6 +32,7 @@ const BENCHES: [&str; 11] = [
     "flow",
     "flow-file-tcp",
     "netbackend",
+    "linux",
 ];
 const BOOT_RUNS: usize = 15;
 
@@ -435,6 +437,7 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
             "flow-file-tcp" => file_tcp::run()?,
             "netbackend" => netbackend::run()?,
             "cosy-interp" => cosy_interp()?,
+            "linux" => linux::run()?,
             _ => unreachable!("BENCHES lists only handled names"),
         }
     }

@@ -166,6 +166,10 @@ pub fn run_all(filter: Option<&str>) -> Result<(), String> {
     if filter.is_none_or(|f| "soak".contains(f)) {
         soak::in_tests(&mut tally);
     }
+    // The Linux peer's smoke boot (`cargo make test linux-peer` alone).
+    if filter.is_none_or(|f| "linux-peer".contains(f)) {
+        crate::linux_peer::smoke::in_tests(&mut tally);
+    }
     println!();
     for f in &tally.failures {
         println!("failed: {f}");

@@ -8,8 +8,9 @@
 //! per operation; `FSOPS_MODE` names one mode). The task reports the median over rounds of a run's TSC divided
 //! by its operations, one record line per operation and configuration;
 //! this appends one record each (`metric` = `instructions_per_op` or
-//! `tsc_cycles_per_op`) and prints them beside Linux's figures from the
-//! design brief ([`linux`]), which this run does not measure.
+//! `tsc_cycles_per_op`) and prints them beside Linux's figures in the
+//! same mode from the newest `cargo make bench linux` records ([`linux`]),
+//! which this run does not measure.
 
 mod linux;
 mod table;
@@ -49,6 +50,7 @@ pub fn run() -> Result<(), String> {
     let mut built = image::build_named(SYSTEM)?;
     built.fresh_disk = true;
     let mut printed = Vec::new();
+    let linux = linux::Linux::load();
     for (accel, unit) in modes {
         let run = qemu::run_captured(&built, accel, TIMEOUT, "")?;
         let figures = ours(&run.output)
@@ -59,7 +61,7 @@ pub fn run() -> Result<(), String> {
             .map(|f| f.record(metric(accel), unit, mode))
             .collect();
         append(&records)?;
-        printed.extend(table::rows(&figures, mode, unit));
+        printed.extend(table::rows(&figures, mode, unit, &linux));
     }
     println!(
         "bench fs-ops (per operation: median over rounds of one run's guest TSC / its operations; tcg: TSC cycles, icount: instructions; x = VAN / config)"

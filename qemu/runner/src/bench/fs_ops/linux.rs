@@ -1,27 +1,72 @@
-//! Linux's cost of the same operations, as the design brief
-//! (`DESIGN-BRIEF.md`, "Reference figures measured here") and issue 24
-//! quote them: Debian's Linux 6.1 on the same QEMU, `-smp 1`, icount,
-//! guest instructions per call (`ls -l` per entry: two of them added,
-//! readdir's share per entry and an `fstatat`). This run measures none
-//! of them (the Linux peer in the runner comes with its own issue), so
-//! the table labels them as the brief's and shows them beside icount
-//! rows only.
+//! Linux's cost of the same operations, as `cargo make bench linux` last
+//! measured it on the same machine and in the same mode: the newest
+//! `fs-ops` records of configs `linux-syscall` and `linux-io_uring` in
+//! `target/bench/results.jsonl`. This run measures none of them; where
+//! there is no record yet, the table says so.
+
+use std::collections::HashMap;
 
 /// Said under the table.
-pub const NOTE: &str = "Linux: the design brief's figures (Linux 6.1 on the same QEMU, icount, instructions per call; DESIGN-BRIEF.md, issue 24), not measured by this run";
+pub const NOTE: &str = "Linux: syscall / io_uring per operation, the newest records of `cargo make bench linux` (Linux 6.1 on the same machine and mode) in target/bench/results.jsonl; `-`: none yet";
 
-/// Linux's figure for fs-ops operation `op`, with the call it is of;
-/// `None` where the brief gives none.
-pub fn figure(op: &str) -> Option<&'static str> {
-    match op {
-        "nop" => Some("getpid 321"),
-        "stat" => Some("fstatat 3,186"),
-        "pread" => Some("pread syscall 1,908"),
-        "readdir" => Some("338 per entry"),
-        // Linux has no readdirplus: `ls -l` lists, then stats each entry.
-        "readdirplus" => Some("ls -l ~3,500 per entry (readdir 338 + fstatat 3,186)"),
-        "open-read-close" => Some("7,827-8,303"),
-        _ => None,
+/// The newest Linux figure per (config, operation, mode).
+#[derive(Default)]
+pub struct Linux {
+    figures: HashMap<(String, String, String), f64>,
+}
+
+/// The text of field `key` of a record line as `Record::to_json` writes
+/// it (the runner's own lines: values without quotes or escapes).
+fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let quoted = format!("\"{key}\":\"");
+    if let Some(at) = line.find(&quoted) {
+        let rest = &line[at + quoted.len()..];
+        return rest.split('"').next();
+    }
+    let bare = format!("\"{key}\":");
+    let rest = &line[line.find(&bare)? + bare.len()..];
+    rest.split([',', '}']).next()
+}
+
+impl Linux {
+    /// The figures in results text `results` (later lines are newer).
+    pub fn read(results: &str) -> Linux {
+        let mut figures = HashMap::new();
+        for line in results.lines() {
+            let get = |k| field(line, k);
+            if get("bench") != Some("fs-ops") {
+                continue;
+            }
+            let (Some(config), Some(op), Some(mode), Some(value)) =
+                (get("config"), get("param"), get("mode"), get("value"))
+            else {
+                continue;
+            };
+            if !config.starts_with("linux-") {
+                continue;
+            }
+            if let Ok(v) = value.parse::<f64>() {
+                figures.insert((config.to_owned(), op.to_owned(), mode.to_owned()), v);
+            }
+        }
+        Linux { figures }
+    }
+
+    /// The figures in the results file (none if there is none).
+    pub fn load() -> Linux {
+        std::fs::read_to_string(super::super::results_path())
+            .map(|t| Linux::read(&t))
+            .unwrap_or_default()
+    }
+
+    /// `syscall / io_uring` for operation `op` in `mode`.
+    pub fn cell(&self, op: &str, mode: &str) -> String {
+        let one = |config: &str| {
+            self.figures
+                .get(&(config.to_owned(), op.to_owned(), mode.to_owned()))
+                .map_or("-".to_owned(), |v| format!("{v:.0}"))
+        };
+        format!("{} / {}", one("linux-syscall"), one("linux-io_uring"))
     }
 }
 
@@ -30,24 +75,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_brief_gives_six_of_the_nine_operations() {
-        let ops = [
-            "nop",
-            "stat",
-            "open-close",
-            "pread",
-            "pwrite",
-            "read-64k",
-            "readdir",
-            "readdirplus",
-            "open-read-close",
-        ];
-        let given: Vec<&str> = ops.iter().filter_map(|op| figure(op)).collect();
-        assert_eq!(given.len(), 6);
-        assert_eq!(figure("nop"), Some("getpid 321"));
-        assert_eq!(figure("pwrite"), None);
-        let ls = figure("readdirplus").unwrap();
-        assert!(ls.starts_with("ls -l ~3,500") && ls.contains("338 + fstatat 3,186"));
-        assert!(NOTE.contains("not measured by this run"));
+    fn the_newest_record_of_each_config_op_and_mode_is_shown() {
+        let text = concat!(
+            r#"{"bench":"fs-ops","config":"linux-syscall","param":"pread","metric":"instructions_per_op","value":6000,"unit":"instructions","mode":"icount"}"#,
+            "\n",
+            r#"{"bench":"fs-ops","config":"linux-syscall","param":"pread","metric":"instructions_per_op","value":5637,"unit":"instructions","mode":"icount"}"#,
+            "\n",
+            r#"{"bench":"fs-ops","config":"linux-io_uring","param":"pread","metric":"instructions_per_op","value":6021,"unit":"instructions","mode":"icount"}"#,
+            "\n",
+            r#"{"bench":"fs-ops","config":"VAN","param":"pread","metric":"instructions_per_op","value":2775,"unit":"instructions","mode":"icount"}"#,
+            "\n",
+            r#"{"bench":"ipc","config":"linux-syscall","param":"median","metric":"getpid","value":313,"unit":"instructions","mode":"icount"}"#,
+            "\n",
+        );
+        let linux = Linux::read(text);
+        assert_eq!(linux.cell("pread", "icount"), "5637 / 6021");
+        assert_eq!(linux.cell("pread", "tcg"), "- / -");
+        assert_eq!(linux.cell("readdir", "icount"), "- / -");
+        assert_eq!(
+            linux.figures.len(),
+            2,
+            "VAN and ipc records are not Linux fs-ops figures"
+        );
     }
 }

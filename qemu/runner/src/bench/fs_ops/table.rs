@@ -1,16 +1,16 @@
 //! The printed comparison: one row per operation and mode, each
 //! configuration's cost per operation, the speed-up of COSY and
-//! COSY-FAST over VAN (`VAN / config`) and, beside icount rows, Linux's
-//! figure from the design brief ([`super::linux`]).
+//! COSY-FAST over VAN (`VAN / config`) and Linux's figures in the same
+//! mode, through syscalls and io_uring ([`super::linux`]).
 
-use super::linux;
+use super::linux::Linux;
 use super::Figure;
 
 /// The table's lines for one mode's figures, operations in the order
 /// reported.
-pub fn rows(figures: &[Figure], mode: &str, unit: &str) -> Vec<String> {
+pub fn rows(figures: &[Figure], mode: &str, unit: &str, linux: &Linux) -> Vec<String> {
     let mut out = vec![format!(
-        "  {:<16} {:<6} {:>10} {:>10} {:>10} {:>7} {:>7}  {:<13} Linux (design brief)",
+        "  {:<16} {:<6} {:>10} {:>10} {:>10} {:>7} {:>7}  {:<13} Linux syscall / io_uring",
         "operation", "mode", "VAN", "COSY", "COSY-FAST", "COSY x", "FAST x", "unit/op"
     )];
     let mut ops: Vec<&str> = Vec::new();
@@ -32,10 +32,7 @@ pub fn rows(figures: &[Figure], mode: &str, unit: &str) -> Vec<String> {
             (Some(van), Some(v)) if v > 0 => format!("{:.2}", van as f64 / v as f64),
             _ => "-".to_string(),
         };
-        let linux = match mode {
-            "icount" => linux::figure(op).unwrap_or("-"),
-            _ => "",
-        };
+        let linux = linux.cell(op, mode);
         out.push(format!(
             "  {:<16} {:<6} {:>10} {:>10} {:>10} {:>7} {:>7}  {:<13} {}",
             op,
@@ -66,7 +63,7 @@ mod tests {
     }
 
     #[test]
-    fn one_row_per_operation_with_speed_ups_and_linux_beside_icount_only() {
+    fn one_row_per_operation_with_speed_ups_and_linux_in_the_same_mode() {
         let figures = [
             fig("nop", "VAN", 2400),
             fig("nop", "COSY", 100),
@@ -74,18 +71,31 @@ mod tests {
             fig("pread", "COSY", 8000),
             fig("pread", "COSY-FAST", 4000),
         ];
-        let rows = rows(&figures, "icount", "instructions");
+        let linux = Linux::read(concat!(
+            r#"{"bench":"fs-ops","config":"linux-syscall","param":"pread","metric":"instructions_per_op","value":5637,"unit":"instructions","mode":"icount"}"#,
+            "\n",
+            r#"{"bench":"fs-ops","config":"linux-io_uring","param":"pread","metric":"instructions_per_op","value":6021,"unit":"instructions","mode":"icount"}"#,
+        ));
+        let rows = rows(&figures, "icount", "instructions", &linux);
         assert_eq!(rows.len(), 3);
         assert!(rows[1].contains("24.00"), "{}", rows[1]);
-        assert!(rows[1].contains("getpid 321"), "{}", rows[1]);
+        assert!(
+            rows[1].ends_with("- / -"),
+            "no Linux nop record: {}",
+            rows[1]
+        );
         assert!(rows[1].contains(" - "), "nop has no COSY-FAST: {}", rows[1]);
         assert!(
             rows[2].contains("2.00") && rows[2].contains("4.00"),
             "{}",
             rows[2]
         );
-        assert!(rows[2].contains("pread syscall 1,908"), "{}", rows[2]);
-        let tcg = super::rows(&figures, "tcg", "tsc_cycles");
-        assert!(!tcg[1].contains("getpid"), "{}", tcg[1]);
+        assert!(rows[2].ends_with("5637 / 6021"), "{}", rows[2]);
+        let tcg = super::rows(&figures, "tcg", "tsc_cycles", &linux);
+        assert!(
+            tcg[2].ends_with("- / -"),
+            "icount figures stay in icount: {}",
+            tcg[2]
+        );
     }
 }

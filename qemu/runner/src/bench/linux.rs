@@ -1,0 +1,193 @@
+//! `bench linux`: the Linux peer ([`crate::linux_peer`]) beside Conflux,
+//! same machine, same mode. One boot per mode (tcg: guest TSC cycles,
+//! icount: guest instructions; `LINUX_MODE` names one) runs the IPC
+//! anchors (getpid, pipe and eventfd round trips) and the fs-ops plan
+//! through Linux's system calls (`linux-syscall`) and io_uring
+//! (`linux-io_uring`); then [`BOOT_RUNS`] boots under tcg time QEMU's
+//! start to `/init` running (host wall clock, as `bench boot` times
+//! Conflux's start to its banner). Records go beside Conflux's, with the
+//! same bench, param, metric and mode.
+
+use std::time::Duration;
+
+use super::guest_figures::modes;
+use super::{append, median, Record, BOOT_RUNS};
+use crate::accel::Accel;
+use crate::image::Built;
+use crate::linux_peer::{self, LinuxRecord, Workloads};
+
+/// Names the one mode to run (`tcg` or `icount`) instead of both.
+const MODES_ENV: &str = "LINUX_MODE";
+/// Recorded round trips per IPC metric (after 2,000 warm-up ones): the
+/// median is steady well before this; Conflux's ipcbench takes 100,000,
+/// which would make io_uring's eventfd round trips alone minutes long.
+const IPC_ROUNDS: u32 = 20_000;
+/// The longest one mode's run may take on a shared host.
+const TIMEOUT: Duration = Duration::from_secs(1800);
+
+/// Runs the workloads in each mode and the boot figure; records and prints.
+pub fn run() -> Result<(), String> {
+    let mut built = linux_peer::prepare()?;
+    let named = std::env::var(MODES_ENV).ok();
+    let mut table = Vec::new();
+    for (accel, unit) in modes(MODES_ENV, named.as_deref())? {
+        let work = Workloads::All {
+            ipc_rounds: IPC_ROUNDS,
+        };
+        let run = linux_peer::boot(&built, accel, work, TIMEOUT)?;
+        let found = linux_peer::records(&run.output, accel)
+            .map_err(|e| format!("bench linux under {accel}: {e}\nconsole:\n{}", run.output))?;
+        let mode = accel.as_str();
+        let records: Vec<Record<'_>> = found
+            .iter()
+            .map(|r| Record {
+                bench: &r.bench,
+                config: &r.config,
+                param: &r.param,
+                metric: &r.metric,
+                value: r.value as f64,
+                unit,
+                mode,
+            })
+            .collect();
+        append(&records)?;
+        table.extend(rows(&found, mode, unit));
+    }
+    // The disk exists now; rebuilding it would be timed as boot.
+    built.fresh_disk = false;
+    let (med, min, max) = boot(&built)?;
+    println!("bench linux (Linux 6.1 on system fsops's machine; tcg: TSC cycles, icount: instructions; median over rounds)");
+    for line in table {
+        println!("{line}");
+    }
+    println!("  boot (tcg, host wall clock, {BOOT_RUNS} runs): qemu start -> /init running: median {med:.1} ms, min {min:.1} ms, max {max:.1} ms");
+    Ok(())
+}
+
+/// Times QEMU's start to `/init` running over [`BOOT_RUNS`] boots and
+/// records the median: (median, min, max) in ms.
+fn boot(built: &Built) -> Result<(f64, f64, f64), String> {
+    let mut times = Vec::new();
+    for _ in 0..BOOT_RUNS {
+        let run = linux_peer::boot(built, Accel::Tcg, Workloads::Boot, Duration::from_secs(60))?;
+        let t = run
+            .banner_after
+            .ok_or_else(|| format!("Linux's /init never said it runs; console:\n{}", run.output))?;
+        times.push(t.as_secs_f64() * 1000.0);
+    }
+    let min = times.iter().copied().fold(f64::MAX, f64::min);
+    let max = times.iter().copied().fold(0.0, f64::max);
+    let med = median(&mut times);
+    append(&[Record {
+        bench: "boot",
+        config: "linux",
+        param: "median",
+        metric: "qemu_start_to_init",
+        value: med,
+        unit: "ms",
+        mode: "tcg",
+    }])?;
+    Ok((med, min, max))
+}
+
+/// The printed table: per metric, the median through syscalls and
+/// through io_uring.
+fn rows(found: &[LinuxRecord], mode: &str, unit: &str) -> Vec<String> {
+    let mut out = vec![format!(
+        "  {:<6} {:<22} {:<6} {:>14} {:>14}  {}",
+        "bench", "operation", "mode", "linux-syscall", "linux-io_uring", "unit"
+    )];
+    let medians = found
+        .iter()
+        .filter(|r| r.bench == "fs-ops" || r.param == "median");
+    let mut keys: Vec<(&str, &str)> = Vec::new();
+    for r in medians.clone() {
+        let key = (r.bench.as_str(), name(r));
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    for (bench, op) in keys {
+        let cell = |config: &str| {
+            medians
+                .clone()
+                .find(|r| r.bench == bench && name(r) == op && r.config == config)
+                .map_or("-".to_string(), |r| r.value.to_string())
+        };
+        out.push(format!(
+            "  {:<6} {:<22} {:<6} {:>14} {:>14}  {unit}",
+            bench,
+            op,
+            mode,
+            cell("linux-syscall"),
+            cell("linux-io_uring")
+        ));
+    }
+    out
+}
+
+/// What a row is of: the ipc metric or the fs-ops operation.
+fn name(r: &LinuxRecord) -> &str {
+    if r.bench == "ipc" {
+        &r.metric
+    } else {
+        &r.param
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(bench: &str, config: &str, param: &str, metric: &str, value: u64) -> LinuxRecord {
+        LinuxRecord {
+            bench: bench.into(),
+            config: config.into(),
+            param: param.into(),
+            metric: metric.into(),
+            value,
+        }
+    }
+
+    #[test]
+    fn one_row_per_operation_with_both_paths_side_by_side() {
+        let found = [
+            rec("ipc", "linux-syscall", "median", "getpid", 321),
+            rec("ipc", "linux-syscall", "p99", "getpid", 999),
+            rec(
+                "fs-ops",
+                "linux-syscall",
+                "readdir",
+                "instructions_per_op",
+                338,
+            ),
+            rec(
+                "fs-ops",
+                "linux-syscall",
+                "pread",
+                "instructions_per_op",
+                1908,
+            ),
+            rec(
+                "fs-ops",
+                "linux-io_uring",
+                "pread",
+                "instructions_per_op",
+                1500,
+            ),
+        ];
+        let rows = rows(&found, "icount", "instructions");
+        assert_eq!(rows.len(), 4, "{rows:#?}");
+        assert!(rows[1].contains("getpid") && rows[1].contains("321") && !rows[1].contains("999"));
+        let readdir: Vec<&str> = rows[2].split_whitespace().collect();
+        assert_eq!(
+            readdir,
+            ["fs-ops", "readdir", "icount", "338", "-", "instructions"]
+        );
+        assert!(
+            rows[3].contains("1908") && rows[3].contains("1500"),
+            "{}",
+            rows[3]
+        );
+    }
+}
