@@ -197,7 +197,9 @@ fn dies_on_purpose(ciphered: u64) {
 /// `flowmgr` find it the bottleneck and replicate it onto the other
 /// device. Every other system never takes this path.
 fn slow_on_purpose(ciphered: u64) {
-    if crate::config::SYSTEM_NAME != "flow-autoreplicate" || crate::config::TASK_NAME != "crypto" {
+    if crate::config::SYSTEM_NAME != "flow-autoreplicate"
+        || conflux_userlib::task::name() != "crypto"
+    {
         return;
     }
     // About a millisecond at the few GHz a host's TSC runs at.

@@ -26,6 +26,7 @@ mod qemu;
 mod run_verdict;
 mod soak;
 mod symbolize;
+mod task_config;
 mod tcp_peer;
 mod typist;
 mod udp_peer;
