@@ -41,8 +41,12 @@ fn a_shared_crate_is_compiled_with_what_its_tasks_share() {
         "{text}"
     );
     // Their own: read at start, and the file says so.
-    assert!(!text.contains("pub const TASK_NAME"), "{text}");
-    assert!(!text.contains("pub const PRIORITY"), "{text}");
+    assert!(!text.contains("pub const TASK_NAME:"), "{text}");
+    assert!(
+        text.contains("pub const TASK_NAMES: [&str; TASK_COUNT] = [\"hello\", \"c1\", \"c2\"];"),
+        "{text}"
+    );
+    assert!(!text.contains("pub const PRIORITY:"), "{text}");
     assert!(
         text.contains("(`conflux_userlib::task`): TASK_NAME, TASK_INDEX, PRIORITY\n"),
         "{text}"
