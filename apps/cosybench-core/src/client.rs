@@ -1,5 +1,5 @@
-//! A client task of dbsim's multi-process runs (`apps/cosybench-clients/*`,
-//! one crate per task, as the manifest builds one task per crate): it
+//! A client task of dbsim's multi-process runs (`apps/cosybench-client`,
+//! which the manifest runs as each client task): it
 //! asks the leader for jobs over endpoint `cosybench_coord` ([`crate::job`])
 //! and runs each against the file server on its own session (its own
 //! control and data regions), as the leader runs its own share.

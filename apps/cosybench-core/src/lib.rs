@@ -1,5 +1,5 @@
 //! What the Cosy benchmark task (`apps/cosybench`) and its client tasks
-//! (`apps/cosybench-clients/*`, the extra processes of dbsim's 2- and
+//! (`apps/cosybench-client`, run as several tasks: the extra processes of dbsim's 2- and
 //! 4-process runs) share: where a compound's buffers lie ([`layout`]),
 //! the three configurations ([`Config`]), running a compound after
 //! placing its inputs ([`run_in`]), the dbsim workload ([`dbsim`]) and

@@ -22,11 +22,14 @@ mod sleep;
 mod staging;
 
 use crate::device::Blk;
+use crate::serve::Serving;
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 use conflux_abi::SysError;
 use conflux_flow_protocol::stage::{StageSpec, StageStatus, Start};
+use conflux_flow_stage::driver::FlowSide;
 use conflux_flow_stage::{
-    edges_match, Arrived, Failure, FlowIo, Os, StageEndpoint, Step, System, Work,
+    edges_match, Arrived, Failure, FlowIo, Os, Role, StageEndpoint, Step, System, Work,
 };
 use conflux_userlib::ipc::Region;
 use conflux_userlib::println;
@@ -235,18 +238,27 @@ pub struct Stage {
 }
 
 impl Stage {
-    pub fn new(capacity: u64) -> Result<Self, SysError> {
-        Ok(Self {
-            flows: StageEndpoint::new(
-                crate::config::caps::FLOW,
-                crate::config::device::IRQ_NOTIFY,
-                crate::config::caps::FIRST_FREE,
-                Blocks {
-                    capacity,
-                    stopped: Vec::new(),
-                },
-            )?,
-        })
+    /// The stage side if this task's configuration makes it a flow stage.
+    pub fn from_config(capacity: u64) -> Result<Option<Box<Self>>, SysError> {
+        conflux_flow_stage::flow_role()
+            .map(|role| Self::new(role, capacity))
+            .transpose()
+    }
+
+    /// Built only for a stage, and boxed: the flow tables are large, and a
+    /// driver that is no stage keeps its stack.
+    #[inline(never)]
+    fn new(role: Role, capacity: u64) -> Result<Box<Self>, SysError> {
+        let flows = StageEndpoint::new(
+            role.flow,
+            crate::config::device::IRQ_NOTIFY,
+            role.first_free,
+            Blocks {
+                capacity,
+                stopped: Vec::new(),
+            },
+        )?;
+        Ok(Box::new(Self { flows }))
     }
 
     /// Moves a buffer for every flow that has one, if no client request
@@ -274,5 +286,16 @@ impl Stage {
             Arrived::Rang(bits) => Some(bits),
             Arrived::Answered => None,
         }
+    }
+}
+
+impl FlowSide<Serving<'_>> for Box<Stage> {
+    fn work(&mut self, s: &mut Serving<'_>) -> bool {
+        let free = s.device_free();
+        self.turn(s.dev, free)
+    }
+
+    fn receive(&mut self, _: &mut Serving<'_>, block: bool) -> Option<u64> {
+        Stage::receive(self, block)
     }
 }

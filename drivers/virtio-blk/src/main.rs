@@ -14,7 +14,8 @@
 //! restart (init restarts the driver on a fault) every request the client
 //! still had in flight is answered `Restarted`.
 //!
-//! In a system whose `[flows]` names it a stage, the driver also runs the
+//! When its configuration makes it a flow stage (the manifest's `[flows]`
+//! names it; decided at start, not compiled in), the driver also runs the
 //! flows' `blocks` source and sink (`flows`), waits on its FLOW endpoint
 //! with the device's notification bound to it, and keeps serving when
 //! every client has detached.
@@ -25,7 +26,6 @@
 extern crate alloc;
 
 mod device;
-#[cfg(flow_stage)]
 mod flows;
 mod serve;
 mod shared;

@@ -8,6 +8,7 @@ use alloc::boxed::Box;
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use conflux_blk_protocol::{LinkError, Op, Request, Server, Status, SECTOR};
+use conflux_flow_stage::driver::{self, Driver};
 use conflux_queue::Descriptor;
 use conflux_userlib::ipc::{Irq, Notification};
 use conflux_userlib::println;
@@ -42,11 +43,13 @@ struct Client {
 }
 
 /// Serves until every client has detached (for ever when the driver is
-/// a flow stage: flows come and go).
+/// a flow stage, which its configuration decides: flows come and go). The
+/// loop is `conflux_flow_stage::driver`'s; [`Serving`] is this driver's
+/// side of it.
 pub fn run(dev: &mut Blk) {
     let irq = Irq(dev::IRQ);
     let _ = irq.ack(); // the line may have fired during bring-up
-    let mut clients: Vec<Client> = (0..dev.clients.len())
+    let clients: Vec<Client> = (0..dev.clients.len())
         .map(|_| Client {
             server: None,
             detached: false,
@@ -55,10 +58,8 @@ pub fn run(dev: &mut Blk) {
             waiting: VecDeque::new(),
         })
         .collect();
-    let mut flights: [Option<Flight>; 64] = [const { None }; 64];
     let capacity = dev.blk.capacity();
-    #[cfg(flow_stage)]
-    let mut stage = match crate::flows::Stage::new(capacity) {
+    let stage = match crate::flows::Stage::from_config(capacity) {
         Ok(s) => s,
         Err(e) => {
             println!(
@@ -67,39 +68,82 @@ pub fn run(dev: &mut Blk) {
             return;
         }
     };
-    let mut turns = 0u32;
-    loop {
-        turns = turns.saturating_add(1);
-        let mut busy = complete(dev, &mut clients, &mut flights);
-        #[cfg(flow_stage)]
-        {
-            let device_free = flights.iter().all(Option::is_none);
-            busy |= stage.turn(dev, device_free);
+    let mut serving = Serving {
+        dev,
+        clients,
+        flights: Box::new([const { None }; 64]),
+        capacity,
+        turns: 0,
+        irq,
+    };
+    driver::run(&mut serving, stage);
+}
+
+/// The driver between two turns of its loop.
+pub struct Serving<'d> {
+    pub dev: &'d mut Blk,
+    clients: Vec<Client>,
+    flights: Box<[Option<Flight>; 64]>,
+    capacity: u64,
+    /// Turns of the loop (for the test systems' fault).
+    turns: u32,
+    irq: Irq,
+}
+
+impl Serving<'_> {
+    /// Whether no client request is on the device: a flow's request runs
+    /// to its end alone, so the used ring never holds one it does not
+    /// expect.
+    pub fn device_free(&self) -> bool {
+        self.flights.iter().all(Option::is_none)
+    }
+}
+
+impl Driver for Serving<'_> {
+    fn device(&mut self) -> bool {
+        self.turns = self.turns.saturating_add(1);
+        complete(self.dev, &mut self.clients, &mut self.flights[..])
+    }
+
+    fn clients(&mut self) -> bool {
+        let mut busy = false;
+        for i in 0..self.clients.len() {
+            busy |= take(
+                self.dev,
+                &mut self.clients,
+                i,
+                &mut self.flights[..],
+                self.capacity,
+            );
         }
-        for i in 0..clients.len() {
-            busy |= take(dev, &mut clients, i, &mut flights, capacity);
-        }
-        #[cfg(not(flow_stage))]
-        if dev.done {
-            return;
-        }
-        let in_flight = flights.iter().filter(|f| f.is_some()).count();
-        if crate::fault_injection_due(dev.incarnation, turns, in_flight) {
+        let in_flight = self.flights.iter().filter(|f| f.is_some()).count();
+        if crate::fault_injection_due(self.dev.incarnation, self.turns, in_flight) {
             println!(
                 "test system '{}': faulting on purpose with {in_flight} requests in flight",
                 crate::config::SYSTEM_NAME
             );
             conflux_userlib::testing::fault_on_purpose();
         }
-        let sleep = !busy && ready_to_sleep(&mut clients);
-        #[cfg(flow_stage)]
-        let bits = stage.receive(sleep);
-        #[cfg(not(flow_stage))]
-        let bits = sleep.then(|| Notification(dev::IRQ_NOTIFY).wait().unwrap_or(0));
-        if bits.is_some_and(|b| b & 1 != 0) {
-            dev.blk.ack_interrupt();
-            let _ = irq.ack();
+        busy
+    }
+
+    fn notified(&mut self, bits: u64) {
+        if bits & 1 != 0 {
+            self.dev.blk.ack_interrupt();
+            let _ = self.irq.ack();
         }
+    }
+
+    fn ready_to_sleep(&mut self) -> bool {
+        ready_to_sleep(&mut self.clients)
+    }
+
+    fn finished(&mut self) -> bool {
+        self.dev.done
+    }
+
+    fn wait(&mut self, block: bool) -> Option<u64> {
+        block.then(|| Notification(dev::IRQ_NOTIFY).wait().unwrap_or(0))
     }
 }
 

@@ -52,8 +52,10 @@ impl fmt::Display for OpenError {
     }
 }
 
+/// The device's PCI address: from the task's configuration section, since
+/// one build of this crate may drive several devices (one per task).
 pub fn bdf() -> Bdf {
-    Bdf(dev::BDF)
+    Bdf(conflux_userlib::task::required("device::BDF") as u16)
 }
 
 /// The DMA pool's last page is the driver's own: regions outlive a

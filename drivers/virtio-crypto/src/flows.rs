@@ -12,12 +12,15 @@
 //! the buffer is dropped and counted, for `flowmgr`'s exception ladder.
 
 use crate::device::Crypto;
+use crate::serve::Serving;
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 use conflux_abi::SysError;
 use conflux_flow_protocol::stage::info;
 use conflux_flow_protocol::stage::{Cipher, Direction, Mode, StageSpec, StageStatus, Start};
+use conflux_flow_stage::driver::FlowSide;
 use conflux_flow_stage::{
-    edges_match, Arrived, Failure, FlowIo, Os, StageEndpoint, Step, System, Work,
+    edges_match, Arrived, Failure, FlowIo, Os, Role, StageEndpoint, Step, System, Work,
 };
 use conflux_userlib::ipc::Region;
 use conflux_virtio_crypto as device;
@@ -197,7 +200,9 @@ fn dies_on_purpose(ciphered: u64) {
 /// `flowmgr` find it the bottleneck and replicate it onto the other
 /// device. Every other system never takes this path.
 fn slow_on_purpose(ciphered: u64) {
-    if crate::config::SYSTEM_NAME != "flow-autoreplicate" || crate::config::TASK_NAME != "crypto" {
+    if crate::config::SYSTEM_NAME != "flow-autoreplicate"
+        || conflux_userlib::task::name() != "crypto"
+    {
         return;
     }
     // About a millisecond at the few GHz a host's TSC runs at.
@@ -243,15 +248,22 @@ pub struct Stage {
 }
 
 impl Stage {
-    pub fn new() -> Result<Self, SysError> {
-        Ok(Self {
-            flows: StageEndpoint::new(
-                crate::config::caps::FLOW,
-                crate::config::device::IRQ_NOTIFY,
-                crate::config::caps::FIRST_FREE,
-                Ciphers::default(),
-            )?,
-        })
+    /// The stage side if this task's configuration makes it a flow stage.
+    pub fn from_config() -> Result<Option<Box<Self>>, SysError> {
+        conflux_flow_stage::flow_role().map(Self::new).transpose()
+    }
+
+    /// Built only for a stage, and boxed: the flow tables are large, and a
+    /// driver that is no stage keeps its 16 KiB stack.
+    #[inline(never)]
+    fn new(role: Role) -> Result<Box<Self>, SysError> {
+        let flows = StageEndpoint::new(
+            role.flow,
+            crate::config::device::IRQ_NOTIFY,
+            role.first_free,
+            Ciphers::default(),
+        )?;
+        Ok(Box::new(Self { flows }))
     }
 
     /// Ciphers a buffer for every flow that has one; whether any moved,
@@ -277,5 +289,19 @@ impl Stage {
                 None
             }
         }
+    }
+}
+
+impl FlowSide<Serving<'_>> for Box<Stage> {
+    fn work(&mut self, s: &mut Serving<'_>) -> bool {
+        let (moved, needs_reset) = self.turn(s.c);
+        if needs_reset {
+            s.reset_for_flow();
+        }
+        moved
+    }
+
+    fn receive(&mut self, s: &mut Serving<'_>, block: bool) -> Option<u64> {
+        Stage::receive(self, s.c, block)
     }
 }

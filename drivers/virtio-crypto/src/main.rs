@@ -20,10 +20,12 @@
 //! still had in flight is answered `Restarted`, and sessions made before
 //! answer `SessionLost`.
 //!
-//! In a system whose `[flows]` names it a stage, the driver also runs the
+//! When its configuration makes it a flow stage (the manifest's `[flows]`
+//! names it; decided at start, not compiled in), the driver also runs the
 //! flows' `cipher` transformer on the device (`flows`), waits on its FLOW
 //! endpoint with the device's notification bound to it, and keeps serving
-//! when every client has detached.
+//! when every client has detached. The loop is
+//! `conflux_flow_stage::driver`'s.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -31,7 +33,6 @@
 extern crate alloc;
 
 mod device;
-#[cfg(flow_stage)]
 mod flows;
 mod serve;
 mod shared;

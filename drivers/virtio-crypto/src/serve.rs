@@ -14,6 +14,7 @@ use alloc::vec::Vec;
 use conflux_crypto_protocol::{
     gone_ends_session, Algorithm, Direction, LinkError, Refused, Request, Server, Sessions, Status,
 };
+use conflux_flow_stage::driver::{self, Driver};
 use conflux_userlib::ipc::{Irq, Notification};
 use conflux_userlib::println;
 use conflux_virtio_crypto as device;
@@ -47,12 +48,14 @@ const fn gone_bit(i: usize) -> u64 {
 type Answer = (Status, u64, Option<u64>);
 
 /// Serves until every client has detached (for ever when the driver is
-/// a flow stage: flows come and go).
+/// a flow stage, which its configuration decides: flows come and go). The
+/// loop is `conflux_flow_stage::driver`'s; [`Serving`] is this driver's
+/// side of it.
 pub fn run(c: &mut Crypto) {
     let irq = Irq(dev::IRQ);
     let _ = irq.ack(); // the line may have fired during bring-up
     let generation = c.generation();
-    let mut clients: Vec<Client> = (0..c.clients.len())
+    let clients: Vec<Client> = (0..c.clients.len())
         .map(|_| Client {
             server: None,
             sessions: Sessions::new(generation),
@@ -61,10 +64,7 @@ pub fn run(c: &mut Crypto) {
             since: 0,
         })
         .collect();
-    // Times the notification's bits were collected (`gone`).
-    let mut collected = 0u64;
-    #[cfg(flow_stage)]
-    let mut stage = match crate::flows::Stage::new() {
+    let stage = match crate::flows::Stage::from_config() {
         Ok(s) => s,
         Err(e) => {
             println!(
@@ -73,44 +73,77 @@ pub fn run(c: &mut Crypto) {
             return;
         }
     };
-    let mut served = 0u64;
-    loop {
+    let mut serving = Serving {
+        c,
+        clients,
+        collected: 0,
+        served: 0,
+        irq,
+    };
+    driver::run(&mut serving, stage);
+}
+
+/// The driver between two turns of its loop.
+pub struct Serving<'c> {
+    pub c: &'c mut Crypto,
+    clients: Vec<Client>,
+    /// Times the notification's bits were collected (`gone`).
+    collected: u64,
+    /// Requests served (for the test systems' fault).
+    served: u64,
+    irq: Irq,
+}
+
+impl Serving<'_> {
+    /// Resets the device after a flow's request left it needing one.
+    pub fn reset_for_flow(&mut self) {
+        println!("a flow's request left the device needing a reset: resetting it; every client's sessions are lost and answer SessionLost, flows make theirs again");
+        reset(self.c, &mut self.clients);
+    }
+}
+
+impl Driver for Serving<'_> {
+    /// Nothing to collect: a request runs to its end inside its client's
+    /// turn (QEMU's builtin backend works inside the notify).
+    fn device(&mut self) -> bool {
+        false
+    }
+
+    fn clients(&mut self) -> bool {
         let mut busy = false;
-        for i in 0..clients.len() {
-            busy |= turn(c, &mut clients, i, &mut served, collected);
+        for i in 0..self.clients.len() {
+            busy |= turn(
+                self.c,
+                &mut self.clients,
+                i,
+                &mut self.served,
+                self.collected,
+            );
         }
-        #[cfg(flow_stage)]
-        {
-            let (moved, needs_reset) = stage.turn(c);
-            busy |= moved;
-            if needs_reset {
-                println!("a flow's request left the device needing a reset: resetting it; every client's sessions are lost and answer SessionLost, flows make theirs again");
-                reset(c, &mut clients);
-            }
-            let sleep = !busy && ready_to_sleep(&mut clients);
-            let bits = stage.receive(c, sleep).unwrap_or(0);
-            interrupt(c, &irq, bits);
-            collected += 1;
-            gone(c, &mut clients, bits, collected);
-        }
-        #[cfg(not(flow_stage))]
-        {
-            if clients.iter().all(|cl| cl.server.is_none() && cl.left != 0) {
-                return;
-            }
-            let bell = Notification(dev::IRQ_NOTIFY);
-            let bits = if !busy && ready_to_sleep(&mut clients) {
-                bell.wait()
-            } else {
-                // Busy: still look at the bits each round, so a gone bit
-                // is seen before the client's next instance can attach.
-                bell.poll()
-            }
-            .unwrap_or(0);
-            interrupt(c, &irq, bits);
-            collected += 1;
-            gone(c, &mut clients, bits, collected);
-        }
+        busy
+    }
+
+    fn notified(&mut self, bits: u64) {
+        interrupt(self.c, &self.irq, bits);
+        self.collected += 1;
+        gone(self.c, &mut self.clients, bits, self.collected);
+    }
+
+    fn ready_to_sleep(&mut self) -> bool {
+        ready_to_sleep(&mut self.clients)
+    }
+
+    fn finished(&mut self) -> bool {
+        self.clients
+            .iter()
+            .all(|cl| cl.server.is_none() && cl.left != 0)
+    }
+
+    /// Busy, it still looks at the bits each round, so a gone bit is seen
+    /// before the client's next instance can attach.
+    fn wait(&mut self, block: bool) -> Option<u64> {
+        let bell = Notification(dev::IRQ_NOTIFY);
+        if block { bell.wait() } else { bell.poll() }.ok()
     }
 }
 

@@ -10,9 +10,12 @@
 //! edge: a flow never holds up the device. Everything else — ARP, TCP,
 //! other ports, anything malformed — goes to the network server as before.
 
+use crate::serve::State;
+use alloc::boxed::Box;
 use conflux_abi::SysError;
 use conflux_flow_protocol::stage::{StageSpec, StageStatus, Start, MAX_FLOWS};
-use conflux_flow_stage::{edges_match, Arrived, FlowIo, StageEndpoint, Step, System, Work};
+use conflux_flow_stage::driver::FlowSide;
+use conflux_flow_stage::{edges_match, Arrived, FlowIo, Role, StageEndpoint, Step, System, Work};
 use conflux_net_protocol::steer;
 
 /// A UDP source flow: its port, and datagrams it took.
@@ -66,15 +69,22 @@ pub struct Stage {
 }
 
 impl Stage {
-    pub fn new() -> Result<Self, SysError> {
-        Ok(Self {
-            flows: StageEndpoint::new(
-                crate::config::caps::FLOW,
-                crate::config::device::IRQ_NOTIFY,
-                crate::config::caps::FIRST_FREE,
-                Ports::default(),
-            )?,
-        })
+    /// The stage side if this task's configuration makes it a flow stage.
+    pub fn from_config() -> Result<Option<Box<Self>>, SysError> {
+        conflux_flow_stage::flow_role().map(Self::new).transpose()
+    }
+
+    /// Built only for a stage, and boxed: the flow tables are large, and a
+    /// driver that is no stage keeps its stack.
+    #[inline(never)]
+    fn new(role: Role) -> Result<Box<Self>, SysError> {
+        let flows = StageEndpoint::new(
+            role.flow,
+            crate::config::device::IRQ_NOTIFY,
+            role.first_free,
+            Ports::default(),
+        )?;
+        Ok(Box::new(Self { flows }))
     }
 
     /// Gives `frame`'s payload to the flow listening on its UDP port, if
@@ -126,5 +136,19 @@ impl Stage {
             Arrived::Rang(bits) => Some(bits),
             Arrived::Answered => None,
         }
+    }
+}
+
+/// The loop's handle on the stage, which lives in the driver's [`State`]
+/// (received frames are steered to it there).
+pub struct Flows;
+
+impl FlowSide<State> for Flows {
+    fn work(&mut self, st: &mut State) -> bool {
+        st.flows.as_mut().is_some_and(|f| f.turn())
+    }
+
+    fn receive(&mut self, st: &mut State, block: bool) -> Option<u64> {
+        st.flows.as_mut().and_then(|f| f.receive(block))
     }
 }

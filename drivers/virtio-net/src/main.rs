@@ -32,7 +32,8 @@
 //! would land in memory the new instance has not offered; other clients'
 //! buffers are answered `Restarted`), and serves the new one.
 //!
-//! In a system whose `[flows]` names it a stage, the driver also runs the
+//! When its configuration makes it a flow stage (the manifest's `[flows]`
+//! names it; decided at start, not compiled in), the driver also runs the
 //! flows' `udp` source (`flows`): datagrams for a flow's port go into the
 //! flow's buffers instead of to the client. It then waits on its FLOW
 //! endpoint with the device's notification bound to it, and keeps serving
@@ -44,7 +45,6 @@
 extern crate alloc;
 
 mod device;
-#[cfg(flow_stage)]
 mod flows;
 mod serve;
 mod shared;

@@ -9,6 +9,7 @@ use crate::config::device as dev;
 use crate::device::{self, Dev, Net, QUEUE};
 use crate::shared;
 use alloc::vec::Vec;
+use conflux_flow_stage::driver::{self, Driver};
 use conflux_net_protocol::{Frame, Link, LinkError, Server, Status, HEADROOM};
 use conflux_userlib::ipc::{Irq, Notification};
 use conflux_userlib::println;
@@ -34,7 +35,7 @@ struct Client {
     broken: Option<u64>,
 }
 
-struct State {
+pub struct State {
     /// `None` only inside [`State::reset_device`].
     net: Option<Net>,
     /// The clients' regions for the HAL, when the device is brought up again.
@@ -48,15 +49,28 @@ struct State {
     rx: [Option<Flight>; QUEUE],
     /// Frames sent since the driver started (for the test systems' fault).
     sent: u64,
-    /// UDP source flows, which take the datagrams for their ports.
-    #[cfg(flow_stage)]
-    flows: crate::flows::Stage,
+    /// UDP source flows, which take the datagrams for their ports (when
+    /// the task's configuration makes it a flow stage).
+    pub(crate) flows: Option<alloc::boxed::Box<crate::flows::Stage>>,
+    irq: Irq,
 }
 
+/// Serves until every client has detached (for ever when the driver is a
+/// flow stage, which its configuration decides). The loop is
+/// `conflux_flow_stage::driver`'s; [`State`] is this driver's side of it.
 pub fn run(dev: Dev) -> ! {
     let irq = Irq(dev::IRQ);
     // The line may have fired during bring-up.
     let _ = irq.ack();
+    let flows = match crate::flows::Stage::from_config() {
+        Ok(s) => s,
+        Err(e) => {
+            println!(
+                "cannot bind the device's notification to the FLOW endpoint: {e}; the driver stops"
+            );
+            conflux_userlib::sys::exit(1);
+        }
+    };
     // On the heap: the device, the flights and the clients are kept off
     // the 16 KiB stack, which a device reset (bringing the device up
     // again inside the loop) needs.
@@ -79,42 +93,49 @@ pub fn run(dev: Dev) -> ! {
         tx: [None; QUEUE],
         rx: [None; QUEUE],
         sent: 0,
-        #[cfg(flow_stage)]
-        flows: match crate::flows::Stage::new() {
-            Ok(s) => s,
-            Err(e) => {
-                println!("cannot bind the device's notification to the FLOW endpoint: {e}; the driver stops");
-                conflux_userlib::sys::exit(1);
-            }
-        },
+        flows,
+        irq,
     });
-    loop {
-        let mut busy = st.complete_tx() | st.complete_rx();
-        for i in 0..st.clients.len() {
-            busy |= st.leave_stale_session(i);
-            st.attach(i);
-            busy |= st.detach(i);
-            busy |= st.take_tx(i) | st.take_rx(i);
+    let side = st.flows.is_some().then_some(crate::flows::Flows);
+    driver::run(&mut *st, side);
+    println!("every client detached; the driver resets the device and stops");
+    drop(st); // resets the device: no more DMA into the clients' regions
+    conflux_userlib::sys::exit(0)
+}
+
+impl Driver for State {
+    fn device(&mut self) -> bool {
+        self.complete_tx() | self.complete_rx()
+    }
+
+    fn clients(&mut self) -> bool {
+        let mut busy = false;
+        for i in 0..self.clients.len() {
+            busy |= self.leave_stale_session(i);
+            self.attach(i);
+            busy |= self.detach(i);
+            busy |= self.take_tx(i) | self.take_rx(i);
         }
-        #[cfg(flow_stage)]
-        {
-            busy |= st.flows.turn();
+        busy
+    }
+
+    fn notified(&mut self, bits: u64) {
+        if bits & 1 != 0 {
+            self.dev().ack_interrupt();
+            let _ = self.irq.ack();
         }
-        // A flow stage serves flows whether or not clients remain.
-        if !cfg!(flow_stage) && st.clients.iter().all(|c| c.detached) {
-            println!("every client detached; the driver resets the device and stops");
-            drop(st); // resets the device: no more DMA into the clients' regions
-            conflux_userlib::sys::exit(0);
-        }
-        let sleep = !busy && st.ready_to_sleep();
-        #[cfg(flow_stage)]
-        let bits = st.flows.receive(sleep);
-        #[cfg(not(flow_stage))]
-        let bits = sleep.then(|| Notification(dev::IRQ_NOTIFY).wait().unwrap_or(0));
-        if bits.is_some_and(|b| b & 1 != 0) {
-            st.dev().ack_interrupt();
-            let _ = irq.ack();
-        }
+    }
+
+    fn ready_to_sleep(&mut self) -> bool {
+        State::ready_to_sleep(self)
+    }
+
+    fn finished(&mut self) -> bool {
+        self.clients.iter().all(|c| c.detached)
+    }
+
+    fn wait(&mut self, block: bool) -> Option<u64> {
+        block.then(|| Notification(dev::IRQ_NOTIFY).wait().unwrap_or(0))
     }
 }
 
@@ -426,7 +447,6 @@ impl State {
             // Safety: the same buffer as at `receive_begin`.
             let (status, len) = match unsafe { self.dev().receive_complete(token, buf) } {
                 Ok((hdr, len)) if hdr as u64 == HEADROOM => {
-                    #[cfg(flow_stage)]
                     if self.steered(f, &buf[HEADROOM as usize..][..len]) {
                         continue;
                     }
@@ -449,9 +469,11 @@ impl State {
     /// Gives `frame` to the flow listening on its UDP port, if one is, and
     /// posts the client's buffer `f` it arrived in to the device again,
     /// unanswered. Whether a flow took it.
-    #[cfg(flow_stage)]
     fn steered(&mut self, f: Flight, frame: &[u8]) -> bool {
-        if !self.flows.steer(frame) {
+        let Some(flows) = self.flows.as_mut() else {
+            return false;
+        };
+        if !flows.steer(frame) {
             return false;
         }
         let buf = self.buf(&f);

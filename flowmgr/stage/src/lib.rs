@@ -22,6 +22,7 @@
 
 mod carve;
 pub mod coalesce;
+pub mod driver;
 mod held;
 mod io;
 #[allow(unsafe_code)]
@@ -40,7 +41,7 @@ pub use os::Os;
 pub use os::System;
 pub use rate::Bucket;
 #[cfg(feature = "system")]
-pub use serve::{Arrived, StageEndpoint, WINDOW_BASE};
+pub use serve::{flow_role, Arrived, Role, StageEndpoint, WINDOW_BASE};
 pub use table::{edges_match, turn_steps, Answer, Config, Stages, Work};
 
 pub use conflux_flow_protocol as protocol;

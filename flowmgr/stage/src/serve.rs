@@ -9,6 +9,27 @@ use conflux_abi::SysError;
 use conflux_flow_protocol::stage::START_WORDS;
 use conflux_userlib::ipc::{self, Endpoint, Message, Notification, Received};
 
+/// A task's flow role, from its configuration: the FLOW endpoint's slot
+/// and the first slot the manifest leaves free (which that endpoint moves).
+#[derive(Clone, Copy, Debug)]
+pub struct Role {
+    pub flow: usize,
+    pub first_free: usize,
+}
+
+/// The task's flow role if its configuration makes it a flow stage (the
+/// manifest's `[flows]` gives it a FLOW endpoint: `caps::FLOW` in its
+/// configuration section), else `None`. A driver decides at start whether
+/// it serves flows; it builds its [`StageEndpoint`] only then, so a
+/// driver that is no stage never has one on its stack.
+pub fn flow_role() -> Option<Role> {
+    let task = conflux_userlib::task::config();
+    Some(Role {
+        flow: task.get("caps::FLOW")? as usize,
+        first_free: task.get("caps::FIRST_FREE")? as usize,
+    })
+}
+
 /// What arrived on the task's FLOW endpoint.
 pub enum Arrived {
     /// `flowmgr`'s message, answered.

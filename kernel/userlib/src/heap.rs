@@ -104,7 +104,7 @@ pub(crate) fn init(heap_size: usize) {
     }
     // Safety: the kernel maps `heap_size` zeroed, writable bytes at
     // HEAP_BASE for this task (the manifest's heap_size, passed in from
-    // the generated constants), nothing else uses that range, and this
+    // the task's configuration section), nothing else uses that range, and this
     // runs once, before `main` can allocate.
     let claimed = unsafe { HEAP.0.lock().claim(HEAP_BASE as *mut u8, heap_size) };
     if claimed.is_none() {

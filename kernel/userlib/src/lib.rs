@@ -16,7 +16,9 @@
 //! ```
 //!
 //! `entry!` also brings the task's generated constants into scope as
-//! `config` (see `conflux-manifest`'s codegen).
+//! `config` (see `conflux-manifest`'s codegen); what differs between the
+//! tasks one crate runs as is read at start from the task's configuration
+//! section instead (`task`).
 #![no_std]
 
 extern crate alloc;
@@ -31,6 +33,7 @@ pub mod ipc;
 pub mod region;
 pub mod rt;
 pub mod sys;
+pub mod task;
 pub mod testing;
 pub mod window;
 
@@ -56,7 +59,7 @@ macro_rules! entry {
 
         #[no_mangle]
         extern "C" fn _start() -> ! {
-            $crate::rt::start(config::HEAP_SIZE, $main)
+            $crate::rt::start($main)
         }
     };
 }

@@ -1,7 +1,10 @@
 //! Task start-up and panic handling.
 
-/// Runs `main` after setting up the heap the kernel mapped, then exits 0.
-pub fn start(heap_size: usize, main: fn()) -> ! {
+/// Checks the task's configuration section, sets up the heap the kernel
+/// mapped (its size from the section, so tasks of one crate may differ),
+/// runs `main`, then exits 0.
+pub fn start(main: fn()) -> ! {
+    let heap_size = crate::task::start();
     crate::heap::init(heap_size);
     main();
     crate::sys::exit(0)

@@ -37,7 +37,8 @@
 //! without = ["tasks.shell"] # optional, only with extends: dotted keys dropped from the base
 //!
 //! [tasks.hello]             # [a-z][a-z0-9_-]*, at most 31 bytes; 1 to 64 tasks
-//! crate = "hello"           # required: the cargo package that builds the ELF; one task per crate
+//! crate = "hello"           # optional, default the task's name: the cargo package that builds
+//!                           # the ELF; several tasks may run one crate (see `task_values`)
 //! priority = 2              # required: 0 (most urgent) ..= 15
 //! stack_size = 16384        # optional, default 16384; whole pages, 4 KiB..=1 MiB
 //! heap_size = 65536         # optional, default 65536; whole pages, 0..=1 GiB
@@ -329,7 +330,7 @@ mod validate;
 use std::path::{Path, PathBuf};
 
 pub use build_script::{build_script_main, CONSTANTS_FILE, MANIFEST_ENV};
-pub use codegen::task_constants;
+pub use codegen::{task_constants, task_values};
 pub use device_table::check_files;
 pub use error::{Error, ExchangeRule, ExtendsRule, FileRightsRule, GeneratedRule, Span};
 pub use model::{

@@ -133,15 +133,15 @@ fn system(fields: &Fields) -> Result<System, Error> {
 
 fn task(name: &str, fields: &Fields) -> Result<Task, Error> {
     let name = rules::name(fields, fields.path().to_owned(), name, &rules::TASK_NAME)?;
-    let crate_name: &str = fields.required("crate")?;
+    // Without `crate`, the task runs the crate of its own name; several
+    // tasks may run one crate (each gets its own values at image time).
+    let crate_name = match fields.optional::<&str>("crate")? {
+        Some(c) => rules::name(fields, fields.path_of("crate"), c, &rules::CRATE_NAME)?,
+        None => name.clone(),
+    };
     Ok(Task {
         name,
-        crate_name: rules::name(
-            fields,
-            fields.path_of("crate"),
-            crate_name,
-            &rules::CRATE_NAME,
-        )?,
+        crate_name,
         priority: rules::integer(fields, "priority", None, 0, MAX_PRIORITY, Unit::Count)?,
         stack_size: rules::pages(
             fields,

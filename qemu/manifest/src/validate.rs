@@ -32,14 +32,6 @@ pub(crate) fn system(manifest: &Manifest) -> Result<(), Error> {
             start_order: first.start_order,
         });
     }
-    if let Some((first, second)) = first_duplicate(tasks, |task| task.crate_name.as_str()) {
-        return Err(Error::DuplicateCrate {
-            origin: origin(),
-            first: first.name.clone(),
-            second: second.name.clone(),
-            crate_name: first.crate_name.clone(),
-        });
-    }
     memory_budget(manifest)
 }
 

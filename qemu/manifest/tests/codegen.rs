@@ -340,3 +340,33 @@ fn without_a_supervisor_nobody_holds_a_gone_bit() {
         assert!(!task_constants(&m, task).contains("GONE"), "{task}");
     }
 }
+
+#[test]
+fn a_shared_crates_constants_compile_without_warnings() {
+    // Two drivers of one crate, one device each, both flow stages: what
+    // they share is compiled, the rest left out, and what remains must
+    // still be valid, warning-free Rust (no stray docs or attributes).
+    let m = ok(&format!(
+        "{SYSTEM}\
+         [devices.c0]\nkind = \"virtio-crypto\"\ndriver = \"d0\"\n\
+         [devices.c1]\nkind = \"virtio-crypto\"\ndriver = \"d1\"\n\
+         [flows]\nmanager = \"mgr\"\nslots = 1\nstages = [\"d0\", \"d1\"]\n\
+         [tasks.d0]\ncrate = \"drv\"\npriority = 1\nstart_order = 1\n\
+         [tasks.d1]\ncrate = \"drv\"\npriority = 1\nstart_order = 2\n\
+         [tasks.mgr]\ncrate = \"mgr\"\npriority = 1\nstart_order = 3\n"
+    ));
+    let text = task_constants(&m, "drv");
+    assert!(text.contains("pub mod device {"), "{text}");
+    assert!(
+        text.contains("    pub const IRQ_NOTIFY: usize = "),
+        "{text}"
+    );
+    assert!(!text.contains("pub const BDF"), "{text}");
+    assert!(text.contains("    pub const FLOW: usize = 1;"), "{text}");
+    assert!(
+        text.contains("TASK_NAME, TASK_INDEX, caps::C0_CONFIG,"),
+        "{text}"
+    );
+    let (built, stderr) = rustc("shared_consts", &text);
+    assert!(built, "{stderr}\n{text}");
+}

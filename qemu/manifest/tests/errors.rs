@@ -415,13 +415,24 @@ fn duplicate_start_order() {
 }
 
 #[test]
-fn duplicate_crate() {
+fn crate_that_is_no_package_name() {
     let text = with_system(&format!(
-        "{HELLO}[tasks.again]\ncrate = \"hello\"\npriority = 2\nstart_order = 2\n"
+        "{HELLO}[tasks.again]\ncrate = \"9lives\"\npriority = 2\nstart_order = 2\n"
     ));
     assert_eq!(
         message(&text),
-        "systems/t.toml: tasks `hello` and `again` are both built from crate `hello`; a task's constants are generated per crate, so a crate can be only one task in a system: give each task its own crate"
+        "systems/t.toml: `tasks.again.crate`: the crate name \"9lives\" is not valid; it must be a cargo package name: a letter, then letters, digits, `_` and `-`"
+    );
+}
+
+#[test]
+fn crate_of_the_wrong_type() {
+    let text = with_system(&format!(
+        "{HELLO}[tasks.again]\ncrate = 3\npriority = 2\nstart_order = 2\n"
+    ));
+    assert_eq!(
+        message(&text),
+        "systems/t.toml: `tasks.again.crate` must be a string, but it is an integer"
     );
 }
 

@@ -25,6 +25,11 @@ pub fn hints(cargo_stderr: &str, manifest: &Manifest, path: &Path) -> Vec<String
         let Some(constant) = quoted_after(line, "cannot find value `").next() else {
             continue;
         };
+        if let Some(hint) = task.and_then(|t| shared_crate(manifest, &t.crate_name, line, constant))
+        {
+            out.push(hint);
+            continue;
+        }
         if !(line.contains("in module `config::caps`") || line.contains("in module `caps`")) {
             continue;
         }
@@ -57,6 +62,36 @@ pub fn hints(cargo_stderr: &str, manifest: &Manifest, path: &Path) -> Vec<String
     }
     out.dedup();
     out
+}
+
+/// For a crate the manifest runs as several tasks, a constant missing
+/// from its `config` is one they do not share: say where to read it.
+fn shared_crate(
+    manifest: &Manifest,
+    crate_name: &str,
+    line: &str,
+    constant: &str,
+) -> Option<String> {
+    let tasks: Vec<&str> = manifest
+        .tasks
+        .iter()
+        .filter(|t| t.crate_name == crate_name)
+        .map(|t| t.name.as_str())
+        .collect();
+    if tasks.len() < 2 {
+        return None;
+    }
+    let module = quoted_after(line, "in module `").next()?;
+    let module = module.rsplit("::").next().unwrap_or(module);
+    let key = match module {
+        "config" => constant.to_owned(),
+        "caps" | "devices" | "device" | "flows" => format!("{module}::{constant}"),
+        _ => format!("MODULE::{constant}"),
+    };
+    Some(format!(
+        "crate `{crate_name}` runs as tasks {}, which differ in `{constant}`, so it is not compiled into `config` (the end of the generated file lists what differs): read it at start with `conflux_userlib::task::required(\"{key}\")` (or `task::name()` / `task::index()`), which each task's configuration section holds",
+        tasks.join(", ")
+    ))
 }
 
 /// Each text between `prefix` and the next backquote.
@@ -106,6 +141,20 @@ mod tests {
         assert_eq!(
             hints(stderr, &manifest(), Path::new("qemu/systems/t.toml")),
             ["task `cli` uses `config::caps::CLOCK`, but qemu/systems/t.toml gives it no capability named `clock`: add `clock = { endpoint = \"...\" }` (or region, notification, ...) under [tasks.cli.caps]; its constants now: ECHO"]
+        );
+    }
+
+    #[test]
+    fn a_constant_a_shared_crate_lacks_says_to_read_it_at_start() {
+        let two = format!(
+            "{MANIFEST}[tasks.cli2]\ncrate = \"cli-crate\"\npriority = 2\nstart_order = 3\n"
+        );
+        let manifest = conflux_manifest::parse(&two, "t.toml").unwrap();
+        let stderr = "error[E0425]: cannot find value `BDF` in module `config::device`\n\
+            error: could not compile `cli-crate` (bin \"cli-crate\") due to 1 previous error\n";
+        assert_eq!(
+            hints(stderr, &manifest, Path::new("t.toml")),
+            ["crate `cli-crate` runs as tasks cli, cli2, which differ in `BDF`, so it is not compiled into `config` (the end of the generated file lists what differs): read it at start with `conflux_userlib::task::required(\"device::BDF\")` (or `task::name()` / `task::index()`), which each task's configuration section holds"]
         );
     }
 

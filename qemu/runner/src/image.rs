@@ -2,7 +2,7 @@
 //! lays the tasks, objects and capabilities out (see `lower`) in the boot
 //! image the kernel reads as its initrd.
 
-use crate::{build_hints, lower, workspace};
+use crate::{build_hints, lower, task_config, workspace};
 use conflux_bootimg::encode;
 use conflux_manifest::Manifest;
 use std::io::{IsTerminal, Read, Write};
@@ -45,7 +45,10 @@ pub fn build_named(system: &str) -> Result<Built, String> {
 fn cargo_build(manifest_path: &Path, m: &Manifest, progress: Progress) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
-    let crates: Vec<&str> = m.tasks.iter().map(|t| t.crate_name.as_str()).collect();
+    let mut crates: Vec<&str> = m.tasks.iter().map(|t| t.crate_name.as_str()).collect();
+    // A crate that runs as several tasks is built once.
+    crates.sort_unstable();
+    crates.dedup();
     cmd.current_dir(workspace::root()).arg("build");
     if progress == Progress::Show {
         eprintln!(
@@ -126,20 +129,25 @@ pub fn build(path: &Path, progress: Progress) -> Result<Built, String> {
     let manifest = conflux_manifest::load(path).map_err(|e| e.to_string())?;
     cargo_build(path, &manifest, progress)?;
     let bins = workspace::guest_bin_dir();
+    // One ELF per crate; each task gets its own copy with its own
+    // configuration section (several tasks may run one crate).
     let elfs: Vec<Vec<u8>> = manifest
         .tasks
         .iter()
-        .map(|t| {
+        .enumerate()
+        .map(|(index, t)| {
             let p = bins.join(&t.crate_name);
-            std::fs::read(&p).map_err(|e| {
+            let mut elf = std::fs::read(&p).map_err(|e| {
                 format!(
                     "task `{}`: cannot read its ELF {}: {e}",
                     t.name,
                     p.display()
                 )
-            })
+            })?;
+            task_config::fill(&mut elf, &manifest, index)?;
+            Ok(elf)
         })
-        .collect::<Result<_, _>>()?;
+        .collect::<Result<_, String>>()?;
     let image = lower::image(&manifest, &elfs);
     let bytes = encode(&image).map_err(|e| format!("{}: {e}", path.display()))?;
     let dir = workspace::root()

@@ -28,6 +28,7 @@ mod report;
 mod run_verdict;
 mod soak;
 mod symbolize;
+mod task_config;
 mod tcp_peer;
 mod typist;
 mod udp_peer;
@@ -123,7 +124,7 @@ fn parse_network(text: &str) -> Result<conflux_manifest::Network, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    let result = workspace::check_root().and_then(|()| match cli.command {
         Command::Run {
             system,
             accel,
@@ -150,7 +151,7 @@ fn main() -> ExitCode {
         } => soak::command(minutes, seed, http_port, &victims),
         Command::Lint => lint::run(),
         Command::NewApp { name } => new_app::run(&name),
-    };
+    });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -1,4 +1,10 @@
 //! Where things are: the workspace root, system manifests, build outputs.
+//!
+//! The root is where the runner was built from (two levels above this
+//! crate). A checkout copied with its `target/` would otherwise run the
+//! original tree's runner, which builds, tests and writes new apps in the
+//! original: [`check_root`] refuses to act unless the tree the runner is
+//! run from is the tree it was built from.
 
 use std::path::{Path, PathBuf};
 
@@ -8,6 +14,41 @@ pub fn root() -> PathBuf {
         .join("../..")
         .canonicalize()
         .expect("the runner runs from its source tree")
+}
+
+/// Fails, saying what to do, unless the current directory is inside the
+/// tree this runner was built from.
+pub fn check_root() -> Result<(), String> {
+    let cwd =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    check_root_from(&root(), &cwd)
+}
+
+/// [`check_root`] for a runner built in `built` and run from `cwd`.
+fn check_root_from(built: &Path, cwd: &Path) -> Result<(), String> {
+    let Some(here) = cwd.ancestors().find(|dir| is_checkout(dir)) else {
+        return Err(format!(
+            "{} is not inside a Conflux checkout (no folder above it holds Cargo.toml and qemu/runner/); run the runner from the checkout you mean to build, e.g. `cd {} && cargo make test NAME`",
+            cwd.display(),
+            built.display()
+        ));
+    };
+    let here = here.canonicalize().unwrap_or_else(|_| here.to_path_buf());
+    if here == built {
+        return Ok(());
+    }
+    Err(format!(
+        "this runner was built from {} but is run from the checkout {}: it would build, test and write into {} instead (a copied checkout keeps the original's target/, with the runner built there); in {} run `cargo clean -p conflux-runner` (or delete its target/ folder) and run again",
+        built.display(),
+        here.display(),
+        built.display(),
+        here.display()
+    ))
+}
+
+/// Whether `dir` is the root of a Conflux checkout.
+fn is_checkout(dir: &Path) -> bool {
+    dir.join("Cargo.toml").is_file() && dir.join("qemu/runner/Cargo.toml").is_file()
 }
 
 /// Folder of interactive and benchmark systems.
@@ -93,6 +134,49 @@ pub fn manifests_in(dir: &Path) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fake checkout (Cargo.toml and qemu/runner/Cargo.toml) in a
+    /// fresh folder under the system's temporary directory.
+    fn checkout(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("conflux-root-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(dir.join("qemu/runner/src")).unwrap();
+        std::fs::write(dir.join("Cargo.toml"), "").unwrap();
+        std::fs::write(dir.join("qemu/runner/Cargo.toml"), "").unwrap();
+        dir.canonicalize().unwrap()
+    }
+
+    #[test]
+    fn the_runner_acts_on_the_tree_it_was_built_from() {
+        let tree = checkout("own");
+        assert_eq!(check_root_from(&tree, &tree), Ok(()));
+        assert_eq!(
+            check_root_from(&tree, &tree.join("qemu/runner/src")),
+            Ok(())
+        );
+        std::fs::remove_dir_all(&tree).unwrap();
+    }
+
+    #[test]
+    fn a_copied_checkout_is_refused_with_what_to_do() {
+        let (original, copy) = (checkout("original"), checkout("copy"));
+        let error = check_root_from(&original, &copy.join("qemu")).unwrap_err();
+        assert_eq!(
+            error,
+            format!(
+                "this runner was built from {o} but is run from the checkout {c}: it would build, test and write into {o} instead (a copied checkout keeps the original's target/, with the runner built there); in {c} run `cargo clean -p conflux-runner` (or delete its target/ folder) and run again",
+                o = original.display(),
+                c = copy.display()
+            )
+        );
+        std::fs::remove_dir_all(&original).unwrap();
+        std::fs::remove_dir_all(&copy).unwrap();
+    }
+
+    #[test]
+    fn a_folder_outside_any_checkout_is_refused() {
+        let error = check_root_from(Path::new("/work/conflux"), Path::new("/")).unwrap_err();
+        assert_eq!(error, "/ is not inside a Conflux checkout (no folder above it holds Cargo.toml and qemu/runner/); run the runner from the checkout you mean to build, e.g. `cd /work/conflux && cargo make test NAME`");
+    }
 
     #[test]
     fn a_name_in_both_folders_is_an_error_naming_both_files() {

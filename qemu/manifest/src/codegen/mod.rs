@@ -6,21 +6,47 @@
 //! own literal syntax (`{:?}` for strings), so any text stays valid source.
 //! The task's capability slots and mappings are in a `caps` module (see
 //! `caps`), with, for the supervisor, the table of tasks it restarts.
+//! A crate the manifest runs as several tasks gets only the constants
+//! they share; each task's own values go into its image (`shared`).
 
 mod caps;
+mod shared;
 
 use std::fmt::Write;
 
 use crate::model::{Manifest, Task};
 
-/// The constants for the task built by `crate_name`, or a `compile_error!`
-/// saying what to do when the manifest has no such task.
+/// The constants for the tasks built by `crate_name` (those they all
+/// share when there are several), or a `compile_error!` saying what to do
+/// when the manifest has no such task.
 pub fn task_constants(manifest: &Manifest, crate_name: &str) -> String {
-    let mut out = header(&manifest.origin);
-    match manifest.task_for_crate(crate_name) {
-        Some((index, task)) => constants(&mut out, manifest, index, task),
-        None => not_a_task(&mut out, manifest, crate_name),
+    let tasks: Vec<usize> = manifest.tasks_of_crate(crate_name).collect();
+    match tasks.as_slice() {
+        [] => {
+            let mut out = header(&manifest.origin);
+            not_a_task(&mut out, manifest, crate_name);
+            out
+        }
+        [index] => task_text(manifest, *index),
+        several => {
+            let texts: Vec<String> = several.iter().map(|&i| task_text(manifest, i)).collect();
+            shared::common(&texts)
+        }
     }
+}
+
+/// The integer and `bool` constants of the task at `index`, keyed
+/// `NAME` or `module::NAME`: what the runner writes into the task's
+/// configuration section, so a crate that runs as several tasks reads
+/// each task's own values at start.
+pub fn task_values(manifest: &Manifest, index: usize) -> Vec<(String, u64)> {
+    shared::scalars(&task_text(manifest, index))
+}
+
+/// Everything generated for the task at `index` alone.
+fn task_text(manifest: &Manifest, index: usize) -> String {
+    let mut out = header(&manifest.origin);
+    constants(&mut out, manifest, index, &manifest.tasks[index]);
     out
 }
 

@@ -91,10 +91,6 @@ impl Error {
                 f,
                 "tasks `{first}` and `{second}` both have `start_order = {start_order}`; give each task its own start_order"
             ),
-            Error::DuplicateCrate { first, second, crate_name, .. } => write!(
-                f,
-                "tasks `{first}` and `{second}` are both built from crate `{crate_name}`; a task's constants are generated per crate, so a crate can be only one task in a system: give each task its own crate"
-            ),
             Error::MemoryBudget { requested, available, memory_mib, .. } => {
                 memory_budget(f, *requested, *available, *memory_mib)
             }

@@ -156,13 +156,6 @@ pub enum Error {
         second: String,
         start_order: u32,
     },
-    /// Two tasks are built from the same crate.
-    DuplicateCrate {
-        origin: String,
-        first: String,
-        second: String,
-        crate_name: String,
-    },
     /// The tasks' stacks and heaps need more than half the guest memory.
     MemoryBudget {
         origin: String,
@@ -626,7 +619,6 @@ impl Error {
             | Error::NoTasks { origin }
             | Error::TooManyTasks { origin, .. }
             | Error::DuplicateStartOrder { origin, .. }
-            | Error::DuplicateCrate { origin, .. }
             | Error::MemoryBudget { origin, .. }
             | Error::UnknownRestart { origin, .. }
             | Error::UnknownSupervisor { origin, .. }

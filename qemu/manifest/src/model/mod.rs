@@ -192,12 +192,21 @@ pub struct UnknownVariant {
 }
 
 impl Manifest {
-    /// The task built by `crate_name`, with its index in start order.
+    /// The first task built by `crate_name`, with its index in start order.
     pub fn task_for_crate(&self, crate_name: &str) -> Option<(usize, &Task)> {
         self.tasks
             .iter()
             .enumerate()
             .find(|(_, task)| task.crate_name == crate_name)
+    }
+
+    /// The indices (start order) of every task built by `crate_name`.
+    pub fn tasks_of_crate<'m>(&'m self, crate_name: &'m str) -> impl Iterator<Item = usize> + 'm {
+        self.tasks
+            .iter()
+            .enumerate()
+            .filter(move |(_, task)| task.crate_name == crate_name)
+            .map(|(i, _)| i)
     }
 
     /// The task called `name`, with its index in start order.

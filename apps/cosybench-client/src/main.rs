@@ -1,6 +1,8 @@
 //! A client task of the Cosy benchmark's multi-process dbsim runs: the
-//! loop is `cosybench_core::client`'s (the manifest builds one task per
-//! crate, so each client process is a crate of its own, this file alone).
+//! loop is `cosybench_core::client`'s. The manifest runs this one crate as
+//! every client process (`cosybench-client1`, `2`, `3`); their slots and
+//! mappings are alike, so they are compiled in, and each task's own name
+//! and index come from its configuration section.
 #![no_std]
 #![no_main]
 #![forbid(unsafe_code)]

@@ -1,3 +1,0 @@
-fn main() {
-    conflux_manifest::build_script_main()
-}
