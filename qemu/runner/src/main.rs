@@ -109,11 +109,16 @@ enum Command {
     },
     /// Check formatting and run clippy (warnings denied) on host and guest crates.
     Lint,
-    /// Create an app from the template: a server, a client and their protocol
-    /// crate under apps/NAME, and the system qemu/systems/NAME.toml.
+    /// Create an app from a template, and its system qemu/systems/NAME.toml:
+    /// with --uses, one task crate apps/NAME that uses the file and/or
+    /// network server; without, a new service (server, client and protocol
+    /// crates under apps/NAME).
     NewApp {
         /// Lower-case letters, digits and `-`, starting with a letter (at most 24 bytes).
         name: String,
+        /// The servers the app uses, comma-separated: fs, net.
+        #[arg(long, value_delimiter = ',')]
+        uses: Vec<String>,
     },
 }
 
@@ -150,7 +155,7 @@ fn main() -> ExitCode {
             victims,
         } => soak::command(minutes, seed, http_port, &victims),
         Command::Lint => lint::run(),
-        Command::NewApp { name } => new_app::run(&name),
+        Command::NewApp { name, uses } => new_app::run(&name, &uses),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,14 +1,23 @@
-//! `conflux new-app NAME` (`cargo make new-app NAME`): a new app from the
-//! template in `qemu/runner/templates/app`, ready for `cargo make run NAME`.
+//! `conflux new-app NAME [--uses fs,net]` (`cargo make new-app ...`): a
+//! new app from a template, ready for `cargo make run NAME`.
 //!
-//! It writes three crates under `apps/NAME/` — `NAME-protocol` (labels,
-//! error replies, the compound operations), `NAME-server` and
-//! `NAME-client` (tasks, each with its `build.rs`) — the system manifest
-//! `qemu/systems/NAME.toml`, and adds the crates to the workspace's
-//! `members`. The template's placeholders: `{{name}}` (the name as given),
-//! `{{crate}}` (as a Rust identifier, `-` as `_`) and `{{CONST}}` (the
-//! endpoint's constant in `config::caps`). Nothing is written unless every
-//! check passed first.
+//! - Without `--uses`, a new service (`qemu/runner/templates/app`): three
+//!   crates under `apps/NAME/` — `NAME-protocol` (labels, error replies,
+//!   the compound operations), `NAME-server` and `NAME-client` (tasks,
+//!   each with its `build.rs`) — and a system of their own.
+//! - With `--uses fs`, `net` or both, an app of the system's servers
+//!   (`qemu/runner/templates/client`), what most people write first: one
+//!   task crate `apps/NAME` whose parts each do their work with plain
+//!   calls and again as one `cosy!` compound, and a system that extends
+//!   the default system with the app and its capabilities.
+//!
+//! Either writes `qemu/systems/NAME.toml` and adds the crates to the
+//! workspace's `members`. The placeholders: `{{name}}` (the name as
+//! given), `{{crate}}` (as a Rust identifier, `-` as `_`), `{{CONST}}`
+//! (the endpoint's constant in `config::caps`), `{{uses}}` (`fs,net`) and
+//! `{{services}}` (their servers in words); lines between `{{#fs}}` and
+//! `{{/fs}}` (or `net`) are kept only when the app uses that server.
+//! Nothing is written unless every check passed first.
 
 use crate::workspace;
 use conflux_manifest::constant_name;
@@ -18,8 +27,8 @@ use std::path::{Path, PathBuf};
 /// fit the manifest's 31-byte limit.
 const MAX_NAME: usize = 24;
 
-/// One file of the template: where it goes (relative to the workspace,
-/// `{{name}}` replaced) and its text.
+/// One file of the service template: where it goes (relative to the
+/// workspace, `{{name}}` replaced) and its text.
 const TEMPLATE: [(&str, &str); 10] = [
     (
         "apps/{{name}}/protocol/Cargo.toml",
@@ -63,20 +72,59 @@ const TEMPLATE: [(&str, &str); 10] = [
     ),
 ];
 
-/// The crates' folders, as workspace members.
+/// The service template's crates, as workspace members.
 const MEMBERS: [&str; 3] = [
     "apps/{{name}}/protocol",
     "apps/{{name}}/server",
     "apps/{{name}}/client",
 ];
 
-/// Creates the app `name` in the workspace and says how to run it.
-pub fn run(name: &str) -> Result<(), String> {
+/// The files of the template for an app of the system's servers; those
+/// of a server the app does not use render empty and are not written.
+const CLIENT_TEMPLATE: [(&str, &str); 6] = [
+    (
+        "apps/{{name}}/Cargo.toml",
+        include_str!("../templates/client/Cargo.toml.tmpl"),
+    ),
+    (
+        "apps/{{name}}/build.rs",
+        include_str!("../templates/app/build.rs.tmpl"),
+    ),
+    (
+        "apps/{{name}}/src/main.rs",
+        include_str!("../templates/client/main.rs.tmpl"),
+    ),
+    ("apps/{{name}}/src/files.rs", "{{#fs}}\n{{files}}{{/fs}}\n"),
+    ("apps/{{name}}/src/echo.rs", "{{#net}}\n{{echo}}{{/net}}\n"),
+    (
+        "qemu/systems/{{name}}.toml",
+        include_str!("../templates/client/system.toml.tmpl"),
+    ),
+];
+
+/// The parts of the client template that are files of their own.
+const FILES_PART: &str = include_str!("../templates/client/files.rs.tmpl");
+const ECHO_PART: &str = include_str!("../templates/client/echo.rs.tmpl");
+
+/// A server an app can use: its `--uses` word and its name in prose.
+const SERVICES: [(&str, &str); 2] = [("fs", "the file server"), ("net", "the network server")];
+
+/// Creates the app `name` in the workspace (using the servers `uses`, or
+/// a service of its own when empty) and says how to run it.
+pub fn run(name: &str, uses: &[String]) -> Result<(), String> {
     let root = workspace::root();
-    let files = plan(&root, name)?;
+    let uses = check_uses(uses)?;
+    let (files, members) = if uses.is_empty() {
+        let members = MEMBERS.iter().map(|m| render(m, name)).collect();
+        (plan(&root, name)?, members)
+    } else {
+        (
+            plan_client(&root, name, &uses)?,
+            vec![format!("apps/{name}")],
+        )
+    };
     let cargo_toml = root.join("Cargo.toml");
     let text = read(&cargo_toml)?;
-    let members: Vec<String> = MEMBERS.iter().map(|m| render(m, name)).collect();
     let text = add_members(&text, &members)?;
     for (path, body) in &files {
         let dir = path.parent().unwrap_or(&root);
@@ -91,10 +139,87 @@ pub fn run(name: &str) -> Result<(), String> {
         "added {} to the workspace members in Cargo.toml",
         members.join(", ")
     );
-    println!(
-        "next: `cargo make run {name}` builds and boots it; the server is apps/{name}/server/src/main.rs, the protocol apps/{name}/protocol/src/lib.rs"
-    );
+    if uses.is_empty() {
+        println!(
+            "next: `cargo make run {name}` builds and boots it; the server is apps/{name}/server/src/main.rs, the protocol apps/{name}/protocol/src/lib.rs"
+        );
+    } else {
+        println!(
+            "next: `cargo make run {name}` builds and boots the default system with it; the app is apps/{name}/src/main.rs"
+        );
+    }
     Ok(())
+}
+
+/// The servers named by `--uses`, known and each once, in a fixed order.
+pub fn check_uses(uses: &[String]) -> Result<Vec<&'static str>, String> {
+    let known = SERVICES.map(|(word, _)| word).join(", ");
+    for word in uses {
+        if !SERVICES.iter().any(|(w, _)| w == word) {
+            return Err(format!(
+                "`--uses {word}`: no server of that name; an app can use {known} (e.g. `--uses fs,net`)"
+            ));
+        }
+    }
+    Ok(SERVICES
+        .iter()
+        .map(|(word, _)| *word)
+        .filter(|word| uses.iter().any(|u| u == word))
+        .collect())
+}
+
+/// Every file to write for the app `name` of the servers `uses`, after
+/// the same checks as [`plan`] (its crate is named `name`).
+fn plan_client(root: &Path, name: &str, uses: &[&str]) -> Result<Vec<(PathBuf, String)>, String> {
+    check_name(name)?;
+    check_free_of(root, name, &[name.to_owned()])?;
+    Ok(render_client(name, uses)
+        .into_iter()
+        .map(|(path, body)| (root.join(path), body))
+        .collect())
+}
+
+/// The client template's files for `name` and `uses` (paths relative to
+/// the workspace), without those that render empty.
+pub fn render_client(name: &str, uses: &[&str]) -> Vec<(String, String)> {
+    let services: Vec<&str> = SERVICES
+        .iter()
+        .filter(|(word, _)| uses.contains(word))
+        .map(|(_, prose)| *prose)
+        .collect();
+    CLIENT_TEMPLATE
+        .iter()
+        .map(|(path, body)| {
+            let body = body
+                .replace("{{files}}", FILES_PART)
+                .replace("{{echo}}", ECHO_PART)
+                .replace("{{uses}}", &uses.join(","))
+                .replace("{{services}}", &services.join(" and "));
+            (render(path, name), render(&keep_blocks(&body, uses), name))
+        })
+        .filter(|(_, body)| !body.trim().is_empty())
+        .collect()
+}
+
+/// `text` without the lines of `{{#x}}` ... `{{/x}}` blocks whose `x` is
+/// not in `uses` (and without the marker lines themselves).
+pub fn keep_blocks(text: &str, uses: &[&str]) -> String {
+    let mut open: Vec<bool> = Vec::new();
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let marker = line.trim();
+        if let Some(word) = marker
+            .strip_prefix("{{#")
+            .and_then(|m| m.strip_suffix("}}"))
+        {
+            open.push(uses.contains(&word));
+        } else if marker.starts_with("{{/") && marker.ends_with("}}") {
+            open.pop();
+        } else if open.iter().all(|&keep| keep) {
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 /// Every file to write for `name`, after checking the name and that none
@@ -132,6 +257,12 @@ pub fn check_name(name: &str) -> Result<(), String> {
 /// Fails if a system, a test system, an app folder or a crate already has
 /// one of the names the app would take.
 fn check_free(root: &Path, name: &str) -> Result<(), String> {
+    let wanted = ["protocol", "server", "client"].map(|part| format!("{name}-{part}"));
+    check_free_of(root, name, &wanted)
+}
+
+/// [`check_free`] for an app whose crates are `wanted`.
+fn check_free_of(root: &Path, name: &str, wanted: &[String]) -> Result<(), String> {
     let taken = [
         root.join(format!("qemu/systems/{name}.toml")),
         root.join(format!("qemu/tests/{name}.toml")),
@@ -143,7 +274,6 @@ fn check_free(root: &Path, name: &str) -> Result<(), String> {
             relative(root, path)
         ));
     }
-    let wanted = ["protocol", "server", "client"].map(|part| format!("{name}-{part}"));
     for (manifest, package) in packages(root) {
         if wanted.contains(&package) {
             return Err(format!(
@@ -385,6 +515,166 @@ mod tests {
                 );
             }
             let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+
+    /// The three choices of `--uses`, each with the app's name used below.
+    const CHOICES: [&[&str]; 3] = [&["fs"], &["net"], &["fs", "net"]];
+
+    #[test]
+    fn uses_are_checked_and_put_in_order() {
+        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(check_uses(&words(&["net", "fs"])), Ok(vec!["fs", "net"]));
+        assert_eq!(check_uses(&words(&["fs", "fs"])), Ok(vec!["fs"]));
+        assert_eq!(check_uses(&[]), Ok(vec![]));
+        assert_eq!(
+            check_uses(&words(&["fs", "disk"])).unwrap_err(),
+            "`--uses disk`: no server of that name; an app can use fs, net (e.g. `--uses fs,net`)"
+        );
+    }
+
+    #[test]
+    fn blocks_are_kept_only_for_the_servers_used() {
+        let text =
+            "a\n{{#fs}}\nfs\n{{/fs}}\n{{#net}}\nnet\n  {{#fs}}\n  both\n  {{/fs}}\n{{/net}}\nz\n";
+        assert_eq!(keep_blocks(text, &["fs"]), "a\nfs\nz\n");
+        assert_eq!(keep_blocks(text, &["net"]), "a\nnet\nz\n");
+        assert_eq!(keep_blocks(text, &["fs", "net"]), "a\nfs\nnet\n  both\nz\n");
+    }
+
+    #[test]
+    fn the_client_template_renders_each_choice() {
+        for uses in CHOICES {
+            let files = render_client("my-app", uses);
+            let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+            assert_eq!(
+                paths.contains(&"apps/my-app/src/files.rs"),
+                uses.contains(&"fs")
+            );
+            assert_eq!(
+                paths.contains(&"apps/my-app/src/echo.rs"),
+                uses.contains(&"net")
+            );
+            for (path, body) in &files {
+                assert!(
+                    !body.contains("{{") && !body.contains("}}"),
+                    "{uses:?} {path}"
+                );
+            }
+            let main = &files
+                .iter()
+                .find(|(p, _)| p.ends_with("main.rs"))
+                .unwrap()
+                .1;
+            let cargo = &files
+                .iter()
+                .find(|(p, _)| p.ends_with("Cargo.toml"))
+                .unwrap()
+                .1;
+            assert_eq!(
+                main.contains("mod files;"),
+                uses.contains(&"fs"),
+                "{uses:?}"
+            );
+            assert_eq!(
+                main.contains("mod echo;"),
+                uses.contains(&"net"),
+                "{uses:?}"
+            );
+            assert_eq!(cargo.contains("conflux-fs-client"), uses.contains(&"fs"));
+            assert_eq!(cargo.contains("conflux-net-client"), uses.contains(&"net"));
+            assert_eq!(package_name(cargo).as_deref(), Some("my-app"));
+        }
+    }
+
+    /// Each choice's system, loaded beside a copy of the default system
+    /// it extends, is valid and gives the app the capabilities its code
+    /// names (`manifest_caps!` of each client library).
+    #[test]
+    fn each_client_system_extends_the_default_and_is_valid() {
+        let real = workspace::root().join("qemu");
+        for (n, uses) in CHOICES.iter().enumerate() {
+            let dir = std::env::temp_dir()
+                .join(format!("conflux-new-app-client-{}-{n}", std::process::id()));
+            let systems = dir.join("qemu/systems");
+            std::fs::create_dir_all(&systems).unwrap();
+            std::fs::copy(
+                real.join("systems/default.toml"),
+                systems.join("default.toml"),
+            )
+            .unwrap();
+            let _ = std::os::unix::fs::symlink(real.join("disk"), dir.join("qemu/disk"));
+            let name = "a-twenty-four-byte-name1";
+            let (_, system) = render_client(name, uses)
+                .into_iter()
+                .find(|(p, _)| p.ends_with(".toml") && p.starts_with("qemu/"))
+                .unwrap();
+            let path = systems.join(format!("{name}.toml"));
+            std::fs::write(&path, system).unwrap();
+            let m = conflux_manifest::load(&path).unwrap_or_else(|e| panic!("{uses:?}: {e}"));
+            let task = m.tasks.iter().find(|t| t.name == name).unwrap();
+            let caps: Vec<&str> = task.caps.iter().map(|c| c.name.as_str()).collect();
+            for (service, wanted) in [
+                ("fs", ["fs", "fs_control"]),
+                ("net", ["net", "net_control"]),
+            ] {
+                for cap in wanted {
+                    assert_eq!(
+                        caps.contains(&cap),
+                        uses.contains(&service),
+                        "{uses:?}: {caps:?}"
+                    );
+                }
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+
+    #[test]
+    fn rendered_client_rust_is_rustfmt_clean() {
+        for (n, uses) in CHOICES.iter().enumerate() {
+            let dir = std::env::temp_dir().join(format!(
+                "conflux-new-app-client-fmt-{}-{n}",
+                std::process::id()
+            ));
+            let mut rust = Vec::new();
+            for (path, body) in render_client("a-twenty-four-byte-name1", uses) {
+                let file = dir.join(&path);
+                std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+                std::fs::write(&file, body).unwrap();
+                if path.ends_with(".rs") {
+                    rust.push((path, file));
+                }
+            }
+            for (path, file) in rust {
+                let status = std::process::Command::new("rustfmt")
+                    .args(["--edition", "2021", "--check"])
+                    .arg(&file)
+                    .status()
+                    .expect("rustfmt runs (it comes with the pinned toolchain)");
+                assert!(
+                    status.success(),
+                    "{path} for {uses:?} is not rustfmt-clean (diff above)"
+                );
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+
+    /// `apps/files-and-echo` and its system are `new-app`'s output for
+    /// `--uses fs,net`, unedited: the guest test `new-app` builds and
+    /// boots them, so it tests what a user gets.
+    #[test]
+    fn the_committed_example_is_the_template_output() {
+        let root = workspace::root();
+        for (path, body) in render_client("files-and-echo", &["fs", "net"]) {
+            let committed = read(&root.join(&path)).unwrap();
+            assert!(
+                committed == body,
+                "{path} differs from what `new-app files-and-echo --uses fs,net` writes now; \
+                 regenerate it: remove apps/files-and-echo, qemu/systems/files-and-echo.toml and \
+                 its members line in Cargo.toml, then run `cargo make new-app files-and-echo --uses fs,net`"
+            );
         }
     }
 
