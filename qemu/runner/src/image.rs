@@ -2,7 +2,7 @@
 //! lays the tasks, objects and capabilities out (see `lower`) in the boot
 //! image the kernel reads as its initrd.
 
-use crate::{build_hints, lower, workspace};
+use crate::{build_hints, loadable, lower, workspace};
 use conflux_bootimg::encode;
 use conflux_manifest::Manifest;
 use std::io::{IsTerminal, Read, Write};
@@ -131,13 +131,15 @@ pub fn build(path: &Path, progress: Progress) -> Result<Built, String> {
         .iter()
         .map(|t| {
             let p = bins.join(&t.crate_name);
-            std::fs::read(&p).map_err(|e| {
+            let elf = std::fs::read(&p).map_err(|e| {
                 format!(
                     "task `{}`: cannot read its ELF {}: {e}",
                     t.name,
                     p.display()
                 )
-            })
+            })?;
+            loadable::loadable_only(&elf)
+                .map_err(|e| format!("task `{}`: its ELF {}: {e}", t.name, p.display()))
         })
         .collect::<Result<_, _>>()?;
     let image = lower::image(&manifest, &elfs);

@@ -18,6 +18,7 @@ mod host_test;
 mod http_peer;
 mod image;
 mod lint;
+mod loadable;
 mod lower;
 mod netback;
 mod new_app;
