@@ -21,6 +21,7 @@
 #![no_main]
 
 mod arch;
+mod boottrace;
 mod console;
 mod fault;
 mod load;
@@ -85,6 +86,7 @@ fn boot_failed(why: &dyn core::fmt::Display) -> ! {
 /// Rust entry point, called by the PVH boot code on the boot stack.
 #[no_mangle]
 extern "C" fn kernel_main(start_info: u64) -> ! {
+    boottrace::entered();
     arch::serial::init();
     kprintln!("Conflux {} booting", env!("CARGO_PKG_VERSION"));
     let features = cpu::features();
@@ -122,6 +124,7 @@ extern "C" fn kernel_main(start_info: u64) -> ! {
     mem::init(boot.ram(), reserved.into_iter());
     let image = BootImage::parse(boot.image_bytes()).unwrap_or_else(|e| boot_failed(&e));
 
+    boottrace::init(boot.cmdline());
     selftest::run(boot.cmdline());
     arch::apic::init();
     sched::start(image)

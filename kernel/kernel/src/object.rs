@@ -156,7 +156,7 @@ fn zeroed_region(size: u64) -> Option<u64> {
     let phys = crate::mem::alloc_contiguous(frames as usize)?;
     for f in 0..frames {
         // Safety: the frames were just allocated for this region.
-        unsafe { crate::arch::paging::frame_bytes(phys + f * 4096).fill(0) };
+        unsafe { crate::arch::paging::zero_frame(phys + f * 4096) };
     }
     Some(phys)
 }

@@ -57,7 +57,14 @@ pub fn finish(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, next: Next) {
 #[inline(never)]
 fn reschedule(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, next: Next) {
     match k.schedule(&mut pc.state, next) {
-        Decision::Run(t) => run(k, pc, t),
+        Decision::Run(t) => {
+            // A task's first run always comes through here (the fastpath
+            // only hands off to a task that has run before).
+            if let Some(task) = k.tasks[t].as_ref() {
+                crate::boottrace::running(t, task.name);
+            }
+            run(k, pc, t)
+        }
         Decision::Idle => idle(pc),
         Decision::Halt => all_ended(k),
     }
@@ -179,7 +186,9 @@ pub fn start(image: BootImage<'static>) -> ! {
     }
     FRAMES_AT_START.call_once(crate::mem::free_frames);
     k.set_wall_clock(wall_clock_at_boot());
+    crate::boottrace::mark("loading tasks");
     k.start(image);
+    crate::boottrace::mark("tasks loaded");
     let started = k.live().iter().flatten().count();
     kprintln!(
         "Conflux {} — system '{}' up: {started} tasks, {} MiB free",

@@ -12,7 +12,8 @@
 //!
 //! Each of the last three must end in a page fault (protection violation);
 //! if the write or call succeeds, a line says the protection is missing.
-//! Any other argument is reported and ignored.
+//! Any other argument but `boot-trace` (see `boottrace`) is reported and
+//! ignored.
 
 use crate::arch::kmap::KERNEL_VMA;
 use crate::arch::paging::phys_to_virt;
@@ -49,6 +50,7 @@ pub fn run(cmdline: &str) {
                     phys_to_virt(ret_in_data() as u64 - KERNEL_VMA),
                 );
             }
+            crate::boottrace::ARGUMENT => {}
             other => kprintln!("ignoring unknown kernel argument `{other}`"),
         }
     }

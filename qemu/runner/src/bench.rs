@@ -11,6 +11,7 @@ use std::io::Write;
 use std::process::Command;
 use std::time::Duration;
 
+mod boot;
 mod cosy;
 mod file_tcp;
 mod flow;
@@ -34,7 +35,6 @@ const BENCHES: [&str; 12] = [
     "netbackend",
     "linux",
 ];
-const BOOT_RUNS: usize = 15;
 
 /// One machine-readable result.
 pub struct Record<'a> {
@@ -171,41 +171,6 @@ pub fn append(records: &[Record<'_>]) -> Result<(), String> {
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
-}
-
-/// Wall time from starting QEMU to the kernel banner, default system, TCG.
-fn boot() -> Result<(), String> {
-    let built = image::build_named("default")?;
-    let mut times = Vec::new();
-    for _ in 0..BOOT_RUNS {
-        let run = qemu::run_captured(&built, Accel::Tcg, Duration::from_secs(30), "")?;
-        let t = run
-            .banner_after
-            .ok_or_else(|| format!("the kernel banner never appeared; console:\n{}", run.output))?;
-        times.push(t.as_secs_f64() * 1000.0);
-    }
-    let (min, max) = times
-        .iter()
-        .fold((f64::MAX, 0f64), |(a, b), &t| (a.min(t), b.max(t)));
-    let med = median(&mut times);
-    println!("bench boot (tcg, host wall clock, {BOOT_RUNS} runs)");
-    println!(
-        "  {:<28} {:>9} {:>9} {:>9}",
-        "metric", "median", "min", "max"
-    );
-    println!(
-        "  {:<28} {:>7.1}ms {:>7.1}ms {:>7.1}ms",
-        "qemu start -> banner", med, min, max
-    );
-    append(&[Record {
-        bench: "boot",
-        config: "default",
-        param: "median",
-        metric: "qemu_start_to_banner",
-        value: med,
-        unit: "ms",
-        mode: "tcg",
-    }])
 }
 
 /// The record lines (`NAME: BENCH ...`, see [`BenchLine`]) that tasks of
@@ -426,7 +391,7 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
     };
     for n in names {
         match n {
-            "boot" => boot()?,
+            "boot" => boot::run()?,
             "ipc" => ipc()?,
             "blk" => blk()?,
             "crypto" => crypto()?,

@@ -2,7 +2,7 @@
 //! lays the tasks, objects and capabilities out (see `lower`) in the boot
 //! image the kernel reads as its initrd.
 
-use crate::{build_hints, lower, task_config, workspace};
+use crate::{build_hints, loadable, lower, task_config, workspace};
 use conflux_bootimg::encode;
 use conflux_manifest::Manifest;
 use std::io::{IsTerminal, Read, Write};
@@ -144,8 +144,11 @@ pub fn build(path: &Path, progress: Progress) -> Result<Built, String> {
                     p.display()
                 )
             })?;
+            // The task's own values first (their section is loaded, so
+            // it survives the trimming), then only what the kernel loads.
             task_config::fill(&mut elf, &manifest, index)?;
-            Ok(elf)
+            loadable::loadable_only(&elf)
+                .map_err(|e| format!("task `{}`: its ELF {}: {e}", t.name, p.display()))
         })
         .collect::<Result<_, String>>()?;
     let image = lower::image(&manifest, &elfs);

@@ -19,6 +19,7 @@ mod http_peer;
 mod image;
 mod lint;
 mod linux_peer;
+mod loadable;
 mod lower;
 mod netback;
 mod new_app;

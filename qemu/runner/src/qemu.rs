@@ -251,8 +251,6 @@ pub struct Captured {
     /// QEMU's exit status; `None` when the run timed out and was killed.
     pub status: Option<i32>,
     pub elapsed: Duration,
-    /// Time from QEMU start until the kernel banner appeared.
-    pub banner_after: Option<Duration>,
     /// NMIs QEMU accepted (QMP `inject-nmi` answered with `return`).
     pub nmis_injected: usize,
     /// When the runner killed QEMU on purpose ([`Kill`]): how long after
@@ -334,6 +332,8 @@ pub fn run_captured_full(
         cmd.arg("-qmp")
             .arg(format!("unix:{},server=on,wait=off", path.display()));
     }
+    // Times on the console are measured from here: QEMU's start.
+    let spawned = Instant::now();
     let mut child = cmd
         .args(["-serial", "stdio", "-serial", "null", "-monitor", "none"])
         .stdin(if input.is_empty() {
@@ -345,7 +345,7 @@ pub fn run_captured_full(
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot start QEMU: {e}"))?;
-    let shared = Arc::new(Mutex::new((Vec::<u8>::new(), None::<Duration>)));
+    let shared = Arc::new(Mutex::new(Output::default()));
     let reader = {
         let shared = Arc::clone(&shared);
         let mut out = child.stdout.take().ok_or("QEMU stdout not captured")?;
@@ -355,10 +355,13 @@ pub fn run_captured_full(
                 if n == 0 {
                     break;
                 }
+                let at = spawned.elapsed();
                 let mut g = shared.lock().expect("reader lock");
                 g.0.extend_from_slice(&buf[..n]);
+                let end = g.0.len();
+                g.2.push((end, at));
                 if g.1.is_none() && String::from_utf8_lossy(&g.0).contains(BANNER_MARK) {
-                    g.1 = Some(start.elapsed());
+                    g.1 = Some(at);
                 }
             }
         })
@@ -375,9 +378,9 @@ pub fn run_captured_full(
     let nmi_sender = qmp_socket.clone().map(|path| {
         let shared = Arc::clone(&shared);
         let times = nmi_after_ms.to_vec();
-        std::thread::spawn(move || inject_nmis(&path, &times, start, timeout, &shared))
+        std::thread::spawn(move || inject_nmis(&path, &times, spawned, timeout, &shared))
     });
-    let console = Console::new(Arc::clone(&shared));
+    let console = Console::new(Arc::clone(&shared), spawned);
     let stop_after_beside = beside.as_ref().is_some_and(|b| b.stop);
     let beside = beside.map(|b| {
         let console = console.clone();
@@ -466,7 +469,6 @@ pub fn run_captured_full(
         output,
         status,
         elapsed,
-        banner_after: g.1,
         nmis_injected,
         killed_after,
         beside,
@@ -488,8 +490,14 @@ fn qmp_socket_path() -> PathBuf {
     std::env::temp_dir().join(format!("conflux-qmp-{}-{n}.sock", std::process::id()))
 }
 
-/// Output and banner time, shared between the console reader and others.
-type Shared = Mutex<(Vec<u8>, Option<Duration>)>;
+/// The console so far: its bytes, when the banner came, and when each
+/// read from QEMU's pipe ended (bytes so far, time since QEMU's start),
+/// from which [`Console::first_seen`] dates any text.
+type Output = (Vec<u8>, Option<Duration>, Vec<(usize, Duration)>);
+
+/// Output, banner time and arrival times, shared between the console
+/// reader and others.
+type Shared = Mutex<Output>;
 
 /// Connects to QMP at `path`, waits for the kernel banner, then sends
 /// `inject-nmi` at each of `times` (ms after the banner). Returns how many

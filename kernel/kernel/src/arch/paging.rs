@@ -45,6 +45,27 @@ pub unsafe fn frame_bytes(phys: u64) -> &'static mut [u8; 4096] {
     unsafe { &mut *(phys_to_virt(phys) as *mut [u8; 4096]) }
 }
 
+/// Clears the frame at `phys` with plain 8-byte stores, eight to a turn
+/// of the loop. Not `fill(0)`: that becomes `memset`'s `rep stosq`, which
+/// QEMU's TCG runs as one translated block per 8 bytes, and clearing
+/// frames is most of loading a system's tasks (their heaps are mapped
+/// up front); the plain loop measured several times faster there, and is
+/// as fast on hardware for a 4 KiB frame.
+///
+/// # Safety
+/// As for [`frame_bytes`]: the caller owns the frame.
+pub unsafe fn zero_frame(phys: u64) {
+    let words = phys_to_virt(phys) as *mut u64;
+    for turn in 0..512 / 8 {
+        for i in 0..8 {
+            // Safety: the caller owns the frame, which the direct map
+            // covers; `turn * 8 + i` < 512 stays inside its 4 KiB. Volatile
+            // keeps the compiler from turning the loop back into `memset`.
+            unsafe { words.add(turn * 8 + i).write_volatile(0) };
+        }
+    }
+}
+
 /// Allocates frames for new page tables from the kernel's frame allocator.
 struct Frames;
 
@@ -174,7 +195,7 @@ impl AddressSpace {
     pub fn map_zeroed(&mut self, vaddr: u64, perms: UserPerms) -> Result<u64, MapError> {
         let phys = mem::alloc_frame().ok_or(MapError::OutOfMemory)?;
         // Safety: a fresh frame is ours to clear.
-        unsafe { frame_bytes(phys).fill(0) };
+        unsafe { zero_frame(phys) };
         let mut flags = OWNED;
         if perms.writable {
             flags |= F::WRITABLE;

@@ -31,23 +31,35 @@ pub struct Console {
     /// Raised once QEMU has exited, so that nothing waits for text that
     /// cannot come any more.
     exited: Arc<AtomicBool>,
+    /// When QEMU's process was spawned: where console times start.
+    spawned: Instant,
 }
 
 impl Console {
-    pub(super) fn new(shared: Arc<Shared>) -> Self {
+    pub(super) fn new(shared: Arc<Shared>, spawned: Instant) -> Self {
         Self {
             shared,
             exited: Arc::new(AtomicBool::new(false)),
+            spawned,
         }
+    }
+
+    /// Time since QEMU's start, on the clock of [`Console::first_seen`].
+    pub fn elapsed(&self) -> Duration {
+        self.spawned.elapsed()
     }
 
     /// A console that already shows `text` (for tests of beside work).
     #[cfg(test)]
     pub fn showing(text: &str) -> Self {
-        Self::new(Arc::new(std::sync::Mutex::new((
-            text.as_bytes().to_vec(),
-            None,
-        ))))
+        Self::new(
+            Arc::new(std::sync::Mutex::new((
+                text.as_bytes().to_vec(),
+                None,
+                vec![(text.len(), Duration::ZERO)],
+            ))),
+            Instant::now(),
+        )
     }
 
     /// Ends every wait: QEMU has exited.
@@ -59,6 +71,20 @@ impl Console {
     pub fn text(&self) -> String {
         let g = self.shared.lock().expect("reader lock");
         String::from_utf8_lossy(&g.0).replace('\r', "")
+    }
+
+    /// When `text` first appeared on the console, measured from QEMU's
+    /// start: when the read from QEMU's pipe that completed it ended (the
+    /// host's wall clock, so late by at most the reader's wake-up).
+    /// `text` lies within one line: lines end in `\r\n` here.
+    pub fn first_seen(&self, text: &str) -> Option<Duration> {
+        let g = self.shared.lock().expect("reader lock");
+        let needle = text.as_bytes();
+        if needle.is_empty() {
+            return None;
+        }
+        let end = g.0.windows(needle.len()).position(|w| w == needle)? + needle.len();
+        g.2.iter().find(|(upto, _)| *upto >= end).map(|(_, at)| *at)
     }
 
     /// Waits until `done(console text)` holds: false if `deadline` passes
