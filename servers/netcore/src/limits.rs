@@ -17,7 +17,7 @@
 //! every other named client's share ([`Limits::share`], or its quota if
 //! smaller, less what that client already holds). So a client
 //! below its share always gets a socket, and a client at its quota gets
-//! `QuotaExceeded` while the others are served. `docs/ARCHITECTURE.md`
+//! `QuotaExceeded` while the others are served. `docs/net.md`
 //! quotes these numbers; a host test checks that it does.
 
 /// The most stack sockets one client may hold (less what the other named
