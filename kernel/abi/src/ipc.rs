@@ -16,7 +16,7 @@
 //! Bit 43 "lend" is set by a sender (only with bit 40) to lend a region
 //! capability rather than share it, and reported to the receiver: a lent
 //! region stays mapped in its borrower until the borrower unmaps it, even
-//! if the lender revokes it (see `docs/ARCHITECTURE.md`, "Lending memory
+//! if the lender revokes it (see `docs/kernel.md`, "Lending memory
 //! to a server").
 //! Every other bit is reserved: a sender that sets one gets
 //! `InvalidArgument`, so a future meaning cannot be confused with garbage.

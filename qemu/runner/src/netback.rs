@@ -10,7 +10,7 @@
 //! not the default because it cannot keep slirp's isolation: passt's
 //! sockets live in this machine's network namespace, so the guest reaches
 //! every service that listens on one of this machine's own addresses
-//! (`docs/ARCHITECTURE.md`, "The user-mode network").
+//! (`docs/manifest.md`, "The user-mode network").
 //!
 //! The choice, strongest first: a test's `network = "..."` (it needs that
 //! backend: a missing passt fails the test), the caller's request (`run

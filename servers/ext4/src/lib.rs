@@ -21,7 +21,7 @@
 //!   `unmount` makes the room first (`journal_room`).
 //!
 //! Limits of rsext4 0.9.2 that images must respect (see
-//! `docs/ARCHITECTURE.md`): 4 KiB blocks only (`mke2fs -b 4096`), and
+//! `docs/fs.md`, "The on-disk format"): 4 KiB blocks only (`mke2fs -b 4096`), and
 //! directories need extents to grow past 12 blocks (`mke2fs -t ext4`).
 
 #![cfg_attr(not(test), no_std)]

@@ -8,7 +8,7 @@
 //! regions), in slices, so a long compound never holds up the others.
 //! Each client's session is held to its file rights from the manifest
 //! (`rights`): a root it cannot leave, read-only or read-write.
-//! See `docs/ARCHITECTURE.md`, "The file server".
+//! See `docs/fs.md`, "The file server".
 //!
 //! When init restarts it after a fault, the new instance begins a new
 //! session with the block driver (which drops the old one once the device

@@ -10,7 +10,7 @@
 //! is parked until it can finish) or compounds verified with `cosy-abi`
 //! and run with the socket operations as the service. One receive loop
 //! takes calls, the driver's signals and the stack's timer (`events`).
-//! See `docs/ARCHITECTURE.md`, "The network server".
+//! See `docs/net.md`, "The network server".
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
