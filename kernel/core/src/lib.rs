@@ -12,6 +12,7 @@
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 
+pub mod acpi;
 pub mod bound;
 pub mod cap;
 pub mod capops;

@@ -4,8 +4,8 @@
 //! The decisions themselves are `conflux_kcore`'s; here they become a
 //! per-CPU frame pointer, the TSS's `rsp0`, CR3 and the lazily switched
 //! floating-point state. The whole kernel state sits behind one lock (a big
-//! kernel lock, enough for one CPU); what one CPU runs lives in its
-//! per-CPU block.
+//! kernel lock, as in seL4's SMP kernel); what one CPU runs, and its idle
+//! frame and stack, live in its per-CPU block.
 
 use crate::arch::context::Context;
 use crate::arch::trap::TrapFrame;
@@ -22,15 +22,6 @@ pub static KERNEL: Mutex<Kernel<X86>> = Mutex::new(Kernel::new());
 /// Free frames once the boot objects exist and before any task is loaded:
 /// when every task has ended, the count must be back here.
 static FRAMES_AT_START: spin::Once<usize> = spin::Once::new();
-
-const IDLE_STACK_SIZE: usize = 16 * 1024;
-
-#[repr(C, align(16))]
-struct IdleStack([u8; IDLE_STACK_SIZE]);
-
-static mut IDLE_STACK: IdleStack = IdleStack([0; IDLE_STACK_SIZE]);
-/// The frame the exit path restores to run the idle loop, remade each time.
-static mut IDLE_FRAME: TrapFrame = TrapFrame::ZERO;
 
 fn idle_loop() -> ! {
     loop {
@@ -87,23 +78,19 @@ fn run(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, t: usize) {
     pc.ctx_ptr = frame;
     // A kernel address plus the frame size: cannot wrap.
     pc.ctx_top = frame.wrapping_add(core::mem::size_of::<TrapFrame>() as u64);
-    gdt::set_rsp0(pc.ctx_top);
+    gdt::set_rsp0(pc.tss, pc.ctx_top);
     if let Some(space) = &task.space {
         space.activate();
     }
 }
 
-/// Points the CPU at a fresh idle-loop frame, on the kernel's own tables.
-fn idle(pc: &mut cpu::PerCpu) {
+/// Points the CPU at a fresh idle-loop frame on its own idle stack, on the
+/// kernel's own tables. (The idle loop is not running: this CPU is in the
+/// kernel, and only it touches its block.)
+pub fn idle(pc: &mut cpu::PerCpu) {
     paging::activate_kernel_tables();
-    let top = core::ptr::addr_of_mut!(IDLE_STACK) as u64 + IDLE_STACK_SIZE as u64;
-    // Safety: only this CPU, holding the kernel lock, writes the idle
-    // frame, and the idle loop is not running (we are in the kernel).
-    unsafe {
-        let f = &mut *core::ptr::addr_of_mut!(IDLE_FRAME);
-        *f = TrapFrame::new_kernel(idle_loop as *const () as u64, top);
-        pc.ctx_ptr = f as *mut TrapFrame as u64;
-    }
+    pc.idle_frame = TrapFrame::new_kernel(idle_loop as *const () as u64, pc.idle_stack_top);
+    pc.ctx_ptr = &mut pc.idle_frame as *mut TrapFrame as u64;
 }
 
 /// Nothing can run again: report and stop the machine.

@@ -89,6 +89,10 @@ extern "C" fn trap_from_user() {
 #[no_mangle]
 extern "C" fn trap_from_kernel(frame: &mut TrapFrame) {
     if frame.vector >= IRQ_BASE {
+        let pc = arch::cpu::this();
+        if pc.cpu != 0 {
+            return crate::smp::ap_interrupt(pc, frame.vector);
+        }
         let mut k = KERNEL.lock();
         let next = interrupt(&mut k, frame.vector);
         // Only the idle loop runs with interrupts on: choose again.

@@ -256,6 +256,32 @@ impl AddressSpace {
         }
     }
 
+    /// Maps physical 0..2 MiB at virtual 0, kernel-only, writable and
+    /// executable: the identity map an AP needs while it switches to long
+    /// mode (`trampoline`). Returns the physical PML4 for CR3. The tables
+    /// are the space's own, so `destroy` frees them; the 2 MiB page is not
+    /// owned, so it is not.
+    pub fn map_boot_identity(&mut self) -> Result<u64, MapError> {
+        let pdpt = mem::alloc_frame().ok_or(MapError::OutOfMemory)?;
+        let Some(pd) = mem::alloc_frame() else {
+            mem::release(pdpt, "an unused page table");
+            return Err(MapError::OutOfMemory);
+        };
+        // Safety: both frames are fresh from the allocator (owned here),
+        // and the PML4 is this space's, borrowed through `&mut self`.
+        unsafe {
+            frame_bytes(pdpt).fill(0);
+            frame_bytes(pd).fill(0);
+            let pd_t = &mut *(phys_to_virt(pd) as *mut PageTable);
+            pd_t[0].set_addr(PhysAddr::new(0), F::PRESENT | F::WRITABLE | F::HUGE_PAGE);
+            let pdpt_t = &mut *(phys_to_virt(pdpt) as *mut PageTable);
+            pdpt_t[0].set_addr(PhysAddr::new(pd), F::PRESENT | F::WRITABLE);
+            let pml4 = &mut *(phys_to_virt(self.pml4) as *mut PageTable);
+            pml4[0].set_addr(PhysAddr::new(pdpt), F::PRESENT | F::WRITABLE);
+        }
+        Ok(self.pml4)
+    }
+
     /// Makes this the current address space on this CPU.
     #[inline]
     pub fn activate(&self) {
