@@ -17,6 +17,8 @@ use conflux_bootimg::{BootImage, MAX_TASKS};
 /// the shared kernel state, so more CPUs change no IPC code.
 #[derive(Clone, Copy, Debug)]
 pub struct Cpu {
+    /// This CPU's index (0 is the boot CPU): it runs the tasks placed on it.
+    pub index: usize,
     /// The task running (or last run) on this CPU.
     pub current: usize,
     /// The CPU is in the idle loop.
@@ -36,6 +38,7 @@ impl Cpu {
 impl Default for Cpu {
     fn default() -> Self {
         Self {
+            index: 0,
             current: 0,
             idle: false,
             fpu_owner: Self::NO_OWNER,
@@ -85,6 +88,8 @@ pub struct Kernel<M: Machine> {
     /// fastpath can ask "does anyone wait here?" and "is anyone else
     /// ready?" without scanning the tasks.
     pub summary: Summary,
+    /// Which CPU runs each task; CPUs to wake (`crate::placement`).
+    pub placement: crate::placement::Placement,
     /// Ticks of the machine's timer since boot ([`Kernel::tick`]).
     pub ticks: u64,
     /// Each task slot's console budget (kept across restarts).
@@ -113,6 +118,7 @@ impl<M: Machine> Kernel<M> {
             faults_ep: None,
             failed_to_load: 0,
             summary: Summary::new(),
+            placement: crate::placement::Placement::new(),
             ticks: 0,
             console: [crate::console_budget::Budget::full(0); MAX_TASKS],
             wall_at_boot_ms: None,
@@ -139,6 +145,9 @@ impl<M: Machine> Kernel<M> {
             task.deadline = 0; // the timed call, if any, is over
         }
         self.summary.change(t, old, new);
+        if new.is_ready() {
+            self.placement.woke(t);
+        }
     }
 
     /// The image's task slots.
@@ -363,16 +372,23 @@ impl<M: Machine> Kernel<M> {
             Next::Resume if !cpu.idle && !self.should_preempt(cur) && self.is_ready(cur) => {
                 Some(cur)
             }
-            _ => self.pick_next(cur),
+            _ => self.pick_next(cpu.index, cur),
         };
         match chosen {
             Some(t) => {
                 cpu.current = t;
                 cpu.idle = false;
+                self.placement.set_busy(cpu.index, true);
                 Decision::Run(t)
             }
-            None if self.waits_for_interrupt() => {
+            // Another CPU may still make something ready here: one that
+            // runs a task, or has one ready it has not chosen yet.
+            None if self.waits_for_interrupt()
+                || self.placement.busy & !(1 << cpu.index) != 0
+                || self.summary.ready != 0 =>
+            {
                 cpu.idle = true;
+                self.placement.set_busy(cpu.index, false);
                 Decision::Idle
             }
             None => Decision::Halt,

@@ -29,6 +29,7 @@ pub mod machine;
 pub mod memops;
 pub mod notify;
 pub mod object;
+pub mod placement;
 pub mod rtc;
 pub mod sched;
 pub mod stop;

@@ -30,7 +30,7 @@ static mut PERCPU: [PerCpu; MAX_CPUS] = {
     let mut all = [const { PerCpu::new(0) }; MAX_CPUS];
     let mut i = 0;
     while i < MAX_CPUS {
-        all[i].cpu = i as u64;
+        all[i] = PerCpu::new(i as u64);
         i += 1;
     }
     all

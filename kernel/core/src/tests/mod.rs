@@ -17,6 +17,7 @@ mod ipc;
 mod lease;
 mod mock;
 mod panic;
+mod placement;
 mod priority;
 mod revoke;
 mod rtc;

@@ -36,9 +36,9 @@ pub fn features() -> Features {
     }
 }
 
-/// Most CPUs the kernel runs on (the manifest's `system.cpus` bound); the
-/// per-CPU tables are sized by it.
-pub const MAX_CPUS: usize = 8;
+/// Most CPUs the kernel runs on (the manifest's `system.cpus` bound, and
+/// kcore's placement tables'); the per-CPU tables are sized by it.
+pub use conflux_kcore::placement::MAX_CPUS;
 
 /// The per-CPU block, reached through `gs` in the kernel. The entry code
 /// reads fields by fixed offsets (the `OFFSET_*` constants, checked below),
@@ -83,6 +83,7 @@ impl PerCpu {
             ctx_top: 0,
             ctx_ptr: 0,
             state: conflux_kcore::Cpu {
+                index: cpu as usize,
                 current: 0,
                 idle: false,
                 fpu_owner: conflux_kcore::Cpu::NO_OWNER,
