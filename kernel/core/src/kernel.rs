@@ -166,6 +166,9 @@ impl<M: Machine> Kernel<M> {
         self.image = Some(image);
         self.ntasks = image.task_count().min(MAX_TASKS);
         self.caps.set_tasks(self.ntasks);
+        for (i, rec) in image.tasks().take(self.ntasks).enumerate() {
+            self.place(i, rec.name, rec.cpu as usize);
+        }
         for i in 0..self.ntasks {
             if !self.load_task(i, 0) {
                 self.failed_to_load += 1;
@@ -179,6 +182,22 @@ impl<M: Machine> Kernel<M> {
         });
     }
 
+    /// Places task `name` (index `i`) on the CPU the image names, or on CPU
+    /// 0 with a line saying so when the machine has fewer CPUs running
+    /// (under icount QEMU gets one CPU whatever the manifest says).
+    pub fn place(&mut self, i: usize, name: &str, cpu: usize) {
+        let cpus = self.placement.cpus;
+        let cpu = if cpu < cpus {
+            cpu
+        } else {
+            M::log(format_args!(
+                "task '{name}' is placed on CPU {cpu} but only {cpus} CPU(s) run; it runs on CPU 0"
+            ));
+            0
+        };
+        self.placement.place(i, cpu);
+    }
+
     /// Loads task `i` from the image with its initial capabilities.
     fn load_task(&mut self, i: usize, generation: u32) -> bool {
         let Some(rec) = self.image.as_ref().and_then(|img| img.task(i)) else {
@@ -189,6 +208,7 @@ impl<M: Machine> Kernel<M> {
                 self.set_state(i, State::Exited); // the old instance, if any, waits nowhere
                 self.tasks[i] = Some(Task::new(rec.name, rec.priority, generation, loaded));
                 self.summary.set_ready(i, true); // a new task starts ready
+                self.placement.woke(i);
                 self.caps.clear_task(i);
                 self.install_caps(i);
                 true
@@ -271,7 +291,7 @@ impl<M: Machine> Kernel<M> {
         t.bound = None; // a dead task receives nothing and keeps no timer
         t.timer = None;
         if let Some(space) = t.space.take() {
-            M::destroy(space);
+            M::destroy(space, me);
         }
         self.wake_dependents(me);
         if let State::FaultSending { obj, .. } = self.task(me).state {
@@ -288,7 +308,7 @@ impl<M: Machine> Kernel<M> {
         for t in 0..self.ntasks {
             self.release_caps(t);
             if let Some(space) = self.tasks[t].as_mut().and_then(|t| t.space.take()) {
-                M::destroy(space);
+                M::destroy(space, t);
             }
         }
     }
@@ -369,7 +389,12 @@ impl<M: Machine> Kernel<M> {
         let cur = cpu.current;
         let chosen = match next {
             Next::Switch(t) => Some(t),
-            Next::Resume if !cpu.idle && !self.should_preempt(cur) && self.is_ready(cur) => {
+            Next::Resume
+                if !cpu.idle
+                    && !self.should_preempt(cur)
+                    && self.is_ready(cur)
+                    && self.placement.cpu_of(cur) == cpu.index =>
+            {
                 Some(cur)
             }
             _ => self.pick_next(cpu.index, cur),

@@ -19,7 +19,7 @@
 use conflux_bootimg::MAX_TASKS;
 
 /// Most CPUs the kernel schedules on (the manifest's `system.cpus` bound).
-pub const MAX_CPUS: usize = 8;
+pub const MAX_CPUS: usize = conflux_bootimg::MAX_CPUS;
 
 /// Task placement and the CPUs' state, as seen under the kernel lock.
 #[derive(Clone, Debug)]
@@ -32,6 +32,8 @@ pub struct Placement {
     pub wake: u64,
     /// CPUs running a task (not idle).
     pub busy: u64,
+    /// How many CPUs run (set by the glue before `Kernel::start`).
+    pub cpus: usize,
 }
 
 impl Default for Placement {
@@ -50,6 +52,7 @@ impl Placement {
             mask,
             wake: 0,
             busy: 0,
+            cpus: 1,
         }
     }
 

@@ -166,6 +166,7 @@ pub fn start(image: BootImage<'static>) -> ! {
     }
     FRAMES_AT_START.call_once(crate::mem::free_frames);
     k.set_wall_clock(wall_clock_at_boot());
+    k.placement.cpus = crate::smp::online();
     k.start(image);
     let started = k.live().iter().flatten().count();
     kprintln!(
@@ -177,6 +178,9 @@ pub fn start(image: BootImage<'static>) -> ! {
     // So that the round-robin search starts at task 0.
     cpu::this().state.current = k.ntasks.max(1) - 1;
     finish(&mut k, cpu::this(), Next::Block);
+    // The APs idle until told their tasks are ready.
+    let others = k.placement.take_remote(0);
+    crate::smp::wake(others);
     drop(k);
     // Safety: `finish` pointed the per-CPU block at a ready task's frame
     // (or the idle loop's); nothing on this boot stack is needed again.

@@ -8,11 +8,10 @@
 //! APIC timer; AP stacks come from the frame allocator before the first
 //! task is loaded, so the frame accounting at the end is unchanged.
 //!
-//! An AP prints one line and idles: it halts until an interrupt, and its
-//! own timer tick only wakes it to halt again. It touches no kernel state
-//! (`sched::KERNEL`) yet, so the kernel's big lock is taken by the boot
-//! CPU alone; the tick that counts time and fires task timers is the boot
-//! CPU's. A CPU that does not answer within [`START_TIMEOUT_US`] is
+//! An AP prints one line and idles until a wake-up IPI says one of its
+//! tasks is ready; then it takes the kernel lock and runs its tasks like
+//! the boot CPU runs its own. Its timer tick preempts its tasks but only
+//! the boot CPU's tick counts time and fires task timers. A CPU that does not answer within [`START_TIMEOUT_US`] is
 //! reported and left out, and no later one is started (it could still wake
 //! and read the shared trampoline); the system runs on the CPUs that came.
 
@@ -20,7 +19,7 @@ use crate::arch::cpu::{self, PerCpu, MAX_CPUS};
 use crate::arch::trampoline::Trampoline;
 use crate::arch::{apic, gdt, idt, paging};
 use crate::kprintln;
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 /// CPUs running kernel code: the boot CPU, then each AP once it is set up.
 static ONLINE: AtomicUsize = AtomicUsize::new(1);
@@ -35,6 +34,9 @@ static mut PERCPU: [PerCpu; MAX_CPUS] = {
     }
     all
 };
+
+/// Each CPU's local APIC id, for IPIs (index 0: the boot CPU's).
+static APIC_IDS: [AtomicU32; MAX_CPUS] = [const { AtomicU32::new(0) }; MAX_CPUS];
 
 /// Each AP's stacks, from one contiguous allocation (see [`ApStacks`]).
 static AP_MEMORY: [AtomicUsize; MAX_CPUS] = [const { AtomicUsize::new(0) }; MAX_CPUS];
@@ -93,6 +95,7 @@ pub fn start_aps(rsdp_hint: u64) {
         }
     };
     let me = apic::id();
+    APIC_IDS[0].store(me, Ordering::Relaxed);
     let mut others = lapics
         .ids()
         .iter()
@@ -141,6 +144,7 @@ fn start_one(trampoline: &Trampoline, n: usize, apic_id: u32) -> bool {
     };
     let base = paging::phys_to_virt(base) as u64;
     AP_MEMORY[n].store(base as usize, Ordering::Release);
+    APIC_IDS[n].store(apic_id, Ordering::Relaxed);
     let stacks = ApStacks::at(base);
     trampoline.set_params(stacks.kernel, n as u64, ap_main as *const () as u64);
     // INIT, 10 ms, start-up, 200 µs, and a second start-up if the first was
@@ -171,8 +175,6 @@ fn start_one(trampoline: &Trampoline, n: usize, apic_id: u32) -> bool {
 
 /// An AP's first Rust code, on its kernel stack, entered from the trampoline.
 extern "C" fn ap_main(n: u64) -> ! {
-    // Leave the trampoline's tables (their identity map) at once.
-    paging::activate_kernel_tables();
     let n = n as usize;
     let stacks = ApStacks::at(AP_MEMORY[n].load(Ordering::Acquire) as u64);
     let tss = gdt::init(n, stacks.kernel, stacks.ist);
@@ -187,12 +189,16 @@ extern "C" fn ap_main(n: u64) -> ! {
         pc,
         crate::arch::trap::syscall_entry_address(),
     );
+    // Leave the trampoline's tables (their identity map) now that `gs`
+    // names this CPU's block (switching tables records the new root there).
+    paging::activate_kernel_tables();
     apic::init();
     kprintln!(
         "cpu {n}: up (local APIC id {}); idle until it is given tasks",
         apic::id()
     );
     let pc = cpu::this();
+    pc.state.idle = true; // its `current` names no task of its own yet
     crate::sched::idle(pc);
     ONLINE.fetch_add(1, Ordering::AcqRel);
     // Safety: `idle` pointed the block at this CPU's idle frame; nothing on
@@ -200,11 +206,108 @@ extern "C" fn ap_main(n: u64) -> ! {
     unsafe { crate::arch::trap::enter() }
 }
 
-/// An interrupt on an AP (only its idle loop runs): acknowledge the timer
-/// and halt again. The boot CPU's tick alone counts time.
-pub fn ap_interrupt(pc: &mut PerCpu, vector: u64) {
-    if vector == apic::TIMER_VECTOR as u64 {
-        apic::eoi();
+/// Interrupts the CPUs in `cpus` (a bit per CPU index) so that each looks
+/// at its newly ready tasks.
+pub fn wake(cpus: u64) {
+    let mut rest = cpus;
+    while rest != 0 {
+        let cpu = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        if cpu < online() {
+            apic::send_fixed(APIC_IDS[cpu].load(Ordering::Relaxed), apic::WAKE_VECTOR);
+        }
     }
+}
+
+/// A timer tick on an idle AP: nothing to choose (its tasks become ready
+/// only through a wake-up IPI), so it halts again without the kernel
+/// lock. The boot CPU's tick alone counts time.
+pub fn ap_idle_tick(pc: &mut PerCpu) {
+    apic::eoi();
     crate::sched::idle(pc);
+}
+
+/// One shootdown request per CPU: the PML4 to drop (bits 12..), and in
+/// bits 1..=7 the task index plus one when the CPU must also leave the
+/// space and forget the task's FPU state (the space is being destroyed).
+static SHOOT_REQUEST: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+/// Per CPU: the number of the last request made of it, and of the last it
+/// carried out.
+static SHOOT_SEQ: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+static SHOOT_DONE: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+/// Spins a CPU waits for another to answer a shootdown before calling it a
+/// kernel bug (an answer takes microseconds; this is seconds).
+const SHOOT_PATIENCE: u64 = 2_000_000_000;
+
+/// Makes every other CPU drop its translations of the address space whose
+/// PML4 is at `root` — and, with `ending = Some(task)`, leave that space
+/// for the kernel's own tables and forget `task`'s FPU state — and waits
+/// until each has. Called with the kernel lock held (so one request is in
+/// flight per CPU); a CPU answers without that lock: from the IPI, or
+/// while it spins for the lock ([`lock_kernel`]). With one CPU it returns
+/// at once.
+pub fn shootdown(root: u64, ending: Option<usize>) {
+    let n = online();
+    if n == 1 {
+        return;
+    }
+    let me = cpu::this().cpu as usize;
+    let request = root | ending.map_or(0, |t| ((t as u64 + 1) & 0x7f) << 1);
+    // Only a CPU on the space can hold its translations (see
+    // `cpu::active_root`); each CPU changes CR3 only under the kernel lock
+    // (or when answering a shootdown), so the set read here holds.
+    let mut targets = 0u64;
+    for c in (0..n).filter(|&c| c != me && cpu::active_root(c) == root) {
+        targets |= 1 << c;
+        SHOOT_REQUEST[c].store(request, Ordering::Relaxed);
+        SHOOT_SEQ[c].fetch_add(1, Ordering::Release);
+        apic::send_fixed(APIC_IDS[c].load(Ordering::Relaxed), apic::SHOOTDOWN_VECTOR);
+    }
+    for c in (0..n).filter(|&c| targets & 1 << c != 0) {
+        let want = SHOOT_SEQ[c].load(Ordering::Relaxed);
+        let mut spins = 0u64;
+        while SHOOT_DONE[c].load(Ordering::Acquire) != want {
+            spins += 1;
+            assert!(
+                spins < SHOOT_PATIENCE,
+                "kernel bug: CPU {c} never answered a TLB shootdown (space {root:#x})"
+            );
+            core::hint::spin_loop();
+        }
+    }
+}
+
+/// Carries out this CPU's pending shootdown request, if any.
+pub fn answer_shootdown() {
+    let pc = cpu::this();
+    let c = pc.cpu as usize;
+    let seq = SHOOT_SEQ[c].load(Ordering::Acquire);
+    if SHOOT_DONE[c].load(Ordering::Relaxed) == seq {
+        return;
+    }
+    let request = SHOOT_REQUEST[c].load(Ordering::Relaxed);
+    let (root, task) = (request & !0xfff, (request >> 1) & 0x7f);
+    if task != 0 {
+        if pc.state.fpu_owner == (task - 1) as usize {
+            pc.state.fpu_owner = conflux_kcore::Cpu::NO_OWNER;
+        }
+        if paging::current_root() == root {
+            paging::activate_kernel_tables();
+        }
+    } else if paging::current_root() == root {
+        paging::flush_tlb();
+    }
+    SHOOT_DONE[c].store(seq, Ordering::Release);
+}
+
+/// Takes the kernel lock, answering shootdowns while another CPU holds it
+/// (that CPU may be waiting for this one's answer).
+pub fn lock_kernel() -> spin::MutexGuard<'static, conflux_kcore::Kernel<crate::x86::X86>> {
+    loop {
+        if let Some(k) = crate::sched::KERNEL.try_lock() {
+            return k;
+        }
+        answer_shootdown();
+        core::hint::spin_loop();
+    }
 }

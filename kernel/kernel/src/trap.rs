@@ -29,9 +29,18 @@ fn is_device_vector(v: u64) -> bool {
 /// Handles interrupt `vector`: what the interrupted task should do next.
 fn interrupt(k: &mut Kernel<X86>, vector: u64) -> Next {
     if vector == apic::TIMER_VECTOR as u64 {
-        k.tick(); // counts the tick and fires task timers that are due
+        if arch::cpu::this().cpu == 0 {
+            k.tick(); // counts the tick and fires task timers that are due
+        }
         apic::eoi();
         return Next::Yield;
+    }
+    if vector == apic::WAKE_VECTOR as u64 || vector == apic::SHOOTDOWN_VECTOR as u64 {
+        // A wake-up: the choice that follows sees the ready task. A
+        // shootdown was answered on entry; if it ended the current task,
+        // the choice that follows runs another.
+        apic::eoi();
+        return Next::Resume;
     }
     if is_device_vector(vector) {
         let line = (vector - IRQ_BASE) as u8;
@@ -46,10 +55,11 @@ fn interrupt(k: &mut Kernel<X86>, vector: u64) -> Next {
 
 #[no_mangle]
 extern "C" fn syscall_from_user() -> ! {
-    let mut k = KERNEL.try_lock().unwrap_or_else(|| KERNEL.lock());
+    let mut k = KERNEL.try_lock().unwrap_or_else(crate::smp::lock_kernel);
     let pc = arch::cpu::this();
     let next = k.syscall(&mut pc.state);
     finish(&mut k, pc, next);
+    wake_others(&mut k);
     drop(k);
     // Never returning lets the compiler skip saving registers for the
     // caller: the exit restores every register from the task's context.
@@ -59,7 +69,10 @@ extern "C" fn syscall_from_user() -> ! {
 
 #[no_mangle]
 extern "C" fn trap_from_user() {
-    let mut k = KERNEL.lock();
+    // A shootdown is answered before the lock: its sender holds the lock
+    // until every CPU has answered.
+    crate::smp::answer_shootdown();
+    let mut k = crate::smp::lock_kernel();
     let pc = arch::cpu::this();
     let cpu = &mut pc.state;
     let frame = k.task(cpu.current).ctx.frame;
@@ -83,17 +96,32 @@ extern "C" fn trap_from_user() {
         interrupt(&mut k, frame.vector)
     };
     finish(&mut k, pc, next);
+    wake_others(&mut k);
+}
+
+/// Interrupts the other CPUs whose tasks this entry made ready.
+#[inline(always)]
+fn wake_others(k: &mut Kernel<X86>) {
+    let others = k.placement.take_remote(arch::cpu::this().cpu as usize);
+    if others != 0 {
+        crate::smp::wake(others);
+    }
 }
 
 /// A trap taken while the kernel itself was running (or idling).
 #[no_mangle]
 extern "C" fn trap_from_kernel(frame: &mut TrapFrame) {
     if frame.vector >= IRQ_BASE {
+        crate::smp::answer_shootdown();
         let pc = arch::cpu::this();
-        if pc.cpu != 0 {
-            return crate::smp::ap_interrupt(pc, frame.vector);
+        if frame.vector == apic::SHOOTDOWN_VECTOR as u64 {
+            apic::eoi();
+            return crate::sched::idle(pc); // only the idle loop was interrupted
         }
-        let mut k = KERNEL.lock();
+        if pc.cpu != 0 && frame.vector == apic::TIMER_VECTOR as u64 {
+            return crate::smp::ap_idle_tick(pc);
+        }
+        let mut k = crate::smp::lock_kernel();
         let next = interrupt(&mut k, frame.vector);
         // Only the idle loop runs with interrupts on: choose again.
         let next = if next == Next::Yield {
@@ -102,6 +130,7 @@ extern "C" fn trap_from_kernel(frame: &mut TrapFrame) {
             next
         };
         finish(&mut k, arch::cpu::this(), next);
+        wake_others(&mut k);
         return;
     }
     kernel_fault(frame)

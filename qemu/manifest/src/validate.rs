@@ -40,6 +40,14 @@ pub(crate) fn system(manifest: &Manifest) -> Result<(), Error> {
             crate_name: first.crate_name.clone(),
         });
     }
+    if let Some(task) = tasks.iter().find(|t| t.cpu >= manifest.system.cpus) {
+        return Err(Error::CpuOutOfRange {
+            origin: origin(),
+            task: task.name.clone(),
+            cpu: task.cpu,
+            cpus: manifest.system.cpus,
+        });
+    }
     memory_budget(manifest)
 }
 

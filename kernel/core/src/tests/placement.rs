@@ -133,3 +133,20 @@ fn on_one_cpu_no_wake_up_is_ever_remote() {
     );
     assert_eq!(s.k.placement.take_remote(0), 0);
 }
+
+#[test]
+fn the_image_places_tasks_and_a_missing_cpu_falls_back_to_cpu_0() {
+    use crate::tests::mock::Mock;
+    let mut k = crate::Kernel::<Mock>::new();
+    k.placement.cpus = 2;
+    k.place(0, "a", 1);
+    k.place(1, "b", 5);
+    assert_eq!(k.placement.cpu_of(0), 1);
+    assert_eq!(
+        k.placement.cpu_of(1),
+        0,
+        "CPU 5 does not run: CPU 0 instead"
+    );
+    assert_eq!(k.placement.mask[1], 1);
+    assert_eq!(k.placement.mask[0] & 0b11, 0b10);
+}

@@ -11,6 +11,11 @@ use x86_64::registers::model_specific::Msr;
 
 /// Vector of the timer interrupt.
 pub const TIMER_VECTOR: u8 = 32;
+/// Vector of the IPI that tells a CPU one of its tasks became ready.
+pub const WAKE_VECTOR: u8 = 56;
+/// Vector of the IPI that asks a CPU to drop translations of an address
+/// space (or leave it) before the kernel frees or reuses what they named.
+pub const SHOOTDOWN_VECTOR: u8 = 57;
 /// Vector for spurious interrupts; its low four bits are set, as older
 /// APICs require.
 pub const SPURIOUS_VECTOR: u8 = 47;
@@ -89,6 +94,11 @@ fn send_ipi(apic_id: u32, low: u32) {
     while read(REG_ICR_LOW) & ICR_PENDING != 0 {
         core::hint::spin_loop();
     }
+}
+
+/// Interrupts the CPU `apic_id` with `vector` (fixed delivery).
+pub fn send_fixed(apic_id: u32, vector: u8) {
+    send_ipi(apic_id, ICR_ASSERT | vector as u32);
 }
 
 /// Sends INIT to the CPU `apic_id`: it resets and waits for a start-up IPI.

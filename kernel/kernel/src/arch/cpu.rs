@@ -4,6 +4,7 @@
 use super::context::{Context, FxArea};
 use super::trap::TrapFrame;
 use core::arch::x86_64::__cpuid;
+use core::sync::atomic::{AtomicU64, Ordering};
 use x86_64::instructions::port::Port;
 use x86_64::registers::control::{Cr0, Cr0Flags, Cr4, Cr4Flags};
 use x86_64::registers::model_specific::{
@@ -39,6 +40,23 @@ pub fn features() -> Features {
 /// Most CPUs the kernel runs on (the manifest's `system.cpus` bound, and
 /// kcore's placement tables'); the per-CPU tables are sized by it.
 pub use conflux_kcore::placement::MAX_CPUS;
+
+/// Per CPU: the PML4 its CR3 holds. Without PCIDs a CR3 load drops every
+/// translation (the kernel maps nothing global), so only a CPU running on
+/// a space can hold its translations: a shootdown interrupts just those.
+/// Written by its CPU whenever CR3 changes, read under the kernel lock.
+static ACTIVE_ROOT: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+
+/// Records that this CPU now runs on the tables at `root`.
+#[inline(always)]
+pub fn note_root(root: u64) {
+    ACTIVE_ROOT[this().cpu as usize % MAX_CPUS].store(root, Ordering::Relaxed);
+}
+
+/// The tables CPU `cpu` runs on.
+pub fn active_root(cpu: usize) -> u64 {
+    ACTIVE_ROOT[cpu].load(Ordering::Relaxed)
+}
 
 /// The per-CPU block, reached through `gs` in the kernel. The entry code
 /// reads fields by fixed offsets (the `OFFSET_*` constants, checked below),

@@ -282,6 +282,12 @@ impl AddressSpace {
         Ok(self.pml4)
     }
 
+    /// The physical address of this space's PML4 (what CR3 holds while it
+    /// is active).
+    pub fn root(&self) -> u64 {
+        self.pml4
+    }
+
     /// Makes this the current address space on this CPU.
     #[inline]
     pub fn activate(&self) {
@@ -300,6 +306,22 @@ impl AddressSpace {
     }
 }
 
+/// Physical address of the PML4 this CPU runs on.
+pub fn current_root() -> u64 {
+    let now: u64;
+    // Safety: reading CR3 has no side effect.
+    unsafe {
+        core::arch::asm!("mov {}, cr3", out(reg) now, options(nostack, nomem, preserves_flags))
+    };
+    now & !0xfff
+}
+
+/// Drops this CPU's cached translations of the current address space
+/// (the kernel maps nothing global, so a CR3 reload drops them all).
+pub fn flush_tlb() {
+    x86_64::instructions::tlb::flush_all();
+}
+
 #[inline]
 fn load_cr3(pml4: u64) {
     let now: u64;
@@ -314,6 +336,7 @@ fn load_cr3(pml4: u64) {
     // Safety: `pml4` is a page-aligned PML4 frame this kernel built; every
     // PML4 maps the kernel half identically, so the kernel keeps running.
     unsafe { core::arch::asm!("mov cr3, {}", in(reg) pml4, options(nostack, preserves_flags)) };
+    super::cpu::note_root(pml4);
 }
 
 /// Runs on the kernel's own tables (no task's): when idling, and before a

@@ -156,6 +156,13 @@ pub enum Error {
         second: String,
         start_order: u32,
     },
+    /// A task's `cpu` is not one of the system's CPUs.
+    CpuOutOfRange {
+        origin: String,
+        task: String,
+        cpu: u32,
+        cpus: u32,
+    },
     /// Two tasks are built from the same crate.
     DuplicateCrate {
         origin: String,
@@ -626,6 +633,7 @@ impl Error {
             | Error::NoTasks { origin }
             | Error::TooManyTasks { origin, .. }
             | Error::DuplicateStartOrder { origin, .. }
+            | Error::CpuOutOfRange { origin, .. }
             | Error::DuplicateCrate { origin, .. }
             | Error::MemoryBudget { origin, .. }
             | Error::UnknownRestart { origin, .. }
