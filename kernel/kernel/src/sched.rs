@@ -60,6 +60,7 @@ fn run(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, t: usize) {
     let Some(task) = k.tasks[t].as_mut() else {
         return;
     };
+    pc.run_generation = task.generation as u64;
     let ctx: *mut Context = &mut task.ctx;
     if pc.state.fpu_owner != t {
         let prev = match pc.state.fpu_owner {

@@ -57,7 +57,11 @@ fn interrupt(k: &mut Kernel<X86>, vector: u64) -> Next {
 extern "C" fn syscall_from_user() -> ! {
     let mut k = KERNEL.try_lock().unwrap_or_else(crate::smp::lock_kernel);
     let pc = arch::cpu::this();
-    let next = k.syscall(&mut pc.state);
+    let next = if entered_from_live(&k, pc) {
+        k.syscall(&mut pc.state)
+    } else {
+        Next::Block
+    };
     finish(&mut k, pc, next);
     wake_others(&mut k);
     drop(k);
@@ -74,6 +78,11 @@ extern "C" fn trap_from_user() {
     crate::smp::answer_shootdown();
     let mut k = crate::smp::lock_kernel();
     let pc = arch::cpu::this();
+    if !entered_from_live(&k, pc) {
+        finish(&mut k, pc, Next::Block);
+        wake_others(&mut k);
+        return;
+    }
     let cpu = &mut pc.state;
     let frame = k.task(cpu.current).ctx.frame;
     let next = if frame.vector < IRQ_BASE {
@@ -97,6 +106,19 @@ extern "C" fn trap_from_user() {
     };
     finish(&mut k, pc, next);
     wake_others(&mut k);
+}
+
+/// Whether the task this CPU entered from is still the instance it ran.
+/// Another CPU may have stopped it (`task_stop`), and its supervisor
+/// restarted it, while this CPU waited for the lock; then the saved frame
+/// is no longer this entry's (a restart rewrote it) and the entry's
+/// syscall or fault must not be acted on: the CPU just chooses again.
+/// Always true on one CPU.
+#[inline(always)]
+fn entered_from_live(k: &Kernel<X86>, pc: &arch::cpu::PerCpu) -> bool {
+    k.tasks[pc.state.current]
+        .as_ref()
+        .is_some_and(|t| t.state.is_ready() && t.generation as u64 == pc.run_generation)
 }
 
 /// Interrupts the other CPUs whose tasks this entry made ready.

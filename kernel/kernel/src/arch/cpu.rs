@@ -88,6 +88,10 @@ pub struct PerCpu {
     /// The frame the exit path restores to run the idle loop, remade each
     /// time this CPU idles.
     pub idle_frame: TrapFrame,
+    /// The generation of the task this CPU last ran (`state.current`): an
+    /// entry from a task that another CPU stopped or restarted meanwhile
+    /// is stale (`trap::entered_from_live`).
+    pub run_generation: u64,
 }
 
 impl PerCpu {
@@ -110,6 +114,7 @@ impl PerCpu {
             tss: 0,
             idle_stack_top: 0,
             idle_frame: TrapFrame::ZERO,
+            run_generation: 0,
         }
     }
 }
