@@ -15,6 +15,7 @@ use crate::x86::X86;
 use conflux_abi::exit::Verdict;
 use conflux_bootimg::{BootImage, ObjectRecord};
 use conflux_kcore::{Decision, Kernel, Next};
+use core::sync::atomic::Ordering;
 use spin::Mutex;
 
 pub static KERNEL: Mutex<Kernel<X86>> = Mutex::new(Kernel::new());
@@ -82,6 +83,7 @@ fn run(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, t: usize) {
     gdt::set_rsp0(pc.tss, pc.ctx_top);
     if let Some(space) = &task.space {
         space.activate();
+        pc.active_root.store(space.root(), Ordering::Relaxed);
     }
 }
 
@@ -90,6 +92,8 @@ fn run(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, t: usize) {
 /// kernel, and only it touches its block.)
 pub fn idle(pc: &mut cpu::PerCpu) {
     paging::activate_kernel_tables();
+    pc.active_root
+        .store(paging::current_root(), Ordering::Relaxed);
     pc.idle_frame = TrapFrame::new_kernel(idle_loop as *const () as u64, pc.idle_stack_top);
     pc.ctx_ptr = &mut pc.idle_frame as *mut TrapFrame as u64;
 }

@@ -254,10 +254,10 @@ pub fn shootdown(root: u64, ending: Option<usize>) {
     let me = cpu::this().cpu as usize;
     let request = root | ending.map_or(0, |t| ((t as u64 + 1) & 0x7f) << 1);
     // Only a CPU on the space can hold its translations (see
-    // `cpu::active_root`); each CPU changes CR3 only under the kernel lock
-    // (or when answering a shootdown), so the set read here holds.
+    // `PerCpu::active_root`); each CPU changes CR3 only under the kernel
+    // lock (or when answering a shootdown), so the set read here holds.
     let mut targets = 0u64;
-    for c in (0..n).filter(|&c| c != me && cpu::active_root(c) == root) {
+    for c in (0..n).filter(|&c| c != me && active_root(c) == root) {
         targets |= 1 << c;
         SHOOT_REQUEST[c].store(request, Ordering::Relaxed);
         SHOOT_SEQ[c].fetch_add(1, Ordering::Release);
@@ -277,6 +277,17 @@ pub fn shootdown(root: u64, ending: Option<usize>) {
     }
 }
 
+/// The tables CPU `c` runs on (see `PerCpu::active_root`).
+fn active_root(c: usize) -> u64 {
+    // Safety: only the atomic field is read, through a shared reference
+    // made from the array's raw pointer; CPU `c` writes it only atomically.
+    unsafe {
+        (*core::ptr::addr_of!(PERCPU))[c]
+            .active_root
+            .load(Ordering::Relaxed)
+    }
+}
+
 /// Carries out this CPU's pending shootdown request, if any.
 pub fn answer_shootdown() {
     let pc = cpu::this();
@@ -293,6 +304,8 @@ pub fn answer_shootdown() {
         }
         if paging::current_root() == root {
             paging::activate_kernel_tables();
+            pc.active_root
+                .store(paging::current_root(), Ordering::Relaxed);
         }
     } else if paging::current_root() == root {
         paging::flush_tlb();

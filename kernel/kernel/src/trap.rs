@@ -116,14 +116,18 @@ extern "C" fn trap_from_user() {
 /// Always true on one CPU.
 #[inline(always)]
 fn entered_from_live(k: &Kernel<X86>, pc: &arch::cpu::PerCpu) -> bool {
-    k.tasks[pc.state.current]
-        .as_ref()
-        .is_some_and(|t| t.state.is_ready() && t.generation as u64 == pc.run_generation)
+    k.placement.cpus == 1
+        || k.tasks[pc.state.current]
+            .as_ref()
+            .is_some_and(|t| t.state.is_ready() && t.generation as u64 == pc.run_generation)
 }
 
 /// Interrupts the other CPUs whose tasks this entry made ready.
 #[inline(always)]
 fn wake_others(k: &mut Kernel<X86>) {
+    if k.placement.cpus == 1 {
+        return; // nothing to wake (the bits of CPU 0 are simply left set)
+    }
     let others = k.placement.take_remote(arch::cpu::this().cpu as usize);
     if others != 0 {
         crate::smp::wake(others);

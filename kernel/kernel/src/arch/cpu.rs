@@ -4,7 +4,7 @@
 use super::context::{Context, FxArea};
 use super::trap::TrapFrame;
 use core::arch::x86_64::__cpuid;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::AtomicU64;
 use x86_64::instructions::port::Port;
 use x86_64::registers::control::{Cr0, Cr0Flags, Cr4, Cr4Flags};
 use x86_64::registers::model_specific::{
@@ -41,23 +41,6 @@ pub fn features() -> Features {
 /// kcore's placement tables'); the per-CPU tables are sized by it.
 pub use conflux_kcore::placement::MAX_CPUS;
 
-/// Per CPU: the PML4 its CR3 holds. Without PCIDs a CR3 load drops every
-/// translation (the kernel maps nothing global), so only a CPU running on
-/// a space can hold its translations: a shootdown interrupts just those.
-/// Written by its CPU whenever CR3 changes, read under the kernel lock.
-static ACTIVE_ROOT: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
-
-/// Records that this CPU now runs on the tables at `root`.
-#[inline(always)]
-pub fn note_root(root: u64) {
-    ACTIVE_ROOT[this().cpu as usize % MAX_CPUS].store(root, Ordering::Relaxed);
-}
-
-/// The tables CPU `cpu` runs on.
-pub fn active_root(cpu: usize) -> u64 {
-    ACTIVE_ROOT[cpu].load(Ordering::Relaxed)
-}
-
 /// The per-CPU block, reached through `gs` in the kernel. The entry code
 /// reads fields by fixed offsets (the `OFFSET_*` constants, checked below),
 /// so the layout is part of the entry ABI.
@@ -92,6 +75,14 @@ pub struct PerCpu {
     /// entry from a task that another CPU stopped or restarted meanwhile
     /// is stale (`trap::entered_from_live`).
     pub run_generation: u64,
+    /// The PML4 this CPU's CR3 holds, as far as a shootdown cares (a task's
+    /// space, set when the CPU runs the task; the kernel's, when it idles
+    /// or leaves a space). Without PCIDs a CR3 load drops every
+    /// translation (the kernel maps nothing global), so only a CPU running
+    /// on a space can hold its translations: a shootdown interrupts just
+    /// those. Written by its CPU under the kernel lock (or when answering
+    /// a shootdown), read by others under the lock.
+    pub active_root: AtomicU64,
 }
 
 impl PerCpu {
@@ -115,6 +106,7 @@ impl PerCpu {
             idle_stack_top: 0,
             idle_frame: TrapFrame::ZERO,
             run_generation: 0,
+            active_root: AtomicU64::new(0),
         }
     }
 }

@@ -336,7 +336,6 @@ fn load_cr3(pml4: u64) {
     // Safety: `pml4` is a page-aligned PML4 frame this kernel built; every
     // PML4 maps the kernel half identically, so the kernel keeps running.
     unsafe { core::arch::asm!("mov cr3, {}", in(reg) pml4, options(nostack, preserves_flags)) };
-    super::cpu::note_root(pml4);
 }
 
 /// Runs on the kernel's own tables (no task's): when idling, and before a
