@@ -31,6 +31,7 @@ mod panic;
 mod pvh;
 mod sched;
 mod selftest;
+mod shootdown;
 mod smp;
 mod trap;
 mod usermem;

@@ -55,7 +55,9 @@ fn interrupt(k: &mut Kernel<X86>, vector: u64) -> Next {
 
 #[no_mangle]
 extern "C" fn syscall_from_user() -> ! {
-    let mut k = KERNEL.try_lock().unwrap_or_else(crate::smp::lock_kernel);
+    let mut k = KERNEL
+        .try_lock()
+        .unwrap_or_else(crate::shootdown::lock_kernel);
     let pc = arch::cpu::this();
     let next = if entered_from_live(&k, pc) {
         k.syscall(&mut pc.state)
@@ -75,8 +77,8 @@ extern "C" fn syscall_from_user() -> ! {
 extern "C" fn trap_from_user() {
     // A shootdown is answered before the lock: its sender holds the lock
     // until every CPU has answered.
-    crate::smp::answer_shootdown();
-    let mut k = crate::smp::lock_kernel();
+    crate::shootdown::answer_shootdown();
+    let mut k = crate::shootdown::lock_kernel();
     let pc = arch::cpu::this();
     if !entered_from_live(&k, pc) {
         finish(&mut k, pc, Next::Block);
@@ -138,7 +140,7 @@ fn wake_others(k: &mut Kernel<X86>) {
 #[no_mangle]
 extern "C" fn trap_from_kernel(frame: &mut TrapFrame) {
     if frame.vector >= IRQ_BASE {
-        crate::smp::answer_shootdown();
+        crate::shootdown::answer_shootdown();
         let pc = arch::cpu::this();
         if frame.vector == apic::SHOOTDOWN_VECTOR as u64 {
             apic::eoi();
@@ -147,7 +149,7 @@ extern "C" fn trap_from_kernel(frame: &mut TrapFrame) {
         if pc.cpu != 0 && frame.vector == apic::TIMER_VECTOR as u64 {
             return crate::smp::ap_idle_tick(pc);
         }
-        let mut k = crate::smp::lock_kernel();
+        let mut k = crate::shootdown::lock_kernel();
         let next = interrupt(&mut k, frame.vector);
         // Only the idle loop runs with interrupts on: choose again.
         let next = if next == Next::Yield {

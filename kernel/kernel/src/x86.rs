@@ -31,7 +31,7 @@ impl Machine for X86 {
     }
 
     fn destroy(space: AddressSpace, task: usize) {
-        crate::smp::shootdown(space.root(), Some(task));
+        crate::shootdown::shootdown(space.root(), Some(task));
         space.destroy();
     }
 
@@ -60,7 +60,7 @@ impl Machine for X86 {
         // The emptied page tables unmap_range freed are not reused before
         // this returns: every allocation happens under the kernel lock,
         // which this CPU holds.
-        crate::smp::shootdown(space.root(), None);
+        crate::shootdown::shootdown(space.root(), None);
     }
 
     fn copy_ipc_words(from_buf: u64, to_buf: u64, first: usize, end: usize) {
