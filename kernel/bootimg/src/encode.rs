@@ -78,7 +78,11 @@ pub fn encode(image: &Image<'_>) -> Result<Vec<u8>, ImageError> {
         put(&mut out, &t.heap_size.to_le_bytes());
         out.push(t.priority);
         out.push(t.restart as u8);
-        put(&mut out, &[0; 6]);
+        if t.cpu as usize >= crate::MAX_CPUS {
+            return Err(ImageError::BadCpu { task: i as u32 });
+        }
+        out.push(t.cpu);
+        put(&mut out, &[0; 5]);
     }
     for (i, o) in image.objects.iter().enumerate() {
         let start = out.len();

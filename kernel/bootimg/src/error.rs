@@ -28,6 +28,8 @@ pub enum ImageError {
     BadSize { task: u32 },
     /// A task's restart policy or the supervisor index is not valid.
     BadPolicy { task: Option<u32> },
+    /// A task's CPU is not below [`crate::MAX_CPUS`].
+    BadCpu { task: u32 },
     /// An object record's fields do not fit its kind.
     BadObject { object: u32 },
     /// An object's name is empty, too long, not NUL-padded or not UTF-8.
@@ -70,6 +72,11 @@ impl fmt::Display for ImageError {
             ),
             Self::BadPolicy { task: None } => f.write_str("boot image header: supervisor is not a task of the image"),
             Self::BadPolicy { task: Some(i) } => write!(f, "boot image task record {i}: unknown restart policy"),
+            Self::BadCpu { task } => write!(
+                f,
+                "boot image task record {task}: CPU is not below {}",
+                crate::MAX_CPUS
+            ),
             Self::BadObject { object } => write!(f, "boot image object record {object}: fields do not fit its kind"),
             Self::BadObjectName { object } => write!(f, "boot image object record {object}: name is empty, too long or not UTF-8"),
             Self::KernelDevice { object } => write!(

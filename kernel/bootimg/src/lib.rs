@@ -84,6 +84,8 @@ pub const CAP_RECORD_LEN: usize = 32;
 pub const NAME_MAX: usize = 31;
 /// Most tasks one image may describe (the kernel's task table size).
 pub const MAX_TASKS: usize = 64;
+/// Most CPUs a task may be placed on: a task's `cpu` is below this.
+pub const MAX_CPUS: usize = 8;
 /// Most kernel objects one image may declare.
 pub const MAX_OBJECTS: usize = 256;
 /// Most initial capabilities one image may grant.

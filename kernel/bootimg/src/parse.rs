@@ -32,6 +32,8 @@ pub struct TaskRecord<'a> {
     pub priority: u8,
     /// What the supervisor does when this task faults.
     pub restart: Restart,
+    /// The CPU that runs the task (below [`crate::MAX_CPUS`]).
+    pub cpu: u8,
 }
 
 fn u16_at(b: &[u8], off: usize) -> u16 {
@@ -170,7 +172,10 @@ impl<'a> BootImage<'a> {
             return Err(ImageError::BadSize { task });
         }
         Restart::from_raw(b[off + 57]).ok_or(ImageError::BadPolicy { task: Some(task) })?;
-        if !zero(&b[off + 58..off + RECORD_LEN]) {
+        if b[off + 58] as usize >= crate::MAX_CPUS {
+            return Err(ImageError::BadCpu { task });
+        }
+        if !zero(&b[off + 59..off + RECORD_LEN]) {
             return Err(ImageError::ReservedNotZero {
                 what: "task record",
                 index: task,
@@ -275,6 +280,7 @@ impl<'a> BootImage<'a> {
             heap_size: u32_at(b, off + 52),
             priority: b[off + 56],
             restart: Restart::from_raw(b[off + 57]).unwrap_or(Restart::Never),
+            cpu: b[off + 58],
         })
     }
 

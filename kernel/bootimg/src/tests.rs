@@ -13,6 +13,7 @@ fn task<'a>(name: &'a str, elf: &'a [u8]) -> TaskRecord<'a> {
         heap_size: 8192,
         priority: 3,
         restart: Restart::OnFault,
+        cpu: 1,
     }
 }
 
@@ -511,4 +512,31 @@ fn the_pci_configuration_window_is_the_kernels() {
         encode(&pci_image(vec![entry("ecam", ecam)])).unwrap_err(),
         ImageError::KernelDevice { object: 0 }
     );
+}
+
+#[test]
+fn a_task_s_cpu_travels_and_is_checked() {
+    let b = sample();
+    assert_eq!(BootImage::parse(&b).unwrap().task(0).unwrap().cpu, 1);
+    let at = HEADER_LEN + 58; // task 0's CPU byte
+    assert_eq!(b[at], 1);
+    let mut bad = b.clone();
+    bad[at] = MAX_CPUS as u8;
+    assert_eq!(parse_err(&bad), ImageError::BadCpu { task: 0 });
+    assert_eq!(
+        ImageError::BadCpu { task: 0 }.to_string(),
+        "boot image task record 0: CPU is not below 8"
+    );
+    let mut reserved = b.clone();
+    reserved[HEADER_LEN + 59] = 1;
+    assert_eq!(
+        parse_err(&reserved),
+        ImageError::ReservedNotZero {
+            what: "task record",
+            index: 0
+        }
+    );
+    let mut img = image();
+    img.tasks[1].cpu = MAX_CPUS as u8;
+    assert_eq!(encode(&img), Err(ImageError::BadCpu { task: 1 }));
 }

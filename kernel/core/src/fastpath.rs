@@ -59,7 +59,11 @@ impl<M: Machine> Kernel<M> {
         else {
             return None;
         };
-        if o != obj || srv.generation != ep.gen || srv.priority > caller.priority {
+        if o != obj
+            || srv.generation != ep.gen
+            || srv.priority > caller.priority
+            || !self.placement.same_cpu(s, me)
+        {
             return None;
         }
         let reply_node = NodeId::slot(s, reply_slot as u64).ok()?;
@@ -131,7 +135,9 @@ impl<M: Machine> Kernel<M> {
         }
         // A less urgent caller may run next only if the scheduler would
         // choose it: no other ready task is as urgent.
-        if caller.priority > server.priority && !self.alone_next(c, me) {
+        if !self.placement.same_cpu(c, me)
+            || caller.priority > server.priority && !self.alone_next(c, me)
+        {
             return None;
         }
         let ep = self.caps.get(NodeId::slot(me, ep_slot).ok()?).ok()?;

@@ -240,8 +240,9 @@ impl<M: Machine> Kernel<M> {
 
     /// True when task `a` may run in place of `b` without passing over a
     /// more urgent ready task (`b` was running, so it was the most urgent).
+    /// (And on the same CPU: only then can `b` hand its CPU to `a`.)
     fn at_least_as_urgent(&mut self, a: usize, b: usize) -> bool {
-        self.task(a).priority <= self.task(b).priority
+        self.placement.same_cpu(a, b) && self.task(a).priority <= self.task(b).priority
     }
 
     /// `recv`: take the oldest pending message, or block for one.

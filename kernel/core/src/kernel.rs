@@ -17,6 +17,8 @@ use conflux_bootimg::{BootImage, MAX_TASKS};
 /// the shared kernel state, so more CPUs change no IPC code.
 #[derive(Clone, Copy, Debug)]
 pub struct Cpu {
+    /// This CPU's index (0 is the boot CPU): it runs the tasks placed on it.
+    pub index: usize,
     /// The task running (or last run) on this CPU.
     pub current: usize,
     /// The CPU is in the idle loop.
@@ -36,6 +38,7 @@ impl Cpu {
 impl Default for Cpu {
     fn default() -> Self {
         Self {
+            index: 0,
             current: 0,
             idle: false,
             fpu_owner: Self::NO_OWNER,
@@ -85,6 +88,8 @@ pub struct Kernel<M: Machine> {
     /// fastpath can ask "does anyone wait here?" and "is anyone else
     /// ready?" without scanning the tasks.
     pub summary: Summary,
+    /// Which CPU runs each task; CPUs to wake (`crate::placement`).
+    pub placement: crate::placement::Placement,
     /// Ticks of the machine's timer since boot ([`Kernel::tick`]).
     pub ticks: u64,
     /// Each task slot's console budget (kept across restarts).
@@ -113,6 +118,7 @@ impl<M: Machine> Kernel<M> {
             faults_ep: None,
             failed_to_load: 0,
             summary: Summary::new(),
+            placement: crate::placement::Placement::new(),
             ticks: 0,
             console: [crate::console_budget::Budget::full(0); MAX_TASKS],
             wall_at_boot_ms: None,
@@ -139,6 +145,9 @@ impl<M: Machine> Kernel<M> {
             task.deadline = 0; // the timed call, if any, is over
         }
         self.summary.change(t, old, new);
+        if new.is_ready() {
+            self.placement.woke(t);
+        }
     }
 
     /// The image's task slots.
@@ -157,6 +166,9 @@ impl<M: Machine> Kernel<M> {
         self.image = Some(image);
         self.ntasks = image.task_count().min(MAX_TASKS);
         self.caps.set_tasks(self.ntasks);
+        for (i, rec) in image.tasks().take(self.ntasks).enumerate() {
+            self.place(i, rec.name, rec.cpu as usize);
+        }
         for i in 0..self.ntasks {
             if !self.load_task(i, 0) {
                 self.failed_to_load += 1;
@@ -170,6 +182,22 @@ impl<M: Machine> Kernel<M> {
         });
     }
 
+    /// Places task `name` (index `i`) on the CPU the image names, or on CPU
+    /// 0 with a line saying so when the machine has fewer CPUs running
+    /// (under icount QEMU gets one CPU whatever the manifest says).
+    pub fn place(&mut self, i: usize, name: &str, cpu: usize) {
+        let cpus = self.placement.cpus;
+        let cpu = if cpu < cpus {
+            cpu
+        } else {
+            M::log(format_args!(
+                "task '{name}' is placed on CPU {cpu} but only {cpus} CPU(s) run; it runs on CPU 0"
+            ));
+            0
+        };
+        self.placement.place(i, cpu);
+    }
+
     /// Loads task `i` from the image with its initial capabilities.
     fn load_task(&mut self, i: usize, generation: u32) -> bool {
         let Some(rec) = self.image.as_ref().and_then(|img| img.task(i)) else {
@@ -180,6 +208,7 @@ impl<M: Machine> Kernel<M> {
                 self.set_state(i, State::Exited); // the old instance, if any, waits nowhere
                 self.tasks[i] = Some(Task::new(rec.name, rec.priority, generation, loaded));
                 self.summary.set_ready(i, true); // a new task starts ready
+                self.placement.woke(i);
                 self.caps.clear_task(i);
                 self.install_caps(i);
                 true
@@ -262,7 +291,7 @@ impl<M: Machine> Kernel<M> {
         t.bound = None; // a dead task receives nothing and keeps no timer
         t.timer = None;
         if let Some(space) = t.space.take() {
-            M::destroy(space);
+            M::destroy(space, me);
         }
         self.wake_dependents(me);
         if let State::FaultSending { obj, .. } = self.task(me).state {
@@ -279,7 +308,7 @@ impl<M: Machine> Kernel<M> {
         for t in 0..self.ntasks {
             self.release_caps(t);
             if let Some(space) = self.tasks[t].as_mut().and_then(|t| t.space.take()) {
-                M::destroy(space);
+                M::destroy(space, t);
             }
         }
     }
@@ -360,19 +389,31 @@ impl<M: Machine> Kernel<M> {
         let cur = cpu.current;
         let chosen = match next {
             Next::Switch(t) => Some(t),
-            Next::Resume if !cpu.idle && !self.should_preempt(cur) && self.is_ready(cur) => {
+            Next::Resume
+                if !cpu.idle
+                    && !self.should_preempt(cur)
+                    && self.is_ready(cur)
+                    && self.placement.cpu_of(cur) == cpu.index =>
+            {
                 Some(cur)
             }
-            _ => self.pick_next(cur),
+            _ => self.pick_next(cpu.index, cur),
         };
         match chosen {
             Some(t) => {
                 cpu.current = t;
                 cpu.idle = false;
+                self.placement.set_busy(cpu.index, true);
                 Decision::Run(t)
             }
-            None if self.waits_for_interrupt() => {
+            // Another CPU may still make something ready here: one that
+            // runs a task, or has one ready it has not chosen yet.
+            None if self.waits_for_interrupt()
+                || self.placement.busy & !(1 << cpu.index) != 0
+                || self.summary.ready != 0 =>
+            {
                 cpu.idle = true;
+                self.placement.set_busy(cpu.index, false);
                 Decision::Idle
             }
             None => Decision::Halt,

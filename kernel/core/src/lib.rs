@@ -12,6 +12,7 @@
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 
+pub mod acpi;
 pub mod bound;
 pub mod cap;
 pub mod capops;
@@ -28,6 +29,7 @@ pub mod machine;
 pub mod memops;
 pub mod notify;
 pub mod object;
+pub mod placement;
 pub mod rtc;
 pub mod sched;
 pub mod stop;

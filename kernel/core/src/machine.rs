@@ -65,9 +65,11 @@ pub trait Machine {
     fn load(rec: &TaskRecord<'static>) -> Result<LoadedTask<Self>, Self::LoadError>
     where
         Self: Sized;
-    /// Tears an address space down, freeing exactly the frames it owns.
-    /// The caller has already removed every region and device mapping.
-    fn destroy(space: Self::Space);
+    /// Tears task `task`'s address space down, freeing exactly the frames
+    /// it owns. The caller has already removed every region and device
+    /// mapping. (With several CPUs the machine first makes every other CPU
+    /// leave the space and forget the task's FPU state.)
+    fn destroy(space: Self::Space, task: usize);
     /// Maps `[phys, phys + size)` (a region or device range the space does
     /// not own) at `vaddr`; all or nothing.
     fn map_shared(
@@ -78,7 +80,8 @@ pub trait Machine {
         writable: bool,
         device: bool,
     ) -> Result<(), MapFailure>;
-    /// Removes the mappings of `[vaddr, vaddr + size)` without freeing the frames.
+    /// Removes the mappings of `[vaddr, vaddr + size)` without freeing the
+    /// frames; when it returns, no CPU can use them any more (TLB shootdown).
     fn unmap_shared(space: &mut Self::Space, vaddr: u64, size: u64);
     /// Copies IPC buffer words `from..to` between two tasks' buffer pages.
     fn copy_ipc_words(from_buf: u64, to_buf: u64, first: usize, end: usize);

@@ -13,15 +13,19 @@ use crate::machine::Machine;
 use crate::task::State;
 
 impl<M: Machine> Kernel<M> {
-    /// The most urgent ready task, round robin among equals starting after `from`.
-    pub fn pick_next(&self, from: usize) -> Option<usize> {
+    /// The most urgent ready task placed on `cpu`, round robin among
+    /// equals starting after `from`.
+    pub fn pick_next(&self, cpu: usize, from: usize) -> Option<usize> {
         let n = self.ntasks.clamp(1, self.tasks.len());
         let mut best: Option<(u8, usize)> = None;
         let mut i = from.min(n - 1);
         for _ in 0..n {
             i = if i + 1 == n { 0 } else { i + 1 };
             if let Some(t) = &self.tasks[i] {
-                if t.state.is_ready() && best.is_none_or(|(p, _)| t.priority < p) {
+                if t.state.is_ready()
+                    && self.placement.cpu_of(i) == cpu
+                    && best.is_none_or(|(p, _)| t.priority < p)
+                {
                     best = Some((t.priority, i));
                 }
             }
@@ -38,11 +42,16 @@ impl<M: Machine> Kernel<M> {
     /// with the scheduler's own answer. It looks only at the other ready
     /// tasks (the summary's bitmap), usually none, where the search and
     /// the slow path cost about a thousand instructions.
+    /// Only a task on `leaving`'s CPU can be handed that CPU.
     pub fn alone_next(&self, t: usize, leaving: usize) -> bool {
         let Some(p) = self.tasks[t].as_ref().map(|x| x.priority) else {
             return false;
         };
-        let mut others = self.summary.ready & !(1 << t | 1 << leaving);
+        if !self.placement.same_cpu(t, leaving) {
+            return false;
+        }
+        let cpu = self.placement.cpu_of(leaving);
+        let mut others = self.summary.ready & self.placement.mask[cpu] & !(1 << t | 1 << leaving);
         while others != 0 {
             let i = others.trailing_zeros() as usize;
             if self.tasks[i].as_ref().is_some_and(|x| x.priority <= p) {
@@ -53,13 +62,15 @@ impl<M: Machine> Kernel<M> {
         true
     }
 
-    /// True when a ready task is more urgent than `current`.
+    /// True when a ready task on `current`'s CPU is more urgent than it.
     pub fn should_preempt(&self, current: usize) -> bool {
         let cur = self.tasks[current].as_ref().map_or(u8::MAX, |t| t.priority);
-        self.live()
-            .iter()
-            .flatten()
-            .any(|t| t.state.is_ready() && t.priority < cur)
+        let cpu = self.placement.cpu_of(current);
+        self.live().iter().enumerate().any(|(i, t)| {
+            t.as_ref().is_some_and(|t| {
+                t.state.is_ready() && t.priority < cur && self.placement.cpu_of(i) == cpu
+            })
+        })
     }
 
     /// Some task waits on a notification an interrupt line can signal

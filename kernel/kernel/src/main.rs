@@ -20,6 +20,7 @@
 #![no_std]
 #![no_main]
 
+mod acpi;
 mod arch;
 mod boottrace;
 mod console;
@@ -31,6 +32,8 @@ mod panic;
 mod pvh;
 mod sched;
 mod selftest;
+mod shootdown;
+mod smp;
 mod trap;
 mod usermem;
 mod x86;
@@ -47,6 +50,7 @@ const LOW_MEMORY: u64 = 0x10_0000;
 
 const KERNEL_STACK_SIZE: usize = 64 * 1024;
 const IST_STACK_SIZE: usize = 16 * 1024;
+const IDLE_STACK_SIZE: usize = 16 * 1024;
 
 #[repr(C, align(16))]
 struct Stack<const N: usize>([u8; N]);
@@ -54,20 +58,8 @@ struct Stack<const N: usize>([u8; N]);
 static mut KERNEL_STACK: Stack<KERNEL_STACK_SIZE> = Stack([0; KERNEL_STACK_SIZE]);
 /// Double fault, NMI and machine check stacks (see `arch::gdt`).
 static mut IST_STACKS: [Stack<IST_STACK_SIZE>; 3] = [const { Stack([0; IST_STACK_SIZE]) }; 3];
-static mut PERCPU: cpu::PerCpu = cpu::PerCpu {
-    self_ptr: 0,
-    kernel_stack_top: 0,
-    user_rsp: 0,
-    cpu: 0,
-    ctx_top: 0,
-    ctx_ptr: 0,
-    state: conflux_kcore::Cpu {
-        current: 0,
-        idle: false,
-        fpu_owner: conflux_kcore::Cpu::NO_OWNER,
-    },
-    fpu_ctx: 0,
-};
+/// The boot CPU's idle loop runs here (the APs' stacks are allocated).
+static mut IDLE_STACK: Stack<IDLE_STACK_SIZE> = Stack([0; IDLE_STACK_SIZE]);
 
 extern "C" {
     static __kernel_virt_end: u8;
@@ -98,11 +90,13 @@ extern "C" fn kernel_main(start_info: u64) -> ! {
     let ist = core::ptr::addr_of_mut!(IST_STACKS) as *mut Stack<IST_STACK_SIZE>;
     // Only addresses are computed; the stacks are used by the CPU alone.
     let ist_tops = [0, 1, 2].map(|i| stack_top(ist.wrapping_add(i)));
-    gdt::init(kstack, ist_tops);
+    let tss = gdt::init(0, kstack, ist_tops);
     idt::init();
-    // Safety: PERCPU is handed out exactly once, here, to this CPU.
-    let percpu = unsafe { &mut *core::ptr::addr_of_mut!(PERCPU) };
+    // Safety: block 0 is handed out exactly once, here, to the boot CPU.
+    let percpu = unsafe { smp::block(0) };
     percpu.kernel_stack_top = kstack;
+    percpu.tss = tss;
+    percpu.idle_stack_top = stack_top(core::ptr::addr_of_mut!(IDLE_STACK));
     cpu::init(&features, percpu, arch::trap::syscall_entry_address());
     cpu::mask_legacy_pic();
     kprintln!(
@@ -126,6 +120,7 @@ extern "C" fn kernel_main(start_info: u64) -> ! {
 
     boottrace::init(boot.cmdline());
     selftest::run(boot.cmdline());
+    smp::start_aps(boot.rsdp());
     arch::apic::init();
     sched::start(image)
 }

@@ -154,6 +154,11 @@ impl BootInfo {
         core::str::from_utf8(&bytes[..len]).unwrap_or("")
     }
 
+    /// Physical address of the ACPI RSDP the loader found, or 0 for none.
+    pub fn rsdp(&self) -> u64 {
+        self.info.rsdp_paddr
+    }
+
     /// The boot image bytes.
     pub fn image_bytes(&self) -> &'static [u8] {
         // Safety: `parse` checked the range lies in the direct map; the

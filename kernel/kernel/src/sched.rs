@@ -4,8 +4,8 @@
 //! The decisions themselves are `conflux_kcore`'s; here they become a
 //! per-CPU frame pointer, the TSS's `rsp0`, CR3 and the lazily switched
 //! floating-point state. The whole kernel state sits behind one lock (a big
-//! kernel lock, enough for one CPU); what one CPU runs lives in its
-//! per-CPU block.
+//! kernel lock, as in seL4's SMP kernel); what one CPU runs, and its idle
+//! frame and stack, live in its per-CPU block.
 
 use crate::arch::context::Context;
 use crate::arch::trap::TrapFrame;
@@ -15,6 +15,7 @@ use crate::x86::X86;
 use conflux_abi::exit::Verdict;
 use conflux_bootimg::{BootImage, ObjectRecord};
 use conflux_kcore::{Decision, Kernel, Next};
+use core::sync::atomic::Ordering;
 use spin::Mutex;
 
 pub static KERNEL: Mutex<Kernel<X86>> = Mutex::new(Kernel::new());
@@ -22,15 +23,6 @@ pub static KERNEL: Mutex<Kernel<X86>> = Mutex::new(Kernel::new());
 /// Free frames once the boot objects exist and before any task is loaded:
 /// when every task has ended, the count must be back here.
 static FRAMES_AT_START: spin::Once<usize> = spin::Once::new();
-
-const IDLE_STACK_SIZE: usize = 16 * 1024;
-
-#[repr(C, align(16))]
-struct IdleStack([u8; IDLE_STACK_SIZE]);
-
-static mut IDLE_STACK: IdleStack = IdleStack([0; IDLE_STACK_SIZE]);
-/// The frame the exit path restores to run the idle loop, remade each time.
-static mut IDLE_FRAME: TrapFrame = TrapFrame::ZERO;
 
 fn idle_loop() -> ! {
     loop {
@@ -76,6 +68,7 @@ fn run(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, t: usize) {
     let Some(task) = k.tasks[t].as_mut() else {
         return;
     };
+    pc.run_generation = task.generation as u64;
     let ctx: *mut Context = &mut task.ctx;
     if pc.state.fpu_owner != t {
         let prev = match pc.state.fpu_owner {
@@ -94,23 +87,22 @@ fn run(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, t: usize) {
     pc.ctx_ptr = frame;
     // A kernel address plus the frame size: cannot wrap.
     pc.ctx_top = frame.wrapping_add(core::mem::size_of::<TrapFrame>() as u64);
-    gdt::set_rsp0(pc.ctx_top);
+    gdt::set_rsp0(pc.tss, pc.ctx_top);
     if let Some(space) = &task.space {
         space.activate();
+        pc.active_root.store(space.root(), Ordering::Relaxed);
     }
 }
 
-/// Points the CPU at a fresh idle-loop frame, on the kernel's own tables.
-fn idle(pc: &mut cpu::PerCpu) {
+/// Points the CPU at a fresh idle-loop frame on its own idle stack, on the
+/// kernel's own tables. (The idle loop is not running: this CPU is in the
+/// kernel, and only it touches its block.)
+pub fn idle(pc: &mut cpu::PerCpu) {
     paging::activate_kernel_tables();
-    let top = core::ptr::addr_of_mut!(IDLE_STACK) as u64 + IDLE_STACK_SIZE as u64;
-    // Safety: only this CPU, holding the kernel lock, writes the idle
-    // frame, and the idle loop is not running (we are in the kernel).
-    unsafe {
-        let f = &mut *core::ptr::addr_of_mut!(IDLE_FRAME);
-        *f = TrapFrame::new_kernel(idle_loop as *const () as u64, top);
-        pc.ctx_ptr = f as *mut TrapFrame as u64;
-    }
+    pc.active_root
+        .store(paging::current_root(), Ordering::Relaxed);
+    pc.idle_frame = TrapFrame::new_kernel(idle_loop as *const () as u64, pc.idle_stack_top);
+    pc.ctx_ptr = &mut pc.idle_frame as *mut TrapFrame as u64;
 }
 
 /// Nothing can run again: report and stop the machine.
@@ -187,6 +179,7 @@ pub fn start(image: BootImage<'static>) -> ! {
     FRAMES_AT_START.call_once(crate::mem::free_frames);
     k.set_wall_clock(wall_clock_at_boot());
     crate::boottrace::mark("loading tasks");
+    k.placement.cpus = crate::smp::online();
     k.start(image);
     crate::boottrace::mark("tasks loaded");
     let started = k.live().iter().flatten().count();
@@ -199,6 +192,9 @@ pub fn start(image: BootImage<'static>) -> ! {
     // So that the round-robin search starts at task 0.
     cpu::this().state.current = k.ntasks.max(1) - 1;
     finish(&mut k, cpu::this(), Next::Block);
+    // The APs idle until told their tasks are ready.
+    let others = k.placement.take_remote(0);
+    crate::smp::wake(others);
     drop(k);
     // Safety: `finish` pointed the per-CPU block at a ready task's frame
     // (or the idle loop's); nothing on this boot stack is needed again.

@@ -29,9 +29,18 @@ fn is_device_vector(v: u64) -> bool {
 /// Handles interrupt `vector`: what the interrupted task should do next.
 fn interrupt(k: &mut Kernel<X86>, vector: u64) -> Next {
     if vector == apic::TIMER_VECTOR as u64 {
-        k.tick(); // counts the tick and fires task timers that are due
+        if arch::cpu::this().cpu == 0 {
+            k.tick(); // counts the tick and fires task timers that are due
+        }
         apic::eoi();
         return Next::Yield;
+    }
+    if vector == apic::WAKE_VECTOR as u64 || vector == apic::SHOOTDOWN_VECTOR as u64 {
+        // A wake-up: the choice that follows sees the ready task. A
+        // shootdown was answered on entry; if it ended the current task,
+        // the choice that follows runs another.
+        apic::eoi();
+        return Next::Resume;
     }
     if is_device_vector(vector) {
         let line = (vector - IRQ_BASE) as u8;
@@ -46,10 +55,17 @@ fn interrupt(k: &mut Kernel<X86>, vector: u64) -> Next {
 
 #[no_mangle]
 extern "C" fn syscall_from_user() -> ! {
-    let mut k = KERNEL.try_lock().unwrap_or_else(|| KERNEL.lock());
+    let mut k = KERNEL
+        .try_lock()
+        .unwrap_or_else(crate::shootdown::lock_kernel);
     let pc = arch::cpu::this();
-    let next = k.syscall(&mut pc.state);
+    let next = if entered_from_live(&k, pc) {
+        k.syscall(&mut pc.state)
+    } else {
+        Next::Block
+    };
     finish(&mut k, pc, next);
+    wake_others(&mut k);
     drop(k);
     // Never returning lets the compiler skip saving registers for the
     // caller: the exit restores every register from the task's context.
@@ -59,8 +75,16 @@ extern "C" fn syscall_from_user() -> ! {
 
 #[no_mangle]
 extern "C" fn trap_from_user() {
-    let mut k = KERNEL.lock();
+    // A shootdown is answered before the lock: its sender holds the lock
+    // until every CPU has answered.
+    crate::shootdown::answer_shootdown();
+    let mut k = crate::shootdown::lock_kernel();
     let pc = arch::cpu::this();
+    if !entered_from_live(&k, pc) {
+        finish(&mut k, pc, Next::Block);
+        wake_others(&mut k);
+        return;
+    }
     let cpu = &mut pc.state;
     let frame = k.task(cpu.current).ctx.frame;
     let next = if frame.vector < IRQ_BASE {
@@ -83,13 +107,49 @@ extern "C" fn trap_from_user() {
         interrupt(&mut k, frame.vector)
     };
     finish(&mut k, pc, next);
+    wake_others(&mut k);
+}
+
+/// Whether the task this CPU entered from is still the instance it ran.
+/// Another CPU may have stopped it (`task_stop`), and its supervisor
+/// restarted it, while this CPU waited for the lock; then the saved frame
+/// is no longer this entry's (a restart rewrote it) and the entry's
+/// syscall or fault must not be acted on: the CPU just chooses again.
+/// Always true on one CPU.
+#[inline(always)]
+fn entered_from_live(k: &Kernel<X86>, pc: &arch::cpu::PerCpu) -> bool {
+    k.placement.cpus == 1
+        || k.tasks[pc.state.current]
+            .as_ref()
+            .is_some_and(|t| t.state.is_ready() && t.generation as u64 == pc.run_generation)
+}
+
+/// Interrupts the other CPUs whose tasks this entry made ready.
+#[inline(always)]
+fn wake_others(k: &mut Kernel<X86>) {
+    if k.placement.cpus == 1 {
+        return; // nothing to wake (the bits of CPU 0 are simply left set)
+    }
+    let others = k.placement.take_remote(arch::cpu::this().cpu as usize);
+    if others != 0 {
+        crate::smp::wake(others);
+    }
 }
 
 /// A trap taken while the kernel itself was running (or idling).
 #[no_mangle]
 extern "C" fn trap_from_kernel(frame: &mut TrapFrame) {
     if frame.vector >= IRQ_BASE {
-        let mut k = KERNEL.lock();
+        crate::shootdown::answer_shootdown();
+        let pc = arch::cpu::this();
+        if frame.vector == apic::SHOOTDOWN_VECTOR as u64 {
+            apic::eoi();
+            return crate::sched::idle(pc); // only the idle loop was interrupted
+        }
+        if pc.cpu != 0 && frame.vector == apic::TIMER_VECTOR as u64 {
+            return crate::smp::ap_idle_tick(pc);
+        }
+        let mut k = crate::shootdown::lock_kernel();
         let next = interrupt(&mut k, frame.vector);
         // Only the idle loop runs with interrupts on: choose again.
         let next = if next == Next::Yield {
@@ -98,6 +158,7 @@ extern "C" fn trap_from_kernel(frame: &mut TrapFrame) {
             next
         };
         finish(&mut k, arch::cpu::this(), next);
+        wake_others(&mut k);
         return;
     }
     kernel_fault(frame)

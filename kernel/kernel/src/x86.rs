@@ -30,7 +30,8 @@ impl Machine for X86 {
         })
     }
 
-    fn destroy(space: AddressSpace) {
+    fn destroy(space: AddressSpace, task: usize) {
+        crate::shootdown::shootdown(space.root(), Some(task));
         space.destroy();
     }
 
@@ -56,6 +57,10 @@ impl Machine for X86 {
 
     fn unmap_shared(space: &mut AddressSpace, vaddr: u64, size: u64) {
         space.unmap_range(vaddr, size);
+        // The emptied page tables unmap_range freed are not reused before
+        // this returns: every allocation happens under the kernel lock,
+        // which this CPU holds.
+        crate::shootdown::shootdown(space.root(), None);
     }
 
     fn copy_ipc_words(from_buf: u64, to_buf: u64, first: usize, end: usize) {

@@ -46,6 +46,9 @@
 //! restart = "never"         # optional, default "never"; "on-fault" (restarted after a fault
 //!                           # or panic) or "always" (after an exit too); both need a
 //!                           # supervisor, and the supervisor itself must be "never"
+//! cpu = 1                   # optional, default 0; the CPU that runs the task, below
+//!                           # system.cpus (under icount the kernel has one CPU and runs
+//!                           # every task on CPU 0)
 //!
 //! [endpoints.echo]          # optional object tables; names as for tasks, unique per kind
 //! server = "echo-server"    # required: the task that receives on it

@@ -38,6 +38,7 @@ pub(crate) const TASK_KEYS: &[&str] = &[
     "heap_size",
     "start_order",
     "restart",
+    "cpu",
     "caps",
 ];
 
@@ -159,6 +160,7 @@ fn task(name: &str, fields: &Fields) -> Result<Task, Error> {
         )?,
         start_order: rules::integer(fields, "start_order", None, 0, u32::MAX, Unit::Count)?,
         restart: restart(fields)?,
+        cpu: rules::integer(fields, "cpu", Some(0), 0, MAX_CPUS - 1, Unit::Count)?,
         caps: Vec::new(),
     })
 }

@@ -32,6 +32,14 @@ pub(crate) fn system(manifest: &Manifest) -> Result<(), Error> {
             start_order: first.start_order,
         });
     }
+    if let Some(task) = tasks.iter().find(|t| t.cpu >= manifest.system.cpus) {
+        return Err(Error::CpuOutOfRange {
+            origin: origin(),
+            task: task.name.clone(),
+            cpu: task.cpu,
+            cpus: manifest.system.cpus,
+        });
+    }
     memory_budget(manifest)
 }
 

@@ -30,6 +30,7 @@ fn defaults_are_applied() {
             heap_size: 65536,
             start_order: 1,
             restart: Restart::Never,
+            cpu: 0,
             caps: vec![],
         }]
     );

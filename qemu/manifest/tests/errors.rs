@@ -83,7 +83,7 @@ fn unknown_task_key_suggests() {
 fn unknown_task_key_without_a_close_one_lists_the_keys() {
     assert_eq!(
         message(&with_task_line("colour", "colour = \"red\"")),
-        "systems/t.toml: unknown key `colour` in `[tasks.hello]`; the keys allowed there are `crate`, `priority`, `stack_size`, `heap_size`, `start_order`, `restart`, `caps`"
+        "systems/t.toml: unknown key `colour` in `[tasks.hello]`; the keys allowed there are `crate`, `priority`, `stack_size`, `heap_size`, `start_order`, `restart`, `cpu`, `caps`"
     );
 }
 
@@ -271,6 +271,22 @@ fn cpus_out_of_range() {
     assert_eq!(
         message(&format!("{SYSTEM}cpus = 0\n{HELLO}")),
         "systems/t.toml: `system.cpus` is 0, out of range; use a value from 1 to 8"
+    );
+}
+
+#[test]
+fn task_cpu_past_the_system_s_cpus() {
+    assert_eq!(
+        message(&with_task_line("cpu", "cpu = 1")),
+        "systems/t.toml: task `hello` has `cpu = 1` but the system has 1 CPU(s), numbered from 0; give the task a cpu below 1 or raise `system.cpus`"
+    );
+}
+
+#[test]
+fn task_cpu_past_the_kernel_s_bound() {
+    assert_eq!(
+        message(&with_task_line("cpu", "cpu = 8")),
+        "systems/t.toml: `tasks.hello.cpu` is 8, out of range; use a value from 0 to 7"
     );
 }
 

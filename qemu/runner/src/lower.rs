@@ -32,6 +32,7 @@ pub fn image<'a>(manifest: &'a Manifest, elfs: &'a [Vec<u8>]) -> Image<'a> {
                 stack_size: task.stack_size,
                 heap_size: task.heap_size,
                 priority: task.priority,
+                cpu: narrow(task.cpu),
                 restart: match task.restart {
                     conflux_manifest::Restart::Never => Restart::Never,
                     // The image's policy is informative (init decides,

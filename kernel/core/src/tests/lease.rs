@@ -204,3 +204,23 @@ fn an_unmapped_lease_is_revoked_like_any_capability() {
         "a plain revoked slot is free"
     );
 }
+
+#[test]
+fn revoking_a_shared_region_unmaps_it_under_a_holder_running_on_another_cpu() {
+    let mut s = boot();
+    s.k.placement.place(1, 1);
+    hand_over(&mut s, false);
+    s.cpu.index = 1;
+    assert_eq!(
+        s.k.schedule(&mut s.cpu, Next::Block),
+        crate::kernel::Decision::Run(1),
+        "the holder runs on CPU 1"
+    );
+    s.cpu.index = 0;
+    assert_eq!(s.call_ok(0, CapRevoke, [3, 0, 0, 0, 0, 0]), Ok(1));
+    assert!(
+        server_maps(&mut s).is_empty(),
+        "unmapped under the running holder (the machine shoots its TLB down)"
+    );
+    assert_eq!(s.info(1, 30), Err(E::Revoked));
+}

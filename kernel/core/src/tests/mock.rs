@@ -85,7 +85,7 @@ impl Machine for Mock {
             ipc_buf: 0,
         })
     }
-    fn destroy(space: Space) {
+    fn destroy(space: Space, _task: usize) {
         LEAKED_MAPPINGS.with(|l| *l.borrow_mut() += space.shared.len());
         DESTROYED.with(|d| *d.borrow_mut() += 1);
     }

@@ -4,6 +4,7 @@
 //! into a `Kernel<Mock>` and drives it syscall by syscall, the way the trap
 //! entry does on the real machine.
 
+mod acpi;
 mod bound;
 mod console;
 mod console_flood;
@@ -16,6 +17,7 @@ mod ipc;
 mod lease;
 mod mock;
 mod panic;
+mod placement;
 mod priority;
 mod revoke;
 mod rtc;

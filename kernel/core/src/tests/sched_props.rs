@@ -20,7 +20,7 @@ proptest! {
         }
         let from = from % tasks.len();
         let best = tasks.iter().filter(|t| t.1).map(|t| t.0).min();
-        match s.k.pick_next(from) {
+        match s.k.pick_next(0, from) {
             None => prop_assert!(best.is_none()),
             Some(i) => {
                 prop_assert!(tasks[i].1, "picked a task that is not ready");

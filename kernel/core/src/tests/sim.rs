@@ -81,6 +81,7 @@ impl Sim {
                 heap_size: 4096,
                 priority,
                 restart: Restart::OnFault,
+                cpu: 0,
             })
             .collect();
         let caps = grants

@@ -2,7 +2,9 @@
 //! per-CPU block reached through `gs`, and the legacy PIC.
 
 use super::context::{Context, FxArea};
+use super::trap::TrapFrame;
 use core::arch::x86_64::__cpuid;
+use core::sync::atomic::AtomicU64;
 use x86_64::instructions::port::Port;
 use x86_64::registers::control::{Cr0, Cr0Flags, Cr4, Cr4Flags};
 use x86_64::registers::model_specific::{
@@ -35,6 +37,10 @@ pub fn features() -> Features {
     }
 }
 
+/// Most CPUs the kernel runs on (the manifest's `system.cpus` bound, and
+/// kcore's placement tables'); the per-CPU tables are sized by it.
+pub use conflux_kcore::placement::MAX_CPUS;
+
 /// The per-CPU block, reached through `gs` in the kernel. The entry code
 /// reads fields by fixed offsets (the `OFFSET_*` constants, checked below),
 /// so the layout is part of the entry ABI.
@@ -58,6 +64,51 @@ pub struct PerCpu {
     /// state is in this CPU's registers; meaningful only while that names a
     /// task (the kernel logic clears it when the owner ends).
     pub fpu_ctx: u64,
+    /// Address of this CPU's TSS, whose `rsp0` follows the running task.
+    pub tss: u64,
+    /// Top of the stack the idle loop runs on.
+    pub idle_stack_top: u64,
+    /// The frame the exit path restores to run the idle loop, remade each
+    /// time this CPU idles.
+    pub idle_frame: TrapFrame,
+    /// The generation of the task this CPU last ran (`state.current`): an
+    /// entry from a task that another CPU stopped or restarted meanwhile
+    /// is stale (`trap::entered_from_live`).
+    pub run_generation: u64,
+    /// The PML4 this CPU's CR3 holds, as far as a shootdown cares (a task's
+    /// space, set when the CPU runs the task; the kernel's, when it idles
+    /// or leaves a space). Without PCIDs a CR3 load drops every
+    /// translation (the kernel maps nothing global), so only a CPU running
+    /// on a space can hold its translations: a shootdown interrupts just
+    /// those. Written by its CPU under the kernel lock (or when answering
+    /// a shootdown), read by others under the lock.
+    pub active_root: AtomicU64,
+}
+
+impl PerCpu {
+    /// The block of CPU `cpu` before `init` fills in its addresses.
+    pub const fn new(cpu: u64) -> Self {
+        Self {
+            self_ptr: 0,
+            kernel_stack_top: 0,
+            user_rsp: 0,
+            cpu,
+            ctx_top: 0,
+            ctx_ptr: 0,
+            state: conflux_kcore::Cpu {
+                index: cpu as usize,
+                current: 0,
+                idle: false,
+                fpu_owner: conflux_kcore::Cpu::NO_OWNER,
+            },
+            fpu_ctx: 0,
+            tss: 0,
+            idle_stack_top: 0,
+            idle_frame: TrapFrame::ZERO,
+            run_generation: 0,
+            active_root: AtomicU64::new(0),
+        }
+    }
 }
 
 pub const OFFSET_KERNEL_STACK: usize = core::mem::offset_of!(PerCpu, kernel_stack_top);

@@ -6,6 +6,7 @@
 //! for interrupts from ring 3 (`rsp0`) and a separate stack for double
 //! faults (IST 1), so a kernel stack overflow still produces a report.
 
+use super::cpu::MAX_CPUS;
 use spin::Once;
 use x86_64::instructions::segmentation::{Segment, CS, DS, ES, SS};
 use x86_64::instructions::tables::load_tss;
@@ -31,18 +32,21 @@ struct Tables {
     gdt: GlobalDescriptorTable,
 }
 
-/// The TSS. Mutable because `rsp0` follows the running task (it points at
-/// the end of the task's saved frame); only this CPU writes it, with the
-/// kernel lock held.
-static mut TSS: TaskStateSegment = TaskStateSegment::new();
-static TABLES: Once<Tables> = Once::new();
+/// Each CPU's TSS. Mutable because `rsp0` follows the running task (it
+/// points at the end of the task's saved frame); only its own CPU writes
+/// it. Each CPU has its own GDT too, because a TSS descriptor is marked
+/// busy when loaded and so cannot be shared.
+static mut TSS: [TaskStateSegment; MAX_CPUS] = [const { TaskStateSegment::new() }; MAX_CPUS];
+static TABLES: [Once<Tables>; MAX_CPUS] = [const { Once::new() }; MAX_CPUS];
 
-/// Loads the GDT and TSS on this CPU. `kernel_stack_top` is where traps
-/// from ring 3 land until the first task runs; `ist_tops` are the tops of
-/// the double-fault, NMI and machine-check stacks.
-pub fn init(kernel_stack_top: u64, ist_tops: [u64; 3]) {
-    // Safety: boot, one CPU, before interrupts: nothing else uses the TSS.
-    let tss = unsafe { &mut *core::ptr::addr_of_mut!(TSS) };
+/// Loads CPU `cpu`'s GDT and TSS on this CPU and returns the TSS's
+/// address (for [`set_rsp0`]). `kernel_stack_top` is where traps from
+/// ring 3 land until the first task runs; `ist_tops` are the tops of the
+/// double-fault, NMI and machine-check stacks.
+pub fn init(cpu: usize, kernel_stack_top: u64, ist_tops: [u64; 3]) -> u64 {
+    // Safety: each CPU calls this once, for its own index, before it takes
+    // interrupts: nothing else uses this TSS. (Indexing checks `cpu`.)
+    let tss = unsafe { &mut (*core::ptr::addr_of_mut!(TSS))[cpu] };
     tss.privilege_stack_table[0] = VirtAddr::new(kernel_stack_top);
     for (slot, top) in [DOUBLE_FAULT_IST, NMI_IST, MACHINE_CHECK_IST]
         .into_iter()
@@ -51,7 +55,8 @@ pub fn init(kernel_stack_top: u64, ist_tops: [u64; 3]) {
         tss.interrupt_stack_table[(slot - 1) as usize] = VirtAddr::new(top);
     }
     let tss: &'static TaskStateSegment = tss;
-    let tables = TABLES.call_once(|| {
+    let tss_addr = tss as *const TaskStateSegment as u64;
+    let tables = TABLES[cpu].call_once(|| {
         let mut gdt = GlobalDescriptorTable::new();
         let sels = [
             gdt.append(Descriptor::kernel_code_segment()),
@@ -80,16 +85,20 @@ pub fn init(kernel_stack_top: u64, ist_tops: [u64; 3]) {
         ES::set_reg(SegmentSelector(0));
         load_tss(SegmentSelector(TSS_SEL));
     }
+    tss_addr
 }
 
-/// Where the CPU saves a task's frame on an interrupt or exception from ring 3.
-pub fn set_rsp0(top: u64) {
-    // Safety: one CPU writes its own TSS with the kernel lock held; the CPU
+/// Where the CPU saves a task's frame on an interrupt or exception from
+/// ring 3; `tss` is this CPU's (what [`init`] returned).
+#[inline(always)]
+pub fn set_rsp0(tss: u64, top: u64) {
+    let tss = tss as *mut TaskStateSegment;
+    // Safety: `tss` is this CPU's TSS, which only this CPU writes; the CPU
     // reads `rsp0` only on a ring-3 → ring-0 transition, which cannot
     // happen while the kernel runs. The field is unaligned in the packed
     // TSS, hence the unaligned write.
     unsafe {
-        let p = core::ptr::addr_of_mut!(TSS.privilege_stack_table[0]);
+        let p = core::ptr::addr_of_mut!((*tss).privilege_stack_table[0]);
         p.write_unaligned(VirtAddr::new_truncate(top));
     }
 }

@@ -18,6 +18,7 @@ pub mod pci;
 pub mod port;
 pub mod rtc;
 pub mod serial;
+pub mod trampoline;
 pub mod trap;
 
 /// Reads CR2, the address of the last page fault.

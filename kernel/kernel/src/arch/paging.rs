@@ -277,6 +277,38 @@ impl AddressSpace {
         }
     }
 
+    /// Maps physical 0..2 MiB at virtual 0, kernel-only, writable and
+    /// executable: the identity map an AP needs while it switches to long
+    /// mode (`trampoline`). Returns the physical PML4 for CR3. The tables
+    /// are the space's own, so `destroy` frees them; the 2 MiB page is not
+    /// owned, so it is not.
+    pub fn map_boot_identity(&mut self) -> Result<u64, MapError> {
+        let pdpt = mem::alloc_frame().ok_or(MapError::OutOfMemory)?;
+        let Some(pd) = mem::alloc_frame() else {
+            mem::release(pdpt, "an unused page table");
+            return Err(MapError::OutOfMemory);
+        };
+        // Safety: both frames are fresh from the allocator (owned here),
+        // and the PML4 is this space's, borrowed through `&mut self`.
+        unsafe {
+            frame_bytes(pdpt).fill(0);
+            frame_bytes(pd).fill(0);
+            let pd_t = &mut *(phys_to_virt(pd) as *mut PageTable);
+            pd_t[0].set_addr(PhysAddr::new(0), F::PRESENT | F::WRITABLE | F::HUGE_PAGE);
+            let pdpt_t = &mut *(phys_to_virt(pdpt) as *mut PageTable);
+            pdpt_t[0].set_addr(PhysAddr::new(pd), F::PRESENT | F::WRITABLE);
+            let pml4 = &mut *(phys_to_virt(self.pml4) as *mut PageTable);
+            pml4[0].set_addr(PhysAddr::new(pdpt), F::PRESENT | F::WRITABLE);
+        }
+        Ok(self.pml4)
+    }
+
+    /// The physical address of this space's PML4 (what CR3 holds while it
+    /// is active).
+    pub fn root(&self) -> u64 {
+        self.pml4
+    }
+
     /// Makes this the current address space on this CPU.
     #[inline]
     pub fn activate(&self) {
@@ -293,6 +325,22 @@ impl AddressSpace {
         // The kernel half is shared and must not be freed.
         free_table(self.pml4, 4, 256);
     }
+}
+
+/// Physical address of the PML4 this CPU runs on.
+pub fn current_root() -> u64 {
+    let now: u64;
+    // Safety: reading CR3 has no side effect.
+    unsafe {
+        core::arch::asm!("mov {}, cr3", out(reg) now, options(nostack, nomem, preserves_flags))
+    };
+    now & !0xfff
+}
+
+/// Drops this CPU's cached translations of the current address space
+/// (the kernel maps nothing global, so a CR3 reload drops them all).
+pub fn flush_tlb() {
+    x86_64::instructions::tlb::flush_all();
 }
 
 #[inline]

@@ -31,8 +31,10 @@ use super::gdt::{USER_CS, USER_SS};
 
 /// Pseudo vector number that marks a frame built by the `syscall` entry.
 pub const SYSCALL_VECTOR: u64 = 0x100;
-/// Number of interrupt vectors that have entry stubs (exceptions and 24 IRQs).
-pub const STUB_COUNT: usize = 56;
+/// Number of interrupt vectors that have entry stubs (exceptions, 24 IRQs,
+/// the wake-up and shootdown IPIs, [`super::apic::WAKE_VECTOR`] and
+/// [`super::apic::SHOOTDOWN_VECTOR`]).
+pub const STUB_COUNT: usize = 58;
 
 /// Registers of an interrupted context, in the order the entry code pushes them.
 #[derive(Clone, Copy, Debug, Default)]
@@ -182,7 +184,7 @@ trap_stub_\n:
     .endm
 
     .section .text.trap, "ax"
-    .irp n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55
+    .irp n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57
     trap_stub \n
     .endr
 
@@ -281,7 +283,7 @@ fatal_common:
     .balign 8
     .global trap_stub_table
 trap_stub_table:
-    .irp n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55
+    .irp n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57
     .quad trap_stub_\n
     .endr
 "#,

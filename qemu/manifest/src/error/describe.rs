@@ -91,6 +91,10 @@ impl Error {
                 f,
                 "tasks `{first}` and `{second}` both have `start_order = {start_order}`; give each task its own start_order"
             ),
+            Error::CpuOutOfRange { task, cpu, cpus, .. } => write!(
+                f,
+                "task `{task}` has `cpu = {cpu}` but the system has {cpus} CPU(s), numbered from 0; give the task a cpu below {cpus} or raise `system.cpus`"
+            ),
             Error::MemoryBudget { requested, available, memory_mib, .. } => {
                 memory_budget(f, *requested, *available, *memory_mib)
             }

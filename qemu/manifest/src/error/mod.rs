@@ -156,6 +156,13 @@ pub enum Error {
         second: String,
         start_order: u32,
     },
+    /// A task's `cpu` is not one of the system's CPUs.
+    CpuOutOfRange {
+        origin: String,
+        task: String,
+        cpu: u32,
+        cpus: u32,
+    },
     /// The tasks' stacks and heaps need more than half the guest memory.
     MemoryBudget {
         origin: String,
@@ -619,6 +626,7 @@ impl Error {
             | Error::NoTasks { origin }
             | Error::TooManyTasks { origin, .. }
             | Error::DuplicateStartOrder { origin, .. }
+            | Error::CpuOutOfRange { origin, .. }
             | Error::MemoryBudget { origin, .. }
             | Error::UnknownRestart { origin, .. }
             | Error::UnknownSupervisor { origin, .. }

@@ -87,6 +87,8 @@ pub struct Task {
     pub start_order: u32,
     /// What the supervisor does after this task faults.
     pub restart: Restart,
+    /// The CPU that runs the task (`cpu`, default 0), below `system.cpus`.
+    pub cpu: u32,
     /// The task's initial capabilities, in slot order.
     pub caps: Vec<Cap>,
 }
