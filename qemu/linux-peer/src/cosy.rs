@@ -1,7 +1,8 @@
 //! The Cosy workloads on Linux (`cargo make bench linux`, the cosybench
 //! machine): null loop, copy, grep, dbsim (1, 2 and 4 processes),
 //! `ls -l` (cold and warm) and bonnie's phases through Linux's system calls
-//! (`linux-syscall`), on the ext4 disk Conflux's `bench cosy` uses,
+//! (`linux-syscall`) and through io_uring (`linux-io_uring`: [`uring`]),
+//! on the ext4 disk Conflux's `bench cosy` uses,
 //! running the plan on that disk (`/plan`: [`plan`]). Each does per run
 //! what Conflux's VAN run does (`apps/cosybench/src/*.rs`): the same
 //! files, 4 KiB chunks, counts and block sequences, so the answers are
@@ -9,8 +10,9 @@
 //!
 //! Timing is Conflux's (`apps/cosybench/src/measure.rs`): one untimed
 //! warm-up round, then ROUNDS timed ones; a sample is the TSC across one
-//! whole run; the median, p99 and mean go out as record lines
-//! `BENCH <bench>__linux_syscall__<param>`. Every run's answer must be the
+//! whole run (system calls first, then io_uring, each with its rounds);
+//! the median, p99 and mean go out as record lines
+//! `BENCH <bench>__<linux_syscall|linux_io_uring>__<param>`. Every run's answer must be the
 //! first run's and the one the workload must give (entries listed, bytes
 //! copied, matches counted by an independent read), or the check fails.
 //! bonnie's phases too ([`bonnie`]).
@@ -20,14 +22,16 @@ mod dbsim;
 mod files;
 mod ls_l;
 pub mod plan;
+mod uring;
 
 use std::io;
 
+pub use crate::fs_ops::Via;
 use crate::report::{rdtsc, say, Checks, Samples};
 use plan::{Step, Workload};
 
-/// The configuration every run here is recorded under.
-pub const CONFIG: &str = "linux-syscall";
+/// Both ways, system calls first (as Conflux runs VAN first).
+pub const VIAS: [Via; 2] = [Via::Syscall, Via::IoUring];
 
 /// Runs every step of the plan, in order.
 pub fn run(checks: &mut Checks, steps: &[Step]) {
@@ -52,27 +56,31 @@ pub fn run(checks: &mut Checks, steps: &[Step]) {
 }
 
 /// `rounds` timed runs of `run` after one untimed warm-up run, recorded
-/// as `bench`/`param`; `run` returns its answer and the TSC its run took.
-/// Every answer must equal `expected` (when known) and the first run's.
+/// as `bench`/`via`/`param`; `run` returns its answer and the TSC its run
+/// took. Every answer must equal `expected` (when known) and the first
+/// run's.
 pub fn rounds(
     checks: &mut Checks,
     bench: &str,
     param: &str,
+    via: Via,
     rounds: u32,
     expected: Option<u64>,
     mut run: impl FnMut() -> io::Result<(u64, u64)>,
 ) -> Result<(), String> {
-    let mut samples = Samples::new(bench, CONFIG, param, rounds as usize);
+    let config = via.config();
+    let mut samples = Samples::new(bench, config, param, rounds as usize);
     let mut first = None;
     for round in 0..=rounds {
-        let (answer, took) = run().map_err(|e| format!("{bench} {param} round {round}: {e}"))?;
+        let (answer, took) =
+            run().map_err(|e| format!("{bench} {param} {config} round {round}: {e}"))?;
         let reference = *first.get_or_insert(answer);
         if round == 0 {
-            say(&format!("{bench} {param}: answer Some({answer})"));
+            say(&format!("{bench} {param} {config}: answer Some({answer})"));
         }
         let want = expected.unwrap_or(reference);
         if answer != want || answer != reference {
-            let what = format!("{bench} {param} round {round}: the answer");
+            let what = format!("{bench} {param} {config} round {round}: the answer");
             checks.that(&what, false, format!("{answer}, expected {want}"));
             return Ok(());
         }
@@ -81,7 +89,7 @@ pub fn rounds(
         }
     }
     checks.that(
-        &format!("{bench} {param}: every run answered alike"),
+        &format!("{bench} {param} {config}: every run answered alike"),
         true,
         "",
     );
@@ -120,14 +128,20 @@ mod tests {
     #[test]
     fn a_wrong_or_changing_answer_fails_its_check() {
         let mut c = Checks::default();
-        rounds(&mut c, "grep", "1KiB", 2, Some(5), || Ok((5, 1))).unwrap();
+        rounds(&mut c, "grep", "1KiB", Via::Syscall, 2, Some(5), || {
+            Ok((5, 1))
+        })
+        .unwrap();
         assert_eq!(c.summary(), "all 1 checks passed");
         let mut c = Checks::default();
-        rounds(&mut c, "grep", "1KiB", 2, Some(4), || Ok((5, 1))).unwrap();
+        rounds(&mut c, "grep", "1KiB", Via::Syscall, 2, Some(4), || {
+            Ok((5, 1))
+        })
+        .unwrap();
         assert_eq!(c.summary(), "1 of 1 checks failed");
         let mut n = 0;
         let mut c = Checks::default();
-        rounds(&mut c, "grep", "1KiB", 2, None, || {
+        rounds(&mut c, "grep", "1KiB", Via::IoUring, 2, None, || {
             n += 1;
             Ok((n, 1))
         })

@@ -8,7 +8,8 @@
 //! xorshift64, `lseek` + `read`, every tenth `lseek` + `write` back). The
 //! bytes written are Conflux's (`(i % 95) + ' '`), so every answer is the
 //! one Conflux's task prints, and each must be what the phase must give
-//! (computed here without the disk).
+//! (computed here without the disk). Each phase through system calls,
+//! then through io_uring (`super::uring`).
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -18,8 +19,10 @@ use cosy_abi::crc32c;
 use cosybench_core::layout::APP_LEN;
 use cosybench_core::work::{next, BLOCK};
 
+use super::files::ring;
 use super::plan::{count, Step};
-use super::{rounds, timed};
+use super::uring::{self, Uring};
+use super::{rounds, timed, Via, VIAS};
 use crate::report::Checks;
 
 /// Where the seekers' block sequence starts (Conflux's).
@@ -77,14 +80,23 @@ pub fn run(checks: &mut Checks, step: &Step) -> Result<(), String> {
             _ => &data[..BLOCK as usize],
         };
         let expected = expected(phase, sizes, bytes);
-        rounds(
-            checks,
-            "bonnie",
-            &param,
-            step.rounds,
-            Some(expected),
-            || timed(|| one(phase, path, sizes, bytes)),
-        )?;
+        let mut u = ring()?;
+        for via in VIAS {
+            rounds(
+                checks,
+                "bonnie",
+                &param,
+                via,
+                step.rounds,
+                Some(expected),
+                || {
+                    timed(|| match via {
+                        Via::Syscall => one(phase, path, sizes, bytes),
+                        Via::IoUring => in_ring(&mut u, phase, path, sizes, bytes),
+                    })
+                },
+            )?;
+        }
     }
     Ok(())
 }
@@ -115,6 +127,17 @@ fn expected(phase: Phase, s: Sizes, bytes: &[u8]) -> u64 {
             }
             total
         }
+    }
+}
+
+/// One run of `phase` on `path` through io_uring (`super::uring`).
+fn in_ring(u: &mut Uring, phase: Phase, path: &str, s: Sizes, bytes: &[u8]) -> io::Result<u64> {
+    match phase {
+        Phase::Putc => uring::write_pieces(u, path, bytes, 1, s.chars),
+        Phase::Write => uring::write_pieces(u, path, bytes, bytes.len(), s.blocks),
+        Phase::Rewrite => uring::rewrite(u, path, s.blocks),
+        Phase::Read => uring::read_crc(u, path, s.blocks * BLOCK),
+        Phase::Seeks => uring::seeks(u, path, SEEK_SEED, s.seeks, s.blocks),
     }
 }
 
@@ -211,8 +234,12 @@ mod tests {
             } else {
                 &data[..]
             };
-            let got = one(phase, path, s, bytes).unwrap();
-            assert_eq!(got, expected(phase, s, bytes), "{phase:?}");
+            let want = expected(phase, s, bytes);
+            assert_eq!(one(phase, path, s, bytes).unwrap(), want, "{phase:?}");
+            if let Ok(mut u) = Uring::new() {
+                let got = in_ring(&mut u, phase, path, s, bytes).unwrap();
+                assert_eq!(got, want, "{phase:?} through io_uring");
+            }
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }

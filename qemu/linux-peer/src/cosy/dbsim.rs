@@ -1,7 +1,8 @@
 //! dbsim on Linux (FSL-02-01 §4.3), with 1, 2 or 4 processes: random
 //! 4 KiB `pread`s of a file, every second block written back with
 //! `pwrite`, the blocks from `cosybench_core::work` (the same xorshift64
-//! sequence and per-process seeds Conflux's processes use). In a run of
+//! sequence and per-process seeds Conflux's processes use), through
+//! system calls or through io_uring (`super::uring`). In a run of
 //! `p` processes this program is process 0 and `p - 1` forked children
 //! run process 1.. at the same time, each opening the file itself. The
 //! children are forked before the clock starts and wait on a pipe (as
@@ -18,8 +19,10 @@ use std::os::unix::fs::FileExt;
 
 use cosybench_core::work::{next, seed, Work, BLOCK};
 
+use super::files::ring;
 use super::plan::{count, Step};
-use super::{rounds, size_name};
+use super::uring::{self, Uring};
+use super::{rounds, size_name, Via, VIAS};
 use crate::ipc::check;
 use crate::report::{rdtsc, Checks};
 
@@ -59,9 +62,18 @@ pub fn run(checks: &mut Checks, step: &Step) -> Result<(), String> {
             };
             let expected = (0..p).map(|k| answer_of(work(k))).sum();
             let param = format!("{}-{p}-procs-{reads}", size_name(blocks * BLOCK));
-            rounds(checks, "dbsim", &param, step.rounds, Some(expected), || {
-                together(file, p, work)
-            })?;
+            let mut u = ring()?;
+            for via in VIAS {
+                rounds(
+                    checks,
+                    "dbsim",
+                    &param,
+                    via,
+                    step.rounds,
+                    Some(expected),
+                    || together(file, p, &work, via, &mut u),
+                )?;
+            }
         }
     }
     Ok(())
@@ -81,6 +93,14 @@ pub fn answer_of(w: Work) -> u64 {
     total
 }
 
+/// One process's run of `w` on `file` through `via` (`u`: its ring).
+fn one_via(via: Via, u: &mut Uring, file: &str, w: Work) -> io::Result<u64> {
+    match via {
+        Via::Syscall => one(file, w),
+        Via::IoUring => uring::dbsim(u, file, w),
+    }
+}
+
 /// One process's run of `w` on `file` (Conflux's VAN run).
 fn one(file: &str, w: Work) -> io::Result<u64> {
     let f: File = OpenOptions::new().read(true).write(true).open(file)?;
@@ -97,9 +117,17 @@ fn one(file: &str, w: Work) -> io::Result<u64> {
     Ok(total)
 }
 
-/// One run of `p` processes, process k running `work(k)`: the answers'
-/// sum and the TSC from the common start to the last one's end.
-fn together(file: &str, p: u64, work: impl Fn(u64) -> Work) -> io::Result<(u64, u64)> {
+/// One run of `p` processes, process k running `work(k)` through `via`
+/// (process 0 with ring `u`, each child with its own, made before the
+/// start): the answers' sum and the TSC from the common start to the last
+/// one's end.
+fn together(
+    file: &str,
+    p: u64,
+    work: &impl Fn(u64) -> Work,
+    via: Via,
+    u: &mut Uring,
+) -> io::Result<(u64, u64)> {
     let go = pipe()?;
     let done = pipe()?;
     let mut children = Vec::new();
@@ -108,10 +136,13 @@ fn together(file: &str, p: u64, work: impl Fn(u64) -> Work) -> io::Result<(u64, 
         // does its file work, writes to a pipe and exits.
         let child = check(unsafe { libc::fork() })?;
         if child == 0 {
+            let own_ring = Uring::new();
             let mut byte = [0u8; 1];
             // Safety: `byte` has room for the one byte read.
             unsafe { libc::read(go[0], byte.as_mut_ptr().cast(), 1) };
-            let answer = one(file, work(k)).unwrap_or(u64::MAX);
+            let answer = own_ring
+                .and_then(|mut r| one_via(via, &mut r, file, work(k)))
+                .unwrap_or(u64::MAX);
             let mut report = [0u8; 16];
             report[..8].copy_from_slice(&answer.to_ne_bytes());
             report[8..].copy_from_slice(&rdtsc().to_ne_bytes());
@@ -129,7 +160,7 @@ fn together(file: &str, p: u64, work: impl Fn(u64) -> Work) -> io::Result<(u64, 
     let wake = vec![1u8; children.len()];
     // Safety: `wake` holds the bytes written, one per child.
     unsafe { libc::write(go[1], wake.as_ptr().cast(), wake.len()) };
-    let own = one(file, work(0));
+    let own = one_via(via, u, file, work(0));
     let mut end = rdtsc();
     let mut total = 0u64;
     let mut failed = own.is_err();

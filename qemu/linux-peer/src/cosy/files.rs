@@ -5,16 +5,18 @@
 //! across a chunk boundary not counted, as on Conflux); copy reads a
 //! file in 4 KiB chunks and writes each to `/cosy/copy.out` (created,
 //! truncated), the copy compared with its source before the timed runs.
+//! Each through system calls, then through io_uring (`super::uring`).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 
 use super::plan::{count, Step};
-use super::{rounds, size_name, timed};
+use super::uring::{self, Uring};
+use super::{rounds, size_name, timed, Via, VIAS};
 use crate::report::Checks;
 
 /// grep's string (`apps/cosybench/src/grep.rs`).
-const STRING: &[u8] = b"cf";
+pub const STRING: &[u8] = b"cf";
 /// The chunk every read and write moves.
 const CHUNK: usize = 4096;
 /// Where each copy goes, replaced every run.
@@ -23,11 +25,30 @@ const TARGET: &str = "/cosy/copy.out";
 pub fn null_loop(checks: &mut Checks, step: &Step) -> Result<(), String> {
     for param in &step.params {
         let n = count(param, 100_000).map_err(|e| format!("null-loop length {e}"))?;
-        rounds(checks, "null-loop", param, step.rounds, Some(n), || {
-            timed(|| Ok(getpids(n)))
-        })?;
+        let mut u = ring()?;
+        for via in VIAS {
+            rounds(
+                checks,
+                "null-loop",
+                param,
+                via,
+                step.rounds,
+                Some(n),
+                || {
+                    timed(|| match via {
+                        Via::Syscall => Ok(getpids(n)),
+                        Via::IoUring => uring::nops(&mut u, n),
+                    })
+                },
+            )?;
+        }
     }
     Ok(())
+}
+
+/// A ring for a step's io_uring runs, made before they are timed.
+pub fn ring() -> Result<Uring, String> {
+    Uring::new().map_err(|e| format!("cannot set up an io_uring: {e}"))
 }
 
 /// `n` getpid calls; how many answered a process id.
@@ -46,10 +67,25 @@ pub fn grep(checks: &mut Checks, step: &Step) -> Result<(), String> {
     for file in &step.params {
         let whole = fs::read(file).map_err(|e| format!("grep: read {file}: {e}"))?;
         let expected: u64 = whole.chunks(CHUNK).map(|c| matches(c, STRING)).sum();
-        let param = size_name(whole.len() as u64);
-        rounds(checks, "grep", &param, step.rounds, Some(expected), || {
-            timed(|| search(file))
-        })?;
+        let size = whole.len() as u64;
+        let param = size_name(size);
+        let mut u = ring()?;
+        for via in VIAS {
+            rounds(
+                checks,
+                "grep",
+                &param,
+                via,
+                step.rounds,
+                Some(expected),
+                || {
+                    timed(|| match via {
+                        Via::Syscall => search(file),
+                        Via::IoUring => uring::grep(&mut u, file, size),
+                    })
+                },
+            )?;
+        }
     }
     Ok(())
 }
@@ -84,21 +120,25 @@ pub fn copy(checks: &mut Checks, step: &Step) -> Result<(), String> {
         let size = fs::metadata(source)
             .map_err(|e| format!("copy: stat {source}: {e}"))?
             .len();
-        copy_once(source).map_err(|e| format!("copy {source} -> {TARGET}: {e}"))?;
-        let same = fs::read(source).ok() == fs::read(TARGET).ok();
-        checks.that(
-            &format!("copy {source}: the copy equals its source"),
-            same,
-            "it differs",
-        );
-        rounds(
-            checks,
-            "copy",
-            &size_name(size),
-            step.rounds,
-            Some(size),
-            || timed(|| copy_once(source)),
-        )?;
+        let mut u = ring()?;
+        for via in VIAS {
+            let mut once = || match via {
+                Via::Syscall => copy_once(source),
+                Via::IoUring => uring::copy(&mut u, source, size, TARGET),
+            };
+            let config = via.config();
+            once().map_err(|e| format!("copy {source} -> {TARGET} {config}: {e}"))?;
+            let same = fs::read(source).ok() == fs::read(TARGET).ok();
+            checks.that(
+                &format!("copy {source} {config}: the copy equals its source"),
+                same,
+                "it differs",
+            );
+            let param = size_name(size);
+            rounds(checks, "copy", &param, via, step.rounds, Some(size), || {
+                timed(&mut once)
+            })?;
+        }
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 //! machine runs the IPC anchors (getpid, pipe and eventfd round trips)
 //! and the fs-ops plan through Linux's system calls (`linux-syscall`)
 //! and io_uring (`linux-io_uring`); one boot per mode on the cosybench
-//! machine runs the Cosy plan (`linux-syscall`); then [`BOOT_RUNS`]
+//! machine runs the Cosy plan (both ways); then [`BOOT_RUNS`]
 //! boots under tcg time QEMU's
 //! start to `/init` running (host wall clock, as `bench boot` times
 //! Conflux's start to its banner). `LINUX_PARTS` names some of `fsops`,
