@@ -9,8 +9,8 @@
 //! file PLAN (`plan`) or the Cosy plan file PLAN (`cosy::plan`) on the
 //! disk mounted at ROOT (read before it). For both the program makes
 //! ROOT its root (`chroot`), so it names the plan's paths exactly as
-//! Conflux's task does (`/fsops/file-1k.bin`: the same components to walk, no mount
-//! point to cross). The last line says whether every check held.
+//! Conflux's task does (`/fsops/file-1k.bin`: the same components to
+//! walk, no mount point to cross). The last line says whether every check held.
 
 mod cosy;
 mod fs_ops;
