@@ -25,8 +25,8 @@ use crate::plan::{Op, Step};
 use crate::report::{rdtsc, Checks, Samples};
 use crate::ring::{Ring, BATCH};
 
-mod dirents;
-mod sys;
+pub mod dirents;
+pub mod sys;
 mod uring;
 
 /// The two ways to make the calls.

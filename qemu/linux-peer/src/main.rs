@@ -4,13 +4,15 @@
 //! time with the TSC and print record lines exactly as Conflux's in-guest
 //! benchmarks do (`report`), so one parser in the runner reads both.
 //!
-//! Usage: `linux-peer [ipc ROUNDS] [fs-ops PLAN ROOT]`: the IPC anchors
-//! with ROUNDS recorded round trips each, and the fs-ops plan file PLAN on
-//! the disk mounted at ROOT. For fs-ops the program makes ROOT its root
-//! (`chroot`), so it names the plan's paths exactly as Conflux's task
-//! does (`/fsops/file-1k.bin`: the same components to walk, no mount
-//! point to cross). The last line says whether every check held.
+//! Usage: `linux-peer [ipc ROUNDS] [fs-ops PLAN ROOT] [cosy PLAN ROOT]`:
+//! the IPC anchors with ROUNDS recorded round trips each, the fs-ops plan
+//! file PLAN (`plan`) or the Cosy plan file PLAN (`cosy::plan`) on the
+//! disk mounted at ROOT (read before it). For both the program makes
+//! ROOT its root (`chroot`), so it names the plan's paths exactly as
+//! Conflux's task does (`/fsops/file-1k.bin`: the same components to
+//! walk, no mount point to cross). The last line says whether every check held.
 
+mod cosy;
 mod fs_ops;
 mod ipc;
 mod plan;
@@ -44,7 +46,7 @@ fn enter(root: &str) -> Result<(), String> {
 
 /// Runs the suites `args` name, in order.
 fn run(args: &[String], checks: &mut Checks) -> Result<(), String> {
-    let usage = "usage: linux-peer [ipc ROUNDS] [fs-ops PLAN ROOT]";
+    let usage = "usage: linux-peer [ipc ROUNDS] [fs-ops PLAN ROOT] [cosy PLAN ROOT]";
     let mut rest = args;
     while let Some(word) = rest.first() {
         match (word.as_str(), &rest[1..]) {
@@ -61,6 +63,14 @@ fn run(args: &[String], checks: &mut Checks) -> Result<(), String> {
                 let steps = plan::parse(&text)?;
                 enter(root)?;
                 fs_ops::run(checks, &steps);
+                rest = tail;
+            }
+            ("cosy", [plan, root, tail @ ..]) => {
+                let text = std::fs::read_to_string(plan)
+                    .map_err(|e| format!("cannot read the Cosy plan {plan}: {e}"))?;
+                let steps = cosy::plan::parse(&text)?;
+                enter(root)?;
+                cosy::run(checks, &steps);
                 rest = tail;
             }
             _ => return Err(format!("`{}` is not understood; {usage}", rest.join(" "))),

@@ -1,11 +1,13 @@
 //! The Linux peer: Debian's Linux booted on the same QEMU machine as a
-//! Conflux system (the `fsops` system's machine: q35, its memory, one
-//! CPU, its virtio-blk disk, the same accelerator flags; built by
-//! [`qemu::command`] from that system's manifest, not copied), running
-//! static Linux programs of Conflux's workloads (`qemu/linux-peer`) from
-//! an initramfs. The disk is a copy of the fs-ops disk, built by the same
-//! code from the same folder and seeded files (under the system name
-//! `linux-fsops`, so that Linux's writes never touch Conflux's copy).
+//! Conflux system ([`Machine`]: the `fsops` system's machine for the IPC
+//! anchors and fs-ops, the `cosybench` system's for the Cosy workloads:
+//! q35, its memory, one CPU, its virtio-blk disk, the same accelerator
+//! flags; built by [`qemu::command`] from that system's manifest, not
+//! copied), running static Linux programs of Conflux's workloads
+//! (`qemu/linux-peer`) from an initramfs. The disk is a copy of that
+//! system's disk, built by the same code from the same folder and seeded
+//! files (under the system name `linux-fsops` or `linux-cosybench`, so
+//! that Linux's writes never touch Conflux's copy).
 //! The workloads print Conflux's record lines; [`records`] reads them.
 
 mod cpio;
@@ -25,8 +27,6 @@ use crate::image::Built;
 use crate::qemu::{self, Captured};
 use crate::workspace;
 
-/// The Conflux system whose machine and disk Linux gets.
-const SYSTEM: &str = "fsops";
 /// The Rust target the workloads are built for, statically linked.
 const TARGET: &str = "x86_64-unknown-linux-gnu";
 
@@ -39,6 +39,27 @@ pub enum Workloads {
     Ipc(u32),
     /// The IPC anchors and the fs-ops plan.
     All { ipc_rounds: u32 },
+    /// The Cosy plan on the cosybench disk (`qemu/cosybench/bench/plan`).
+    Cosy,
+}
+
+/// The Conflux system whose machine and disk Linux gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Machine {
+    /// `fsops`: the fs-ops disk (and the IPC anchors, which use none).
+    FsOps,
+    /// `cosybench`: its 512 MiB and the Cosy disk with its plan.
+    Cosy,
+}
+
+impl Machine {
+    /// The system whose manifest gives the machine and disk.
+    pub fn system(self) -> &'static str {
+        match self {
+            Machine::FsOps => "fsops",
+            Machine::Cosy => "cosybench",
+        }
+    }
 }
 
 impl Workloads {
@@ -53,18 +74,28 @@ impl Workloads {
             Workloads::Boot => format!("{base} peer_boot=1"),
             Workloads::Ipc(n) => format!("{base} peer_ipc={n}"),
             Workloads::All { ipc_rounds } => format!("{base} peer_ipc={ipc_rounds} peer_fsops=1"),
+            Workloads::Cosy => format!("{base} peer_cosy=1"),
+        }
+    }
+
+    /// The machine these workloads boot on.
+    pub fn machine(self) -> Machine {
+        match self {
+            Workloads::Cosy => Machine::Cosy,
+            _ => Machine::FsOps,
         }
     }
 }
 
 /// Fetches the inputs (once), builds the workloads and the initramfs:
-/// a machine ready to boot.
-pub fn prepare() -> Result<Built, String> {
+/// `machine` ready to boot (its disk built fresh at the first boot).
+pub fn prepare(machine: Machine) -> Result<Built, String> {
     let inputs = fetch::inputs()?;
     let program = build_program()?;
-    let manifest_path = workspace::resolve_system(SYSTEM)?;
+    let system = machine.system();
+    let manifest_path = workspace::resolve_system(system)?;
     let mut manifest = conflux_manifest::load(&manifest_path).map_err(|e| e.to_string())?;
-    manifest.system.name = "linux-fsops".into();
+    manifest.system.name = format!("linux-{system}");
     let plan_path = workspace::root().join("qemu/cosybench/fsops/plan");
     let plan = std::fs::read_to_string(&plan_path)
         .map_err(|e| format!("cannot read {}: {e}", plan_path.display()))?;
@@ -73,7 +104,7 @@ pub fn prepare() -> Result<Built, String> {
     std::fs::write(&image, archive)
         .map_err(|e| format!("cannot write {}: {e}", image.display()))?;
     eprintln!(
-        "linux peer: {} on system '{SYSTEM}''s machine; initramfs {}",
+        "linux peer: {} on system '{system}''s machine; initramfs {}",
         inputs.kernel_package,
         image.display()
     );
@@ -151,5 +182,22 @@ mod tests {
             .any(|w| w.starts_with("peer_fsops")));
         let all = words(Workloads::All { ipc_rounds: 9 });
         assert!(all.contains(&"peer_ipc=9".to_owned()) && all.contains(&"peer_fsops=1".to_owned()));
+        assert_eq!(words(Workloads::Cosy).last().unwrap(), "peer_cosy=1");
+        assert!(!words(Workloads::Cosy)
+            .iter()
+            .any(|w| w.starts_with("peer_ipc")));
+    }
+
+    #[test]
+    fn the_cosy_workloads_boot_on_the_cosybench_machine() {
+        assert_eq!(Workloads::Cosy.machine(), Machine::Cosy);
+        assert_eq!(Machine::Cosy.system(), "cosybench");
+        for w in [
+            Workloads::Boot,
+            Workloads::Ipc(1),
+            Workloads::All { ipc_rounds: 1 },
+        ] {
+            assert_eq!(w.machine(), Machine::FsOps);
+        }
     }
 }

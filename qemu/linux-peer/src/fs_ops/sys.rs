@@ -97,7 +97,7 @@ pub fn run(w: &Work<'_>, s: &mut Scratch) -> io::Result<u64> {
 }
 
 /// `fstatat(dirfd, name)` without following a last symlink (`ls -l`).
-fn stat_at(dirfd: i32, name: *const libc::c_char) -> io::Result<()> {
+pub fn stat_at(dirfd: i32, name: *const libc::c_char) -> io::Result<()> {
     let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
     // Safety: `name` is NUL-terminated (callers pass a CString or a name
     // inside a getdents buffer) and `st` has room for a `struct stat`.

@@ -1,12 +1,15 @@
 //! `bench linux`: the Linux peer ([`crate::linux_peer`]) beside Conflux,
 //! same machine, same mode. One boot per mode (tcg: guest TSC cycles,
-//! icount: guest instructions; `LINUX_MODE` names one) runs the IPC
-//! anchors (getpid, pipe and eventfd round trips) and the fs-ops plan
-//! through Linux's system calls (`linux-syscall`) and io_uring
-//! (`linux-io_uring`); then [`BOOT_RUNS`] boots under tcg time QEMU's
+//! icount: guest instructions; `LINUX_MODE` names one) on the fsops
+//! machine runs the IPC anchors (getpid, pipe and eventfd round trips)
+//! and the fs-ops plan through Linux's system calls (`linux-syscall`)
+//! and io_uring (`linux-io_uring`); one boot per mode on the cosybench
+//! machine runs the Cosy plan (both ways); then [`BOOT_RUNS`]
+//! boots under tcg time QEMU's
 //! start to `/init` running (host wall clock, as `bench boot` times
-//! Conflux's start to its banner). Records go beside Conflux's, with the
-//! same bench, param, metric and mode.
+//! Conflux's start to its banner). `LINUX_PARTS` names some of `fsops`,
+//! `cosy` and `boot` (comma-separated) to run only those. Records go
+//! beside Conflux's, with the same bench, param, metric and mode.
 
 use std::time::{Duration, Instant};
 
@@ -14,7 +17,7 @@ use super::guest_figures::modes;
 use super::{append, median, Record};
 use crate::accel::Accel;
 use crate::image::Built;
-use crate::linux_peer::{self, LinuxRecord, Workloads};
+use crate::linux_peer::{self, LinuxRecord, Machine, Workloads};
 use crate::qemu::{self, Beside, BesideReport, Console};
 
 /// Boots timed for the boot figure, as `bench boot` times Conflux's.
@@ -25,6 +28,10 @@ const BOOT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Names the one mode to run (`tcg` or `icount`) instead of both.
 const MODES_ENV: &str = "LINUX_MODE";
+/// Names the parts to run (`fsops,cosy,boot`) instead of all.
+const PARTS_ENV: &str = "LINUX_PARTS";
+/// The parts, in the order they run.
+const PARTS: [&str; 3] = ["fsops", "cosy", "boot"];
 /// Recorded round trips per IPC metric (after 2,000 warm-up ones): the
 /// median is steady well before this; Conflux's ipcbench takes 100,000,
 /// which would make io_uring's eventfd round trips alone minutes long.
@@ -34,13 +41,54 @@ const TIMEOUT: Duration = Duration::from_secs(1800);
 
 /// Runs the workloads in each mode and the boot figure; records and prints.
 pub fn run() -> Result<(), String> {
-    let mut built = linux_peer::prepare()?;
+    let parts = parts(std::env::var(PARTS_ENV).ok().as_deref())?;
     let named = std::env::var(MODES_ENV).ok();
     let mut table = Vec::new();
-    for (accel, unit) in modes(MODES_ENV, named.as_deref())? {
-        let work = Workloads::All {
-            ipc_rounds: IPC_ROUNDS,
-        };
+    let ipc_rounds = IPC_ROUNDS;
+    for (part, work) in [
+        ("fsops", Workloads::All { ipc_rounds }),
+        ("cosy", Workloads::Cosy),
+    ] {
+        if parts.contains(&part) {
+            table.extend(suite(work, named.as_deref())?);
+        }
+    }
+    println!("bench linux (Linux 6.1 on the machines of systems fsops and cosybench; tcg: TSC cycles, icount: instructions; median over rounds)");
+    for line in table {
+        println!("{line}");
+    }
+    if parts.contains(&"boot") {
+        let mut built = linux_peer::prepare(Machine::FsOps)?;
+        // One untimed boot builds the disk; building it is not boot time.
+        linux_peer::boot(&built, Accel::Tcg, Workloads::Boot, BOOT_TIMEOUT)?;
+        built.fresh_disk = false;
+        let (med, min, max) = boot(&built)?;
+        println!("  boot (tcg, host wall clock, {BOOT_RUNS} runs): qemu start -> /init running: median {med:.1} ms, min {min:.1} ms, max {max:.1} ms");
+    }
+    Ok(())
+}
+
+/// The parts `named` (comma-separated) names, or all of them.
+fn parts(named: Option<&str>) -> Result<Vec<&'static str>, String> {
+    let Some(named) = named else {
+        return Ok(PARTS.to_vec());
+    };
+    named
+        .split(',')
+        .map(|w| {
+            PARTS.into_iter().find(|p| *p == w.trim()).ok_or_else(|| {
+                format!("{PARTS_ENV}: `{w}` is not a part (known: fsops, cosy, boot)")
+            })
+        })
+        .collect()
+}
+
+/// Boots `work` on its machine once per mode (each on a freshly built
+/// disk), appends its records; the printed rows.
+fn suite(work: Workloads, named: Option<&str>) -> Result<Vec<String>, String> {
+    let built = linux_peer::prepare(work.machine())?;
+    let mut table = Vec::new();
+    for (accel, unit) in modes(MODES_ENV, named)? {
         let run = linux_peer::boot(&built, accel, work, TIMEOUT)?;
         let found = linux_peer::records(&run.output, accel)
             .map_err(|e| format!("bench linux under {accel}: {e}\nconsole:\n{}", run.output))?;
@@ -60,15 +108,7 @@ pub fn run() -> Result<(), String> {
         append(&records)?;
         table.extend(rows(&found, mode, unit));
     }
-    // The disk exists now; rebuilding it would be timed as boot.
-    built.fresh_disk = false;
-    let (med, min, max) = boot(&built)?;
-    println!("bench linux (Linux 6.1 on system fsops's machine; tcg: TSC cycles, icount: instructions; median over rounds)");
-    for line in table {
-        println!("{line}");
-    }
-    println!("  boot (tcg, host wall clock, {BOOT_RUNS} runs): qemu start -> /init running: median {med:.1} ms, min {min:.1} ms, max {max:.1} ms");
-    Ok(())
+    Ok(table)
 }
 
 /// Times QEMU's start to `/init` running over [`BOOT_RUNS`] boots and
@@ -140,12 +180,12 @@ fn init_after(built: &Built) -> Result<Duration, String> {
 /// through io_uring.
 fn rows(found: &[LinuxRecord], mode: &str, unit: &str) -> Vec<String> {
     let mut out = vec![format!(
-        "  {:<6} {:<22} {:<6} {:>14} {:>14}  {}",
+        "  {:<9} {:<22} {:<6} {:>14} {:>14}  {}",
         "bench", "operation", "mode", "linux-syscall", "linux-io_uring", "unit"
     )];
     let medians = found
         .iter()
-        .filter(|r| r.bench == "fs-ops" || r.param == "median");
+        .filter(|r| r.bench != "ipc" || r.param == "median");
     let mut keys: Vec<(&str, &str)> = Vec::new();
     for r in medians.clone() {
         let key = (r.bench.as_str(), name(r));
@@ -161,7 +201,7 @@ fn rows(found: &[LinuxRecord], mode: &str, unit: &str) -> Vec<String> {
                 .map_or("-".to_string(), |r| r.value.to_string())
         };
         out.push(format!(
-            "  {:<6} {:<22} {:<6} {:>14} {:>14}  {unit}",
+            "  {:<9} {:<22} {:<6} {:>14} {:>14}  {unit}",
             bench,
             op,
             mode,
@@ -172,7 +212,8 @@ fn rows(found: &[LinuxRecord], mode: &str, unit: &str) -> Vec<String> {
     out
 }
 
-/// What a row is of: the ipc metric or the fs-ops operation.
+/// What a row is of: the ipc metric, or the fs-ops operation or Cosy
+/// parameter.
 fn name(r: &LinuxRecord) -> &str {
     if r.bench == "ipc" {
         &r.metric
@@ -193,6 +234,30 @@ mod tests {
             metric: metric.into(),
             value,
         }
+    }
+
+    #[test]
+    fn parts_are_named_or_all() {
+        assert_eq!(parts(None).unwrap(), PARTS);
+        assert_eq!(parts(Some("cosy, boot")).unwrap(), ["cosy", "boot"]);
+        assert!(parts(Some("cosy,fly"))
+            .unwrap_err()
+            .contains("`fly` is not a part"));
+    }
+
+    #[test]
+    fn cosy_records_get_a_row_each() {
+        let found = [
+            rec("ls-l", "linux-syscall", "5000-cold", "time", 900),
+            rec("ls-l", "linux-syscall", "5000-warm", "time", 800),
+        ];
+        let rows = rows(&found, "icount", "instructions");
+        assert_eq!(rows.len(), 3, "{rows:#?}");
+        let warm: Vec<&str> = rows[2].split_whitespace().collect();
+        assert_eq!(
+            warm,
+            ["ls-l", "5000-warm", "icount", "800", "-", "instructions"]
+        );
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! so the runner's banner clock (the one `bench boot` reads for Conflux)
 //! stops when Linux's `/init` runs. The workloads are chosen on the
 //! kernel command line: Linux hands unknown `name=value` words to `/init`
-//! as environment variables (`peer_boot`, `peer_ipc`, `peer_fsops`).
+//! as environment variables (`peer_boot`, `peer_ipc`, `peer_fsops`,
+//! `peer_cosy`: the Cosy plan on the cosybench disk, `/mnt/plan`).
 
 use std::path::Path;
 
@@ -55,9 +56,10 @@ n=0
 while [ ! -b /dev/vda ] && [ $n -lt 500 ]; do busybox usleep 10000; n=$((n + 1)); done
 set --
 [ -n "$peer_ipc" ] && set -- "$@" ipc "$peer_ipc"
-if [ -n "$peer_fsops" ]; then
+if [ -n "$peer_fsops$peer_cosy" ]; then
     if busybox mount -t ext4 /dev/vda /mnt; then
-        set -- "$@" fs-ops /plan /mnt
+        [ -n "$peer_fsops" ] && set -- "$@" fs-ops /plan /mnt
+        [ -n "$peer_cosy" ] && set -- "$@" cosy /mnt/plan /mnt
     else
         busybox echo "linux-peer: CHECK FAILED: mount -t ext4 /dev/vda /mnt (is the virtio-blk disk there? see above)"
     fi

@@ -8,6 +8,10 @@
 //! - `fs_ops__CONFIG__OP`: bench `fs-ops`, param OP, metric
 //!   `instructions_per_op` or `tsc_cycles_per_op` (as `bench fs-ops`);
 //!   the median only, as there.
+//! - `BENCH__CONFIG__PARAM` of a Cosy workload (`null_loop`, `copy`,
+//!   `grep`, `dbsim`, `ls_l`, `bonnie`): bench the workload's name
+//!   (`ls-l`), param PARAM with `-` again (`64MiB-4-procs-1000`), metric
+//!   `time`, as `bench cosy` records them; the median only, as there.
 
 use conflux_abi::bench::Stat;
 
@@ -16,6 +20,9 @@ use crate::bench::parse_bench_lines;
 
 /// The task name the workloads print under.
 pub const TASK: &str = "linux-peer";
+
+/// The Cosy workloads as record names spell them (`bench cosy`'s).
+const COSY: [&str; 6] = ["null_loop", "copy", "grep", "dbsim", "ls_l", "bonnie"];
 
 /// One record of the peer's.
 #[derive(Clone, Debug, PartialEq)]
@@ -45,7 +52,7 @@ pub fn records(output: &str, accel: Accel) -> Result<Vec<LinuxRecord>, String> {
         let stat = line.stat();
         let name = line.metric();
         let bad = || {
-            format!("metric `{name}` is not `ipc__CONFIG__NAME` or `fs_ops__CONFIG__OP` (qemu/linux-peer/src/report.rs)")
+            format!("metric `{name}` is not `ipc__CONFIG__NAME`, `fs_ops__CONFIG__OP` or a Cosy workload's `BENCH__CONFIG__PARAM` (qemu/linux-peer/src/report.rs)")
         };
         let mut parts = name.split("__");
         let (Some(bench), Some(config), Some(what), None) =
@@ -68,7 +75,12 @@ pub fn records(output: &str, accel: Accel) -> Result<Vec<LinuxRecord>, String> {
             "fs_ops" if stat == Stat::Median => {
                 out.push(record("fs-ops", what.replace('_', "-"), per_op.into()))
             }
-            "ipc" | "fs_ops" => {}
+            b if COSY.contains(&b) && stat == Stat::Median => out.push(record(
+                &b.replace('_', "-"),
+                what.replace('_', "-"),
+                "time".into(),
+            )),
+            b if b == "ipc" || b == "fs_ops" || COSY.contains(&b) => {}
             _ => return Err(bad()),
         }
     }
@@ -126,6 +138,37 @@ mod tests {
     }
 
     #[test]
+    fn cosy_lines_become_records_shaped_like_bench_cosy_s() {
+        let out = "linux-peer: BENCH ls_l__linux_syscall__5000_cold median 900\n\
+            linux-peer: BENCH ls_l__linux_syscall__5000_cold samples 1\n\
+            linux-peer: BENCH dbsim__linux_syscall__64MiB_4_procs_1000 median 77\n\
+            linux-peer: BENCH dbsim__linux_syscall__64MiB_4_procs_1000 p99 99\n\
+            linux-peer: BENCH null_loop__linux_syscall__16 median 5\n\
+            linux-peer: all 3 checks passed\n";
+        let got = records(out, Accel::Icount).unwrap();
+        let short: Vec<(&str, &str, &str, &str, u64)> = got
+            .iter()
+            .map(|r| {
+                (
+                    r.bench.as_str(),
+                    r.config.as_str(),
+                    r.param.as_str(),
+                    r.metric.as_str(),
+                    r.value,
+                )
+            })
+            .collect();
+        assert_eq!(
+            short,
+            [
+                ("ls-l", "linux-syscall", "5000-cold", "time", 900),
+                ("dbsim", "linux-syscall", "64MiB-4-procs-1000", "time", 77),
+                ("null-loop", "linux-syscall", "16", "time", 5),
+            ]
+        );
+    }
+
+    #[test]
     fn a_failed_check_an_unfinished_run_or_a_stranger_s_metric_stops_it() {
         let failed = format!("linux-peer: CHECK FAILED: insmod virtio_blk.ko\n{OUT}");
         assert!(records(&failed, Accel::Tcg)
@@ -135,10 +178,10 @@ mod tests {
         assert!(records(&cut, Accel::Tcg)
             .unwrap_err()
             .contains("never finished"));
-        let odd = format!("linux-peer: BENCH grep__x__y median 1\n{OUT}");
+        let odd = format!("linux-peer: BENCH greps__x__y median 1\n{OUT}");
         assert!(records(&odd, Accel::Tcg)
             .unwrap_err()
-            .contains("grep__x__y"));
+            .contains("greps__x__y"));
         let none = "linux-peer: all 0 checks passed\n";
         assert!(records(none, Accel::Tcg)
             .unwrap_err()

@@ -38,13 +38,9 @@ pub fn in_tests(tally: &mut Tally) {
 }
 
 fn run() -> Result<usize, String> {
-    let built = super::prepare()?;
-    let run = super::boot(
-        &built,
-        Accel::Tcg,
-        super::Workloads::Ipc(ROUNDS),
-        Duration::from_secs(120),
-    )?;
+    let work = super::Workloads::Ipc(ROUNDS);
+    let built = super::prepare(work.machine())?;
+    let run = super::boot(&built, Accel::Tcg, work, Duration::from_secs(120))?;
     let found = super::records(&run.output, Accel::Tcg)
         .map_err(|e| format!("{e}\nconsole:\n{}", run.output))?;
     if found.len() != RECORDS || !found.iter().all(|r| r.bench == "ipc" && r.value > 0) {
