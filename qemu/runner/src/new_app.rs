@@ -484,6 +484,16 @@ mod tests {
         assert_eq!(found.len(), 1, "{found:?}");
     }
 
+    /// Whether `rustfmt --check` passes on `file` (it prints the diff if not).
+    fn rustfmt_clean(file: &Path) -> bool {
+        std::process::Command::new("rustfmt")
+            .args(["--edition", "2021", "--check"])
+            .arg(file)
+            .status()
+            .expect("rustfmt runs (it comes with the pinned toolchain)")
+            .success()
+    }
+
     /// What the template writes must pass `cargo make lint`'s rustfmt
     /// check as it is, for a short name and a long one (line breaks move).
     #[test]
@@ -504,13 +514,8 @@ mod tests {
                 })
                 .collect();
             for (path, file) in rust {
-                let status = std::process::Command::new("rustfmt")
-                    .args(["--edition", "2021", "--check"])
-                    .arg(&file)
-                    .status()
-                    .expect("rustfmt runs (it comes with the pinned toolchain)");
                 assert!(
-                    status.success(),
+                    rustfmt_clean(&file),
                     "{path} for `{name}` is not rustfmt-clean (diff above)"
                 );
             }
@@ -647,13 +652,8 @@ mod tests {
                 }
             }
             for (path, file) in rust {
-                let status = std::process::Command::new("rustfmt")
-                    .args(["--edition", "2021", "--check"])
-                    .arg(&file)
-                    .status()
-                    .expect("rustfmt runs (it comes with the pinned toolchain)");
                 assert!(
-                    status.success(),
+                    rustfmt_clean(&file),
                     "{path} for {uses:?} is not rustfmt-clean (diff above)"
                 );
             }

@@ -25,8 +25,7 @@ use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
 use super::append;
-use crate::accel::Accel;
-use crate::qemu::{self, Beside, BesideReport, Console};
+use crate::qemu::Console;
 use crate::{forwards, image};
 use phases::Milestones;
 
@@ -61,37 +60,15 @@ pub fn run() -> Result<(), String> {
 
 /// One boot: its milestones, and its console (for errors).
 fn one_boot(built: &image::Built, port: u16, rate: f64) -> Result<(Milestones, String), String> {
-    let (send, receive) = std::sync::mpsc::channel();
-    let work = move |console: &Console| {
-        let answer = answer_after_serving(console, port);
-        let problems = answer.as_ref().err().cloned().into_iter().collect();
-        let found = answer.map(|(at, _)| Milestones::read(console, rate, at));
-        let _ = send.send(found);
-        BesideReport {
-            log: String::new(),
-            problems,
-        }
-    };
-    let beside = Beside {
-        work: Box::new(work),
-        stop: true,
-    };
-    let run = qemu::run_captured_full(
+    super::measure_beside_with(
+        "bench boot",
         built,
-        Accel::Tcg,
         BOOT_DEADLINE + Duration::from_secs(5),
         phases::TRACE_ARGUMENT,
-        &[],
-        b"",
-        None,
-        Some(beside),
-    )?;
-    let found = receive
-        .recv()
-        .map_err(|_| "the measuring thread ended without a result".to_owned())
-        .and_then(|r| r)
-        .map_err(|e| format!("{e}\nconsole:\n{}", run.output))?;
-    Ok((found, run.output))
+        move |console| {
+            answer_after_serving(console, port).map(|(at, _)| Milestones::read(console, rate, at))
+        },
+    )
 }
 
 /// Waits for httpd's "serving" line, then asks httpd for `/` until a

@@ -18,7 +18,7 @@ use super::{append, median, Record};
 use crate::accel::Accel;
 use crate::image::Built;
 use crate::linux_peer::{self, LinuxRecord, Machine, Workloads};
-use crate::qemu::{self, Beside, BesideReport, Console};
+use crate::qemu::{self, Console};
 
 /// Boots timed for the boot figure, as `bench boot` times Conflux's.
 const BOOT_RUNS: usize = 15;
@@ -136,44 +136,17 @@ fn boot(built: &Built) -> Result<(f64, f64, f64), String> {
 /// One boot: when `/init`'s first line (which carries the kernel banner's
 /// mark) came out of QEMU, since QEMU's start; the boot is stopped then.
 fn init_after(built: &Built) -> Result<Duration, String> {
-    let (send, receive) = std::sync::mpsc::channel();
-    let work = move |console: &Console| {
+    let args = Workloads::Boot.kernel_args();
+    let measure = |console: &Console| {
         let deadline = Instant::now() + BOOT_TIMEOUT;
-        let seen = console
+        console
             .wait_until(deadline, |text| text.contains(qemu::BANNER_MARK))
             .then(|| console.first_seen(qemu::BANNER_MARK))
-            .flatten();
-        let problems = match seen {
-            Some(_) => Vec::new(),
-            None => vec!["Linux's /init never said it runs".to_owned()],
-        };
-        let _ = send.send(seen);
-        BesideReport {
-            log: String::new(),
-            problems,
-        }
+            .flatten()
+            .ok_or_else(|| format!("/init never said it runs within {BOOT_TIMEOUT:?}"))
     };
-    let beside = Beside {
-        work: Box::new(work),
-        stop: true,
-    };
-    let args = Workloads::Boot.kernel_args();
-    let run = qemu::run_captured_full(
-        built,
-        Accel::Tcg,
-        BOOT_TIMEOUT + Duration::from_secs(5),
-        &args,
-        &[],
-        b"",
-        None,
-        Some(beside),
-    )?;
-    receive.recv().ok().flatten().ok_or_else(|| {
-        format!(
-            "Linux's /init never said it runs within {BOOT_TIMEOUT:?}; console:\n{}",
-            run.output
-        )
-    })
+    let timeout = BOOT_TIMEOUT + Duration::from_secs(5);
+    super::measure_beside_with("Linux's boot", built, timeout, &args, measure).map(|(at, _)| at)
 }
 
 /// The printed table: per metric, the median through syscalls and
