@@ -123,6 +123,18 @@ fn measure_beside<T: Send + 'static>(
     timeout: Duration,
     measure: impl FnOnce(&qemu::Console) -> Result<T, String> + Send + 'static,
 ) -> Result<(T, String), String> {
+    measure_beside_booted(what, built, "", timeout, measure)
+}
+
+/// [`measure_beside`], booting with `kernel_args` (the Linux peer's
+/// workloads are chosen there).
+fn measure_beside_booted<T: Send + 'static>(
+    what: &str,
+    built: &image::Built,
+    kernel_args: &str,
+    timeout: Duration,
+    measure: impl FnOnce(&qemu::Console) -> Result<T, String> + Send + 'static,
+) -> Result<(T, String), String> {
     let (send, receive) = std::sync::mpsc::channel();
     let work = move |console: &qemu::Console| {
         let result = measure(console);
@@ -137,8 +149,16 @@ fn measure_beside<T: Send + 'static>(
         work: Box::new(work),
         stop: true,
     };
-    let run =
-        qemu::run_captured_full(built, Accel::Tcg, timeout, "", &[], b"", None, Some(beside))?;
+    let run = qemu::run_captured_full(
+        built,
+        Accel::Tcg,
+        timeout,
+        kernel_args,
+        &[],
+        b"",
+        None,
+        Some(beside),
+    )?;
     let found = receive
         .recv()
         .map_err(|_| "the measuring thread ended without a result".to_owned())
