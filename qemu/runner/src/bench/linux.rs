@@ -57,7 +57,7 @@ pub fn run() -> Result<(), String> {
             table.extend(suite(work, named.as_deref())?);
         }
     }
-    println!("bench linux (Linux 6.1 on the machines of systems fsops and cosybench; tcg: TSC cycles, icount: instructions; median over rounds)");
+    println!("bench linux (Linux 6.1 on the machines of systems fsops, cosybench and netbench; tcg: TSC cycles, icount: instructions; median over rounds)");
     for line in table {
         println!("{line}");
     }
