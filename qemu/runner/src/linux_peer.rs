@@ -45,8 +45,13 @@ pub enum Workloads {
     Cosy,
     /// The network servers on the netbench machine: eth0 up, busybox
     /// `httpd` on guest port `httpd` serving the netbench disk, the echo
-    /// server on guest port `echo`; they run until the runner stops QEMU.
-    Net { echo: u16, httpd: u16 },
+    /// servers on guest ports `echo` (plain syscalls) and `echo_uring`
+    /// (io_uring); they run until the runner stops QEMU.
+    Net {
+        echo: u16,
+        echo_uring: u16,
+        httpd: u16,
+    },
 }
 
 /// The Conflux system whose machine and disk Linux gets.
@@ -85,9 +90,13 @@ impl Workloads {
             Workloads::Ipc(n) => format!("{base} peer_ipc={n}"),
             Workloads::All { ipc_rounds } => format!("{base} peer_ipc={ipc_rounds} peer_fsops=1"),
             Workloads::Cosy => format!("{base} peer_cosy=1"),
-            Workloads::Net { echo, httpd } => {
-                format!("{base} peer_net=1 peer_echo={echo} peer_httpd={httpd}")
-            }
+            Workloads::Net {
+                echo,
+                echo_uring,
+                httpd,
+            } => format!(
+                "{base} peer_net=1 peer_echo={echo} peer_echo_uring={echo_uring} peer_httpd={httpd}"
+            ),
         }
     }
 
@@ -204,7 +213,11 @@ mod tests {
 
     #[test]
     fn the_network_servers_boot_on_the_netbench_machine_with_their_ports() {
-        let net = Workloads::Net { echo: 7, httpd: 80 };
+        let net = Workloads::Net {
+            echo: 7,
+            echo_uring: 8,
+            httpd: 80,
+        };
         assert_eq!(net.machine(), Machine::Net);
         assert_eq!(Machine::Net.system(), "netbench");
         let args = net.kernel_args();

@@ -10,7 +10,8 @@
 //! `peer_cosy`: the Cosy plan on the cosybench disk, `/mnt/plan`;
 //! `peer_net`: eth0 configured statically as Conflux's network server
 //! configures itself, then busybox `httpd` on port `peer_httpd` serving
-//! the disk (read-only) and the echo server on port `peer_echo`).
+//! the disk (read-only) and the echo servers on ports `peer_echo` (plain
+//! syscalls) and `peer_echo_uring` (io_uring)).
 
 use std::path::Path;
 
@@ -88,7 +89,7 @@ if [ -n "$peer_net" ]; then
             busybox echo "linux-peer: CHECK FAILED: busybox httpd on port $peer_httpd serving the virtio-blk disk (see above)"
         fi
     fi
-    [ -n "$peer_echo" ] && set -- "$@" echo "$peer_echo"
+    [ -n "$peer_echo" ] && set -- "$@" echo "$peer_echo" "$peer_echo_uring"
 fi
 /linux-peer "$@"
 busybox umount /mnt 2>/dev/null
@@ -177,7 +178,7 @@ mod tests {
         assert!(script.contains("ip addr add 10.0.2.15/24 dev eth0"));
         assert!(script.contains("ip route add default via 10.0.2.2"));
         assert!(script.contains(r#"httpd -p "$peer_httpd" -h /mnt"#));
-        assert!(script.contains(r#"set -- "$@" echo "$peer_echo""#));
+        assert!(script.contains(r#"set -- "$@" echo "$peer_echo" "$peer_echo_uring""#));
         let net = script.find("peer_net").unwrap();
         let program = script.find("/linux-peer \"$@\"").unwrap();
         assert!(
