@@ -4,15 +4,20 @@
 //! time with the TSC and print record lines exactly as Conflux's in-guest
 //! benchmarks do (`report`), so one parser in the runner reads both.
 //!
-//! Usage: `linux-peer [ipc ROUNDS] [fs-ops PLAN ROOT] [cosy PLAN ROOT]`:
+//! Usage: `linux-peer [ipc ROUNDS] [fs-ops PLAN ROOT] [cosy PLAN ROOT]
+//! [echo PORT URING_PORT]`:
 //! the IPC anchors with ROUNDS recorded round trips each, the fs-ops plan
 //! file PLAN (`plan`) or the Cosy plan file PLAN (`cosy::plan`) on the
 //! disk mounted at ROOT (read before it). For both the program makes
 //! ROOT its root (`chroot`), so it names the plan's paths exactly as
 //! Conflux's task does (`/fsops/file-1k.bin`: the same components to
-//! walk, no mount point to cross). The last line says whether every check held.
+//! walk, no mount point to cross). `echo PORT URING_PORT` serves TCP echo
+//! through plain syscalls on PORT and through io_uring on URING_PORT
+//! until the machine stops (`echo`). The last line says whether every
+//! check held.
 
 mod cosy;
+mod echo;
 mod fs_ops;
 mod ipc;
 mod plan;
@@ -46,7 +51,8 @@ fn enter(root: &str) -> Result<(), String> {
 
 /// Runs the suites `args` name, in order.
 fn run(args: &[String], checks: &mut Checks) -> Result<(), String> {
-    let usage = "usage: linux-peer [ipc ROUNDS] [fs-ops PLAN ROOT] [cosy PLAN ROOT]";
+    let usage =
+        "usage: linux-peer [ipc ROUNDS] [fs-ops PLAN ROOT] [cosy PLAN ROOT] [echo PORT URING_PORT]";
     let mut rest = args;
     while let Some(word) = rest.first() {
         match (word.as_str(), &rest[1..]) {
@@ -72,6 +78,13 @@ fn run(args: &[String], checks: &mut Checks) -> Result<(), String> {
                 enter(root)?;
                 cosy::run(checks, &steps);
                 rest = tail;
+            }
+            ("echo", [port, uring_port, ..]) => {
+                let parse = |p: &String| {
+                    p.parse()
+                        .map_err(|_| format!("echo port `{p}` is not a TCP port; {usage}"))
+                };
+                return Err(echo::serve_both(parse(port)?, parse(uring_port)?));
             }
             _ => return Err(format!("`{}` is not understood; {usage}", rest.join(" "))),
         }

@@ -1,13 +1,15 @@
 //! The Linux peer: Debian's Linux booted on the same QEMU machine as a
 //! Conflux system ([`Machine`]: the `fsops` system's machine for the IPC
-//! anchors and fs-ops, the `cosybench` system's for the Cosy workloads:
-//! q35, its memory, one CPU, its virtio-blk disk, the same accelerator
-//! flags; built by [`qemu::command`] from that system's manifest, not
-//! copied), running static Linux programs of Conflux's workloads
-//! (`qemu/linux-peer`) from an initramfs. The disk is a copy of that
-//! system's disk, built by the same code from the same folder and seeded
-//! files (under the system name `linux-fsops` or `linux-cosybench`, so
-//! that Linux's writes never touch Conflux's copy).
+//! anchors and fs-ops, the `cosybench` system's for the Cosy workloads,
+//! the `netbench` system's for the network servers: q35, its memory, one
+//! CPU, its virtio-blk disk, its virtio-net device and user-network
+//! forwards, the same accelerator flags; built by [`qemu::command`] from
+//! that system's manifest, not copied), running static Linux programs of
+//! Conflux's workloads (`qemu/linux-peer`) from an initramfs. The disk is
+//! a copy of that system's disk, built by the same code from the same
+//! folder and seeded files (under the system name `linux-fsops`,
+//! `linux-cosybench` or `linux-netbench`, so that Linux's writes never
+//! touch Conflux's copy).
 //! The workloads print Conflux's record lines; [`records`] reads them.
 
 mod cpio;
@@ -41,6 +43,15 @@ pub enum Workloads {
     All { ipc_rounds: u32 },
     /// The Cosy plan on the cosybench disk (`qemu/cosybench/bench/plan`).
     Cosy,
+    /// The network servers on the netbench machine: eth0 up, busybox
+    /// `httpd` on guest port `httpd` serving the netbench disk, the echo
+    /// servers on guest ports `echo` (plain syscalls) and `echo_uring`
+    /// (io_uring); they run until the runner stops QEMU.
+    Net {
+        echo: u16,
+        echo_uring: u16,
+        httpd: u16,
+    },
 }
 
 /// The Conflux system whose machine and disk Linux gets.
@@ -50,6 +61,9 @@ pub enum Machine {
     FsOps,
     /// `cosybench`: its 512 MiB and the Cosy disk with its plan.
     Cosy,
+    /// `netbench`: its virtio-net device with the same user-network
+    /// forwards and the disk of files its httpd serves.
+    Net,
 }
 
 impl Machine {
@@ -58,6 +72,7 @@ impl Machine {
         match self {
             Machine::FsOps => "fsops",
             Machine::Cosy => "cosybench",
+            Machine::Net => "netbench",
         }
     }
 }
@@ -75,6 +90,13 @@ impl Workloads {
             Workloads::Ipc(n) => format!("{base} peer_ipc={n}"),
             Workloads::All { ipc_rounds } => format!("{base} peer_ipc={ipc_rounds} peer_fsops=1"),
             Workloads::Cosy => format!("{base} peer_cosy=1"),
+            Workloads::Net {
+                echo,
+                echo_uring,
+                httpd,
+            } => format!(
+                "{base} peer_net=1 peer_echo={echo} peer_echo_uring={echo_uring} peer_httpd={httpd}"
+            ),
         }
     }
 
@@ -82,6 +104,7 @@ impl Workloads {
     pub fn machine(self) -> Machine {
         match self {
             Workloads::Cosy => Machine::Cosy,
+            Workloads::Net { .. } => Machine::Net,
             _ => Machine::FsOps,
         }
     }
@@ -186,6 +209,30 @@ mod tests {
         assert!(!words(Workloads::Cosy)
             .iter()
             .any(|w| w.starts_with("peer_ipc")));
+    }
+
+    #[test]
+    fn the_network_servers_boot_on_the_netbench_machine_with_their_ports() {
+        let net = Workloads::Net {
+            echo: 7,
+            echo_uring: 8,
+            httpd: 80,
+        };
+        assert_eq!(net.machine(), Machine::Net);
+        assert_eq!(Machine::Net.system(), "netbench");
+        let args = net.kernel_args();
+        let words: Vec<&str> = args.split(' ').collect();
+        for w in [
+            "console=ttyS0",
+            "peer_net=1",
+            "peer_echo=7",
+            "peer_httpd=80",
+        ] {
+            assert!(words.contains(&w), "{w} in {args}");
+        }
+        assert!(!words
+            .iter()
+            .any(|w| w.starts_with("peer_ipc") || w.starts_with("peer_fsops")));
     }
 
     #[test]

@@ -7,9 +7,13 @@
 //! machine runs the Cosy plan (both ways); then [`BOOT_RUNS`]
 //! boots under tcg time QEMU's
 //! start to `/init` running (host wall clock, as `bench boot` times
-//! Conflux's start to its banner). `LINUX_PARTS` names some of `fsops`,
-//! `cosy` and `boot` (comma-separated) to run only those. Records go
-//! beside Conflux's, with the same bench, param, metric and mode.
+//! Conflux's start to its banner); one tcg boot on the netbench machine
+//! serves echo and busybox httpd to `bench net`'s clients ([`net`]).
+//! `LINUX_PARTS` names some of `fsops`, `cosy`, `boot` and `net`
+//! (comma-separated) to run only those. Records go beside Conflux's,
+//! with the same bench, param, metric and mode.
+
+mod net;
 
 use std::time::{Duration, Instant};
 
@@ -28,10 +32,10 @@ const BOOT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Names the one mode to run (`tcg` or `icount`) instead of both.
 const MODES_ENV: &str = "LINUX_MODE";
-/// Names the parts to run (`fsops,cosy,boot`) instead of all.
+/// Names the parts to run (`fsops,cosy,boot,net`) instead of all.
 const PARTS_ENV: &str = "LINUX_PARTS";
 /// The parts, in the order they run.
-const PARTS: [&str; 3] = ["fsops", "cosy", "boot"];
+const PARTS: [&str; 4] = ["fsops", "cosy", "boot", "net"];
 /// Recorded round trips per IPC metric (after 2,000 warm-up ones): the
 /// median is steady well before this; Conflux's ipcbench takes 100,000,
 /// which would make io_uring's eventfd round trips alone minutes long.
@@ -53,7 +57,7 @@ pub fn run() -> Result<(), String> {
             table.extend(suite(work, named.as_deref())?);
         }
     }
-    println!("bench linux (Linux 6.1 on the machines of systems fsops and cosybench; tcg: TSC cycles, icount: instructions; median over rounds)");
+    println!("bench linux (Linux 6.1 on the machines of systems fsops, cosybench and netbench; tcg: TSC cycles, icount: instructions; median over rounds)");
     for line in table {
         println!("{line}");
     }
@@ -64,6 +68,13 @@ pub fn run() -> Result<(), String> {
         built.fresh_disk = false;
         let (med, min, max) = boot(&built)?;
         println!("  boot (tcg, host wall clock, {BOOT_RUNS} runs): qemu start -> /init running: median {med:.1} ms, min {min:.1} ms, max {max:.1} ms");
+    }
+    if parts.contains(&"net") {
+        let rows = net::run()?;
+        println!("  net (tcg, host wall clock through QEMU's user network, as `bench net`; Linux's echo server and busybox httpd)");
+        for row in rows {
+            println!("{row}");
+        }
     }
     Ok(())
 }
@@ -77,7 +88,7 @@ fn parts(named: Option<&str>) -> Result<Vec<&'static str>, String> {
         .split(',')
         .map(|w| {
             PARTS.into_iter().find(|p| *p == w.trim()).ok_or_else(|| {
-                format!("{PARTS_ENV}: `{w}` is not a part (known: fsops, cosy, boot)")
+                format!("{PARTS_ENV}: `{w}` is not a part (known: fsops, cosy, boot, net)")
             })
         })
         .collect()

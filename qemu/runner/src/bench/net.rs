@@ -30,7 +30,7 @@
 //! once they are done. Every figure is host wall-clock time, mode tcg.
 
 pub(super) mod echo;
-mod figures;
+pub(super) mod figures;
 pub(super) mod request;
 
 use std::sync::Arc;
@@ -45,29 +45,29 @@ use echo::EchoPlan;
 use figures::{Figures, CONFIGS};
 
 /// Host ports of the system's forwards (see netbench.toml).
-const HTTPD: u16 = 5600;
-const ECHO: [u16; 2] = [5601, 5602];
+pub(super) const HTTPD: u16 = 5600;
+pub(super) const ECHO: [u16; 2] = [5601, 5602];
 const REQUEST: [u16; 2] = [5603, 5604];
 
 /// Rounds; each measures every item once.
-const ROUNDS: usize = 6;
+pub(super) const ROUNDS: usize = 6;
 /// The least time from one round's start to the next's (TIME-WAIT, 10 s,
 /// and a margin).
 const ROUND_SPACING: Duration = Duration::from_secs(11);
-const ECHO_SIZE: usize = 64;
-const ECHO_WARMUP: usize = 50;
+pub(super) const ECHO_SIZE: usize = 64;
+pub(super) const ECHO_WARMUP: usize = 50;
 /// Timed round trips per round and configuration.
-const ECHO_TIMED: usize = 300;
+pub(super) const ECHO_TIMED: usize = 300;
 /// Requests per round and configuration of the request loop (each a
 /// connection the guest closes: see the module docs).
 const REQUESTS_PER_ROUND: usize = 15;
 /// Requests per round of httpd with one client.
-const REQUESTS_1: u32 = 100;
+pub(super) const REQUESTS_1: u32 = 100;
 /// Requests per client per round of httpd with 16 clients.
-const REQUESTS_16: u32 = 40;
+pub(super) const REQUESTS_16: u32 = 40;
 /// Files fetched from httpd (generated into the disk, see the manifest).
-const SMALL: &str = "/data/1k.bin";
-const LARGE: &str = "/data/16m.bin";
+pub(super) const SMALL: &str = "/data/1k.bin";
+pub(super) const LARGE: &str = "/data/16m.bin";
 
 /// Console lines that say the guest is serving.
 const READY: [&str; 2] = ["httpd: serving http on port 80", "netbench: listening"];
@@ -161,18 +161,18 @@ fn measure(console: &Console, small: Arc<[u8]>, large: Arc<[u8]>) -> Result<Figu
 
 /// The request method of a fetch.
 #[derive(Clone, Copy, PartialEq)]
-enum Method {
+pub(super) enum Method {
     Get,
     /// The same answer head without its body: what the body costs is
     /// the difference.
     Head,
 }
-use Method::{Get, Head};
+pub(super) use Method::{Get, Head};
 
 /// `requests` requests for `path` from each of `clients` clients
 /// (keep-alive where the server keeps the connection), every answer
 /// checked (its length; for GET every body byte).
-fn fetch(
+pub(super) fn fetch(
     port: u16,
     path: &str,
     body: &Expected,

@@ -7,7 +7,11 @@
 //! stops when Linux's `/init` runs. The workloads are chosen on the
 //! kernel command line: Linux hands unknown `name=value` words to `/init`
 //! as environment variables (`peer_boot`, `peer_ipc`, `peer_fsops`,
-//! `peer_cosy`: the Cosy plan on the cosybench disk, `/mnt/plan`).
+//! `peer_cosy`: the Cosy plan on the cosybench disk, `/mnt/plan`;
+//! `peer_net`: eth0 configured statically as Conflux's network server
+//! configures itself, then busybox `httpd` on port `peer_httpd` serving
+//! the disk (read-only) and the echo servers on ports `peer_echo` (plain
+//! syscalls) and `peer_echo_uring` (io_uring)).
 
 use std::path::Path;
 
@@ -29,6 +33,11 @@ pub const MODULES: [&str; 9] = [
     "drivers/net/net_failover",
     "drivers/net/virtio_net",
 ];
+
+/// The guest's address and gateway on QEMU's user network: those
+/// Conflux's network server takes (`peer_net`).
+pub const ADDRESS: &str = "10.0.2.15/24";
+pub const GATEWAY: &str = "10.0.2.2";
 
 /// The first line `/init` prints (its task prefix is the workloads').
 pub fn init_line() -> String {
@@ -64,11 +73,31 @@ if [ -n "$peer_fsops$peer_cosy" ]; then
         busybox echo "linux-peer: CHECK FAILED: mount -t ext4 /dev/vda /mnt (is the virtio-blk disk there? see above)"
     fi
 fi
+if [ -n "$peer_net" ]; then
+    n=0
+    while ! busybox ip link show eth0 >/dev/null 2>&1 && [ $n -lt 500 ]; do busybox usleep 10000; n=$((n + 1)); done
+    busybox ip link set lo up
+    if busybox ip link set eth0 up && busybox ip addr add {address} dev eth0 && busybox ip route add default via {gateway}; then
+        busybox echo "linux-peer: net: eth0 is {address} via {gateway}"
+    else
+        busybox echo "linux-peer: CHECK FAILED: configuring eth0 as {address} via {gateway} (is virtio_net loaded? see above)"
+    fi
+    if [ -n "$peer_httpd" ]; then
+        if busybox mount -t ext4 -o ro /dev/vda /mnt && busybox httpd -p "$peer_httpd" -h /mnt; then
+            busybox echo "linux-peer: httpd: serving /mnt on port $peer_httpd"
+        else
+            busybox echo "linux-peer: CHECK FAILED: busybox httpd on port $peer_httpd serving the virtio-blk disk (see above)"
+        fi
+    fi
+    [ -n "$peer_echo" ] && set -- "$@" echo "$peer_echo" "$peer_echo_uring"
+fi
 /linux-peer "$@"
 busybox umount /mnt 2>/dev/null
 busybox poweroff -f
 "#,
         init_line = init_line(),
+        address = ADDRESS,
+        gateway = GATEWAY,
         modules = modules.join(" ")
     )
 }
@@ -141,6 +170,21 @@ mod tests {
         assert!(first.contains(&init_line()), "{first}");
         assert!(init_line().contains(BANNER_MARK));
         assert!(script.contains("for m in virtio_ring virtio virtio_pci_legacy_dev"));
+    }
+
+    #[test]
+    fn the_network_gets_conflux_s_address_and_the_servers_their_ports() {
+        let script = init_script();
+        assert!(script.contains("ip addr add 10.0.2.15/24 dev eth0"));
+        assert!(script.contains("ip route add default via 10.0.2.2"));
+        assert!(script.contains(r#"httpd -p "$peer_httpd" -h /mnt"#));
+        assert!(script.contains(r#"set -- "$@" echo "$peer_echo" "$peer_echo_uring""#));
+        let net = script.find("peer_net").unwrap();
+        let program = script.find("/linux-peer \"$@\"").unwrap();
+        assert!(
+            net < program,
+            "the network is up before the echo server runs"
+        );
     }
 
     #[test]
