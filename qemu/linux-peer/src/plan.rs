@@ -3,59 +3,10 @@
 //! sides make the same operations the same number of times. A line is
 //! `fs-ops ROUNDS OP N [PATH]`; `#` starts a comment.
 
-/// An operation whose cost per call is measured (the names of
-/// `cosybench_core::fs_ops::Op`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Op {
-    Nop,
-    Stat,
-    OpenClose,
-    Pread,
-    Pwrite,
-    Read64k,
-    Readdir,
-    Readdirplus,
-    OpenReadClose,
-}
-
-impl Op {
-    const ALL: [Op; 9] = [
-        Op::Nop,
-        Op::Stat,
-        Op::OpenClose,
-        Op::Pread,
-        Op::Pwrite,
-        Op::Read64k,
-        Op::Readdir,
-        Op::Readdirplus,
-        Op::OpenReadClose,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Op::Nop => "nop",
-            Op::Stat => "stat",
-            Op::OpenClose => "open-close",
-            Op::Pread => "pread",
-            Op::Pwrite => "pwrite",
-            Op::Read64k => "read-64k",
-            Op::Readdir => "readdir",
-            Op::Readdirplus => "readdirplus",
-            Op::OpenReadClose => "open-read-close",
-        }
-    }
-
-    /// What a run of `n` must answer: calls, bytes moved or entries
-    /// listed (as `cosybench_core::fs_ops::Op::expected`).
-    pub fn expected(self, n: u64) -> u64 {
-        match self {
-            Op::Nop | Op::Stat | Op::OpenClose | Op::Readdir | Op::Readdirplus => n,
-            Op::Pread | Op::Pwrite => n * 4096,
-            Op::Read64k => n * 65536,
-            Op::OpenReadClose => n * 1024,
-        }
-    }
-}
+/// An operation whose cost per call is measured: Conflux's own
+/// (`cosybench_core::fs_ops::Op`), so names and expected answers are one
+/// definition on both sides.
+pub use cosybench_core::fs_ops::Op;
 
 /// One plan line.
 #[derive(Debug, PartialEq, Eq)]
@@ -85,10 +36,7 @@ pub fn parse(text: &str) -> Result<Vec<Step>, String> {
         if *bench != "fs-ops" {
             return Err(bad("only fs-ops lines are known here"));
         }
-        let op = Op::ALL
-            .into_iter()
-            .find(|o| o.name() == *op)
-            .ok_or_else(|| bad("unknown operation"))?;
+        let op = Op::from_name(op).ok_or_else(|| bad("unknown operation"))?;
         let rounds = rounds
             .parse()
             .map_err(|_| bad("ROUNDS is not a whole number"))?;
