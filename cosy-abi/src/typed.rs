@@ -88,10 +88,10 @@ pub enum RunOutcome {
     /// Finished and no op failed.
     Clean,
     /// Finished, but ops failed on the way (a compound without
-    /// `#[fail_fast]` goes on after a failure; see
+    /// `#![fail_fast]` goes on after a failure; see
     /// [`RunReport::first_failure`]).
     FinishedWithFailures,
-    /// A failing op (`#[fail_fast]`) or the step budget stopped it.
+    /// A failing op (`#![fail_fast]`) or the step budget stopped it.
     Stopped,
     /// The verifier refused it.
     Rejected,

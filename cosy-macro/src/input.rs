@@ -1,11 +1,19 @@
-//! The macro's input: `TABLE => #[settings] |params| { body }`.
+//! The macro's input: `TABLE, |params| { #![settings] body }`.
+//!
+//! The comma makes the input look like two arguments to rustfmt, which
+//! then formats the compound's body as the ordinary Rust it is; settings
+//! written as inner attributes at the top of the body keep the closure the
+//! last argument, so rustfmt leaves it on the macro's line. The first
+//! form, `TABLE => #[settings] |params| { body }`, is still read.
 //!
 //! Parsed once into [`Input`], so the compiler sees only a table path,
 //! the two header settings, plain parameter names and a block; anything
 //! else in the header is an error here, at its span.
 
 use syn::parse::{Parse, ParseStream};
-use syn::{Attribute, Block, Expr, ExprClosure, Ident, Pat, Path, ReturnType, Token, Type};
+use syn::{
+    AttrStyle, Attribute, Block, Expr, ExprClosure, Ident, Pat, Path, ReturnType, Token, Type,
+};
 
 use crate::error::err;
 
@@ -20,9 +28,9 @@ pub(crate) struct Input {
     /// The service's op table, a `const` (e.g. `memfs::OPS`). Its
     /// operations are the constants beside it, named in upper case.
     pub table: Path,
-    /// `#[fail_fast]`: stop at the first failing op.
+    /// `#![fail_fast]`: stop at the first failing op.
     pub fail_fast: bool,
-    /// `#[step_budget(n)]`: the step budget to ask for.
+    /// `#![step_budget(n)]`: the step budget to ask for.
     pub budget: Option<Expr>,
     /// `r0`, `r1`, ... in order.
     pub params: Vec<Param>,
@@ -35,24 +43,39 @@ impl Parse for Input {
             syn::Error::new(
                 e.span(),
                 "cosy!: expected the service's op table first, as a path to a const: \
-                 `cosy!(memfs::OPS => |params| { ... })`",
+                 `cosy!(memfs::OPS, |params| { ... })`",
             )
         })?;
-        input.parse::<Token![=>]>()?;
+        if input.peek(Token![=>]) {
+            input.parse::<Token![=>]>()?;
+        } else {
+            input.parse::<Token![,]>().map_err(|e| {
+                syn::Error::new(
+                    e.span(),
+                    "cosy!: expected `,` after the op table: `cosy!(memfs::OPS, |params| { ... })`",
+                )
+            })?;
+        }
         let attrs = input.call(Attribute::parse_outer)?;
         let closure: ExprClosure = input.parse()?;
         if !input.is_empty() {
             return Err(input.error("cosy!: expected nothing after the closure's body"));
         }
-        let (fail_fast, budget) = settings(&attrs)?;
         check_closure_header(&closure)?;
         let params = closure
             .inputs
             .iter()
             .map(param)
             .collect::<syn::Result<_>>()?;
-        let body = match ungroup(*closure.body) {
-            Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => b.block,
+        let (inner, body) = match ungroup(*closure.body) {
+            Expr::Block(b)
+                if b.label.is_none()
+                    && b.attrs
+                        .iter()
+                        .all(|a| matches!(a.style, AttrStyle::Inner(_))) =>
+            {
+                (b.attrs, b.block)
+            }
             other => {
                 return Err(err(
                     other,
@@ -61,6 +84,7 @@ impl Parse for Input {
                 ))
             }
         };
+        let (fail_fast, budget) = settings(attrs.iter().chain(&inner))?;
         Ok(Input {
             table,
             fail_fast,
@@ -80,8 +104,9 @@ fn ungroup(e: Expr) -> Expr {
     }
 }
 
-/// `#[fail_fast]` and `#[step_budget(n)]`, the compound's header fields.
-fn settings(attrs: &[Attribute]) -> syn::Result<(bool, Option<Expr>)> {
+/// `#![fail_fast]` and `#![step_budget(n)]` (or the same as outer
+/// attributes before the closure), the compound's header fields.
+fn settings<'a>(attrs: impl Iterator<Item = &'a Attribute>) -> syn::Result<(bool, Option<Expr>)> {
     let (mut fail_fast, mut budget) = (false, None);
     for attr in attrs {
         if attr.path().is_ident("fail_fast") {
@@ -93,7 +118,7 @@ fn settings(attrs: &[Attribute]) -> syn::Result<(bool, Option<Expr>)> {
             return Err(err(
                 attr,
                 "this attribute is unknown",
-                "the compound's settings are `#[fail_fast]` and `#[step_budget(steps)]`",
+                "the compound's settings are `#![fail_fast]` and `#![step_budget(steps)]`, first in its body",
             ));
         }
     }

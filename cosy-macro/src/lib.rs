@@ -6,7 +6,7 @@
 //! use cosy_macro::cosy;
 //!
 //! let len = 32u32;
-//! let compound: cosy_abi::Builder = cosy!(memfs::OPS => || {
+//! let compound: cosy_abi::Builder = cosy!(memfs::OPS, || {
 //!     let name = buf(0, 0, 16);          // bytes 0..16 of region 0
 //!     let data = buf(0, 64, len);
 //!     let fd = open(name, O_RDONLY, 0);   // memfs::OPEN, checked against memfs::OPS
@@ -31,14 +31,14 @@
 //!
 //! # Input
 //!
-//! `cosy!(TABLE => #[settings] |params| { body })`:
+//! `cosy!(TABLE, |params| { #![settings] body })`:
 //!
 //! - `TABLE` is the service's op table, a path to a `const`
 //!   (`memfs::OPS`, `fs_protocol::ops::TABLE`). An operation `read(..)`
 //!   is the constant `READ` beside it (`fs_protocol::ops::READ`), as the
 //!   `cosy_abi::operations!` list defines them.
-//! - Settings: `#[fail_fast]` (stop at the first failing op) and
-//!   `#[step_budget(n)]` (the budget to ask for; default 65,536).
+//! - Settings: `#![fail_fast]` (stop at the first failing op) and
+//!   `#![step_budget(n)]` (the budget to ask for; default 65,536).
 //! - `params` are run-time parameters, `r0`, `r1`, ... in order: the server
 //!   sets them for each run of a prepared compound
 //!   (`Registers::with_params`). `|count, mut seed|`; a type, if written,

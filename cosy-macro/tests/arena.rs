@@ -18,7 +18,7 @@ fn counting_a_word_over_a_table_of_files_some_missing() {
     let len = data.len;
 
     // Exit value: hits + 1000 * missing files.
-    let compound = cosy!(memfs::OPS => || {
+    let compound = cosy!(memfs::OPS, || {
         let needle = buf(needle);
         let data = buf(data);
         let mut at = 0;

@@ -10,7 +10,7 @@ use cosy_macro::cosy;
 /// FSL-02-01 §2.7: read a file in chunks until a short read.
 fn read_loop(name_at: Place, chunk: Place) -> Builder {
     let len = chunk.2;
-    cosy!(memfs::OPS => || {
+    cosy!(memfs::OPS, || {
         let name = buf(name_at);
         let data = buf(chunk);
         let fd = open(name, O_RDONLY, 0);
@@ -30,7 +30,8 @@ fn read_loop(name_at: Place, chunk: Place) -> Builder {
 /// HotOS 2003 §2.4: copy a file through a shared buffer.
 fn file_copy(from_at: Place, to_at: Place, chunk: Place) -> Builder {
     let len = chunk.2;
-    cosy!(memfs::OPS => #[fail_fast] || {
+    cosy!(memfs::OPS, || {
+        #![fail_fast]
         let from = buf(from_at.0, from_at.1, from_at.2);
         let to = buf(to_at.0, to_at.1, to_at.2);
         let data = buf(chunk.0, chunk.1, chunk.2);
@@ -55,7 +56,9 @@ fn file_copy(from_at: Place, to_at: Place, chunk: Place) -> Builder {
 /// parameters are the iteration count, the seed and the file's blocks.
 fn db_loop(name_at: Place, block: Place) -> Builder {
     let len = block.2;
-    cosy!(memfs::OPS => #[fail_fast] #[step_budget(u32::MAX)] |iterations, mut x, blocks| {
+    cosy!(memfs::OPS, |iterations, mut x, blocks| {
+        #![fail_fast]
+        #![step_budget(u32::MAX)]
         let name = buf(name_at);
         let data = buf(block);
         let stamp = buf(block.0, block.1, 1);

@@ -27,7 +27,7 @@ fn run(compound: &Builder, params: &[u64]) -> Report {
 /// Opens "file" with the flags in r0 and says what the compound saw:
 /// 1 failed with ENOENT, 2 failed otherwise, 3 succeeded.
 fn classify() -> Builder {
-    cosy!(memfs::OPS => |flags| {
+    cosy!(memfs::OPS, |flags| {
         let name = buf(0, 0, 4);
         let fd = open(name, flags, 0);
         if is_err(fd, ENOENT) {
@@ -61,7 +61,7 @@ fn a_created_file_is_seen_as_ok() {
 #[test]
 fn an_other_error_is_err_but_not_enoent() {
     // A read from a descriptor never opened: EBADF, not ENOENT.
-    let compound = cosy!(memfs::OPS => || {
+    let compound = cosy!(memfs::OPS, || {
         let data = buf(0, 8, 8);
         let n = read(7, data, 8);
         let mut seen = 0;
@@ -81,7 +81,7 @@ fn an_other_error_is_err_but_not_enoent() {
 
 #[test]
 fn a_signed_comparison_sees_the_negated_code() {
-    let compound = cosy!(memfs::OPS => || {
+    let compound = cosy!(memfs::OPS, || {
         let name = buf(0, 0, 4);
         let fd = open(name, O_RDONLY, 0);
         let mut seen = 0;
@@ -105,7 +105,7 @@ fn a_signed_comparison_sees_the_negated_code() {
 
 #[test]
 fn the_executors_own_failures_have_names_too() {
-    let compound = cosy!(memfs::OPS => |d| {
+    let compound = cosy!(memfs::OPS, |d| {
         let q = 10 / d;
         if is_err(q, DIVIDE_BY_ZERO) {
             return 7;
@@ -119,7 +119,7 @@ fn the_executors_own_failures_have_names_too() {
 #[test]
 fn in_a_while_condition_and_negated() {
     // Retries the open with O_CREAT after the first failure.
-    let compound = cosy!(memfs::OPS => || {
+    let compound = cosy!(memfs::OPS, || {
         let name = buf(0, 0, 4);
         let mut flags = O_RDONLY;
         let mut tries = 0;
@@ -148,7 +148,7 @@ fn named_codes_are_what_the_executor_writes() {
 /// Opens "file" with the flags in r0; a `match` on the result:
 /// fd + 10 when it opened, 1 for ENOENT, 2 for any other error.
 fn matched() -> Builder {
-    cosy!(memfs::OPS => |flags| {
+    cosy!(memfs::OPS, |flags| {
         let name = buf(0, 0, 4);
         let mut seen = 0;
         match open(name, flags, 0) {
@@ -171,7 +171,7 @@ fn a_match_on_a_result_takes_the_arm_of_its_error() {
 
 #[test]
 fn a_match_tests_arms_in_order_with_or_patterns_and_a_rest_arm() {
-    let compound = cosy!(memfs::OPS => || {
+    let compound = cosy!(memfs::OPS, || {
         let data = buf(0, 8, 8);
         let mut seen = 0;
         let n = read(7, data, 8); // EBADF

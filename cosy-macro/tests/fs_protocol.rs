@@ -10,7 +10,8 @@ use cosy_macro::cosy;
 #[test]
 fn grep_compound_for_the_file_server() {
     // Counts "needle" in a file, 4 KiB at a time; r0 caps the chunks.
-    let compound = cosy!(ops::TABLE => #[fail_fast] |max_chunks| {
+    let compound = cosy!(ops::TABLE, |max_chunks| {
+        #![fail_fast]
         let path = buf(0, 0, 64);
         let needle = buf(0, 64, 6);
         let data = buf(0, 4096, 4096);
@@ -56,7 +57,7 @@ fn grep_compound_for_the_file_server() {
 #[test]
 fn the_file_servers_errors_are_named_in_a_compound() {
     // Creates the file if opening it failed because it is missing.
-    let compound = cosy!(ops::TABLE => || {
+    let compound = cosy!(ops::TABLE, || {
         let path = buf(0, 0, 64);
         let mut fd = open(path, O_RDONLY, 0);
         if is_err(fd, NOT_FOUND) {
@@ -82,16 +83,17 @@ fn the_readme_example_builds_with_an_arena_and_failure_tests() {
     let names = arena.table(&["/a.txt", "/b.txt", "/c.txt"]).unwrap();
     let word = arena.bytes(b"needle").unwrap();
     let chunk = arena.buffer(4096).unwrap();
-    let compound = cosy!(ops::TABLE => || {
+    let compound = cosy!(ops::TABLE, || {
         let needle = buf(word);
         let data = buf(chunk);
         let mut at = 0;
-        let path = buf_at(names.first, at);   // table entry `at`
+        let path = buf_at(names.first, at); // table entry `at`
         let mut hits = 0;
         let mut missing = 0;
         for _ in 0..names.count {
-            let fd = open(path, O_RDONLY, 0);  // ops::OPEN
-            if is_err(fd, NOT_FOUND) {         // ops::errors::NOT_FOUND
+            let fd = open(path, O_RDONLY, 0); // ops::OPEN
+            if is_err(fd, NOT_FOUND) {
+                // ops::errors::NOT_FOUND
                 missing += 1;
             } else if is_ok(fd) {
                 loop {
@@ -105,7 +107,7 @@ fn the_readme_example_builds_with_an_arena_and_failure_tests() {
             }
             at += names.stride;
         }
-        hits | missing << 32                // the exit value
+        hits | missing << 32 // the exit value
     });
     let (reprs, refs) = compound.reprs().unwrap();
     // The path moves with `at`; the others are fixed where the arena put them.

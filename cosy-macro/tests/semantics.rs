@@ -19,7 +19,7 @@ macro_rules! both {
     (|$($p:ident),*| $body:block) => {{
         #[allow(unused_mut, unused_variables, unused_assignments, clippy::all)]
         let native = |$($p: u64),*| -> u64 { $body };
-        (native, cosy!(memfs::OPS => |$($p),*| $body))
+        (native, cosy!(memfs::OPS, |$($p),*| $body))
     }};
 }
 
@@ -327,7 +327,7 @@ fn service_calls_in_a_loop() {
 
 #[test]
 fn a_let_zero_outside_loops_costs_no_op() {
-    let compound = cosy!(memfs::OPS => |n| {
+    let compound = cosy!(memfs::OPS, |n| {
         let mut total = 0;
         for i in 0..n {
             let mut t = 0;
@@ -344,7 +344,7 @@ fn a_let_zero_outside_loops_costs_no_op() {
 
 #[test]
 fn builtins_and_walking_buffers() {
-    let compound = cosy!(memfs::OPS => |byte| {
+    let compound = cosy!(memfs::OPS, |byte| {
         let src = buf(0, 0, 16);
         let dst = buf(0, 16, 16);
         let needle = buf(0, 0, 2);
@@ -375,8 +375,12 @@ fn builtins_and_walking_buffers() {
 
 #[test]
 fn settings_reach_the_header() {
-    let plain = cosy!(memfs::OPS => || { nop() });
-    let set = cosy!(memfs::OPS => #[fail_fast] #[step_budget(77)] || { nop() });
+    let plain = cosy!(memfs::OPS, || { nop() });
+    let set = cosy!(memfs::OPS, || {
+        #![fail_fast]
+        #![step_budget(77)]
+        nop()
+    });
     let (plain, set) = (plain.build().unwrap(), set.build().unwrap());
     let (plain, set) = (
         cosy_abi::Compound::new_checked(&plain[..]).unwrap(),

@@ -97,7 +97,8 @@ fn echo_by_compound(net: &mut Net, listener: Socket) -> Result<u64, String> {
 /// close` on an accepted socket; each exits with the bytes echoed.
 fn compounds(room: Place) -> Result<(Vec<u8>, Vec<u8>), BuildError> {
     let len = room.len;
-    let whole = cosy!(ops::TABLE => #[fail_fast] |listener| {
+    let whole = cosy!(ops::TABLE, |listener| {
+        #![fail_fast]
         let data = buf(room);
         let conn = accept(listener);
         let n = recv(conn, data, len);
@@ -106,7 +107,8 @@ fn compounds(room: Place) -> Result<(Vec<u8>, Vec<u8>), BuildError> {
         n
     })
     .build()?;
-    let rest = cosy!(ops::TABLE => #[fail_fast] |conn| {
+    let rest = cosy!(ops::TABLE, |conn| {
+        #![fail_fast]
         let data = buf(room);
         let n = recv(conn, data, len);
         send(conn, data, n);

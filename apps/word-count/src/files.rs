@@ -104,7 +104,7 @@ fn count_by_compound(fs: &mut Fs) -> Result<(u64, u64), String> {
     let word = arena.bytes(WORD).map_err(layout)?;
     let buffer = arena.buffer(CHUNK).map_err(layout)?;
     let chunk = buffer.len;
-    let compound = cosy!(ops::TABLE => || {
+    let compound = cosy!(ops::TABLE, || {
         let needle = buf(word);
         let data = buf(buffer);
         let mut at = 0;

@@ -36,7 +36,7 @@ pub(crate) fn reject(e: &Expr) -> syn::Error {
         ),
         Expr::Try(_) => (
             "`?` isn't supported",
-            "a failing operation sets its status and, with `#[fail_fast]`, stops the run; test \
+            "a failing operation sets its status and, with `#![fail_fast]`, stops the run; test \
              results with `if`",
         ),
         Expr::Async(_) | Expr::Await(_) => (

@@ -202,7 +202,7 @@ impl RunReply {
     }
 
     /// The run typed in the service's terms (`E`, operations named from
-    /// `ops`): `Err` with the op at fault if it stopped (a `#[fail_fast]`
+    /// `ops`): `Err` with the op at fault if it stopped (a `#![fail_fast]`
     /// failure, or the step budget), so `?` works; else the report, whose
     /// `first_failure` names the first op that failed in a compound that
     /// goes on after failures. `compound` is the compound's bytes with

@@ -33,7 +33,9 @@ use crate::{run_in, Config};
 /// wrong block sequence shows).
 pub fn in_place(region: u8, w: Work) -> Result<Vec<u8>, BuildError> {
     let (reads, blocks, seed) = (w.reads, w.blocks, w.seed);
-    cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+    cosy!(ops::TABLE, || {
+        #![fail_fast]
+        #![step_budget(u32::MAX)]
         let path = buf(region, PATH_A, PATH_LEN);
         let block = buf(region, CHUNK, CHUNK_LEN);
         let fd = open(path, O_RDWR, 0);
@@ -60,7 +62,9 @@ pub fn in_place(region: u8, w: Work) -> Result<Vec<u8>, BuildError> {
 /// of it first.
 pub fn copying(w: Work) -> Result<Vec<u8>, BuildError> {
     let (reads, blocks, seed) = (w.reads, w.blocks, w.seed);
-    cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+    cosy!(ops::TABLE, || {
+        #![fail_fast]
+        #![step_budget(u32::MAX)]
         let path = buf(0, PATH_A, PATH_LEN);
         let block = buf(0, CHUNK, CHUNK_LEN);
         let app = buf(0, APP, CHUNK_LEN);

@@ -220,23 +220,25 @@ fn van(fs: &mut Fs, phase: Phase, path: &str, s: Sizes, bytes: &[u8]) -> Result<
 fn compound(phase: Phase, fast: Option<u8>, s: Sizes) -> Result<Vec<u8>, BuildError> {
     let (blocks, chars, seeks) = (s.blocks, s.chars, s.seeks);
     match (phase, fast) {
-        (Phase::Putc, Some(region)) => {
-            cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
-                let path = buf(region, PATH_A, PATH_LEN);
-                let mut at = 0;
-                let ch = buf_at(region, at, CHUNK, 1);
-                let fd = open(path, CREATE, 0o644);
-                let mut total = 0;
-                for i in 0..chars {
-                    at = i;
-                    total += write(fd, ch, 1);
-                }
-                close(fd);
-                total
-            })
-            .build()
-        }
-        (Phase::Putc, None) => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        (Phase::Putc, Some(region)) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
+            let path = buf(region, PATH_A, PATH_LEN);
+            let mut at = 0;
+            let ch = buf_at(region, at, CHUNK, 1);
+            let fd = open(path, CREATE, 0o644);
+            let mut total = 0;
+            for i in 0..chars {
+                at = i;
+                total += write(fd, ch, 1);
+            }
+            close(fd);
+            total
+        })
+        .build(),
+        (Phase::Putc, None) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             let path = buf(0, PATH_A, PATH_LEN);
             let one = buf(0, CHUNK, 1);
             let mut at = 0;
@@ -252,21 +254,23 @@ fn compound(phase: Phase, fast: Option<u8>, s: Sizes) -> Result<Vec<u8>, BuildEr
             total
         })
         .build(),
-        (Phase::Write, Some(region)) => {
-            cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
-                let path = buf(region, PATH_A, PATH_LEN);
-                let block = buf(region, CHUNK, CHUNK_LEN);
-                let fd = open(path, CREATE, 0o644);
-                let mut total = 0;
-                for _ in 0..blocks {
-                    total += write(fd, block, BLOCK);
-                }
-                close(fd);
-                total
-            })
-            .build()
-        }
-        (Phase::Write, None) => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        (Phase::Write, Some(region)) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
+            let path = buf(region, PATH_A, PATH_LEN);
+            let block = buf(region, CHUNK, CHUNK_LEN);
+            let fd = open(path, CREATE, 0o644);
+            let mut total = 0;
+            for _ in 0..blocks {
+                total += write(fd, block, BLOCK);
+            }
+            close(fd);
+            total
+        })
+        .build(),
+        (Phase::Write, None) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             let path = buf(0, PATH_A, PATH_LEN);
             let block = buf(0, CHUNK, CHUNK_LEN);
             let app = buf(0, APP, CHUNK_LEN);
@@ -280,25 +284,27 @@ fn compound(phase: Phase, fast: Option<u8>, s: Sizes) -> Result<Vec<u8>, BuildEr
             total
         })
         .build(),
-        (Phase::Rewrite, Some(region)) => {
-            cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
-                let path = buf(region, PATH_A, PATH_LEN);
-                let block = buf(region, CHUNK, CHUNK_LEN);
-                let first = buf(region, CHUNK, 1);
-                let fd = open(path, O_RDWR, 0);
-                let mut total = 0;
-                for i in 0..blocks {
-                    let at = i * BLOCK;
-                    let n = pread(fd, block, BLOCK, at);
-                    fill(first, i & 255, 1);
-                    total += pwrite(fd, block, n, at);
-                }
-                close(fd);
-                total
-            })
-            .build()
-        }
-        (Phase::Rewrite, None) => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        (Phase::Rewrite, Some(region)) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
+            let path = buf(region, PATH_A, PATH_LEN);
+            let block = buf(region, CHUNK, CHUNK_LEN);
+            let first = buf(region, CHUNK, 1);
+            let fd = open(path, O_RDWR, 0);
+            let mut total = 0;
+            for i in 0..blocks {
+                let at = i * BLOCK;
+                let n = pread(fd, block, BLOCK, at);
+                fill(first, i & 255, 1);
+                total += pwrite(fd, block, n, at);
+            }
+            close(fd);
+            total
+        })
+        .build(),
+        (Phase::Rewrite, None) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             let path = buf(0, PATH_A, PATH_LEN);
             let block = buf(0, CHUNK, CHUNK_LEN);
             let app = buf(0, APP, CHUNK_LEN);
@@ -317,27 +323,29 @@ fn compound(phase: Phase, fast: Option<u8>, s: Sizes) -> Result<Vec<u8>, BuildEr
             total
         })
         .build(),
-        (Phase::Read, Some(region)) => {
-            cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
-                let path = buf(region, PATH_A, PATH_LEN);
-                let block = buf(region, CHUNK, CHUNK_LEN);
-                let fd = open(path, O_RDONLY, 0);
-                let mut total = 0;
-                let mut crc = 0;
-                loop {
-                    let n = read(fd, block, BLOCK);
-                    crc = crc32c(block, n, crc);
-                    total += n;
-                    if n != BLOCK {
-                        break;
-                    }
+        (Phase::Read, Some(region)) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
+            let path = buf(region, PATH_A, PATH_LEN);
+            let block = buf(region, CHUNK, CHUNK_LEN);
+            let fd = open(path, O_RDONLY, 0);
+            let mut total = 0;
+            let mut crc = 0;
+            loop {
+                let n = read(fd, block, BLOCK);
+                crc = crc32c(block, n, crc);
+                total += n;
+                if n != BLOCK {
+                    break;
                 }
-                close(fd);
-                (total << 32) + crc
-            })
-            .build()
-        }
-        (Phase::Read, None) => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+            }
+            close(fd);
+            (total << 32) + crc
+        })
+        .build(),
+        (Phase::Read, None) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             let path = buf(0, PATH_A, PATH_LEN);
             let block = buf(0, CHUNK, CHUNK_LEN);
             let app = buf(0, APP, CHUNK_LEN);
@@ -357,32 +365,34 @@ fn compound(phase: Phase, fast: Option<u8>, s: Sizes) -> Result<Vec<u8>, BuildEr
             (total << 32) + crc
         })
         .build(),
-        (Phase::Seeks, Some(region)) => {
-            cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
-                let path = buf(region, PATH_A, PATH_LEN);
-                let block = buf(region, CHUNK, CHUNK_LEN);
-                let fd = open(path, O_RDWR, 0);
-                let mut x = SEEK_SEED;
-                let mut total = 0;
-                for i in 0..seeks {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    let at = x % blocks * BLOCK;
+        (Phase::Seeks, Some(region)) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
+            let path = buf(region, PATH_A, PATH_LEN);
+            let block = buf(region, CHUNK, CHUNK_LEN);
+            let fd = open(path, O_RDWR, 0);
+            let mut x = SEEK_SEED;
+            let mut total = 0;
+            for i in 0..seeks {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let at = x % blocks * BLOCK;
+                seek(fd, at, SEEK_SET);
+                let n = read(fd, block, BLOCK);
+                total += n + at;
+                if i % 10 == 9 {
                     seek(fd, at, SEEK_SET);
-                    let n = read(fd, block, BLOCK);
-                    total += n + at;
-                    if i % 10 == 9 {
-                        seek(fd, at, SEEK_SET);
-                        total += write(fd, block, n);
-                    }
+                    total += write(fd, block, n);
                 }
-                close(fd);
-                total
-            })
-            .build()
-        }
-        (Phase::Seeks, None) => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+            }
+            close(fd);
+            total
+        })
+        .build(),
+        (Phase::Seeks, None) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             let path = buf(0, PATH_A, PATH_LEN);
             let block = buf(0, CHUNK, CHUNK_LEN);
             let app = buf(0, APP, CHUNK_LEN);

@@ -37,7 +37,9 @@ const CREATE: u64 = O_WRONLY | O_CREAT | O_TRUNC;
 pub fn compound(fast: Option<u8>) -> Result<Vec<u8>, BuildError> {
     let len = u64::from(CHUNK_LEN);
     match fast {
-        Some(region) => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        Some(region) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             let source = buf(region, PATH_A, PATH_LEN);
             let target = buf(region, PATH_B, PATH_LEN);
             let chunk = buf(region, CHUNK, CHUNK_LEN);
@@ -56,7 +58,9 @@ pub fn compound(fast: Option<u8>) -> Result<Vec<u8>, BuildError> {
             total
         })
         .build(),
-        None => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        None => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             let source = buf(0, PATH_A, PATH_LEN);
             let target = buf(0, PATH_B, PATH_LEN);
             let chunk = buf(0, CHUNK, CHUNK_LEN);

@@ -37,7 +37,9 @@ pub const STRING: &[u8] = b"cf";
 pub fn compound(fast: Option<u8>) -> Result<Vec<u8>, BuildError> {
     let (len, needle_len) = (u64::from(CHUNK_LEN), STRING.len() as u32);
     match fast {
-        Some(region) => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        Some(region) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             let path = buf(region, PATH_A, PATH_LEN);
             let chunk = buf(region, CHUNK, CHUNK_LEN);
             let needle = buf(region, NEEDLE, needle_len);
@@ -54,7 +56,9 @@ pub fn compound(fast: Option<u8>) -> Result<Vec<u8>, BuildError> {
             total
         })
         .build(),
-        None => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        None => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             let path = buf(0, PATH_A, PATH_LEN);
             let chunk = buf(0, CHUNK, CHUNK_LEN);
             let app = buf(0, APP, CHUNK_LEN);

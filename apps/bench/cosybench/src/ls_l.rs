@@ -72,7 +72,9 @@ const COPIES: [(Config, &str); 3] = [
 /// buffers did). Exit value: the entries listed.
 pub fn compound(fast: Option<u8>) -> Builder {
     match fast {
-        Some(region) => cosy!(TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        Some(region) => cosy!(TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             let path = buf(region, PATH_A, PATH_LEN);
             let batch = buf(region, ENTRIES, BATCH_BYTES);
             let mut entry = 0;
@@ -97,7 +99,9 @@ pub fn compound(fast: Option<u8>) -> Builder {
             close(fd);
             total
         }),
-        None => cosy!(TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        None => cosy!(TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             let path = buf(0, PATH_A, PATH_LEN);
             let batch = buf(0, ENTRIES, BATCH_BYTES);
             let app_batch = buf(0, APP, BATCH_BYTES);

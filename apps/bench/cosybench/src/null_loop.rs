@@ -20,9 +20,11 @@ use crate::Bench;
 
 /// `for _ in 0..n { nop() }` written with `cosy!`, `n` its parameter
 /// (r0); exit value: `n`, reached only if every call succeeded (a failed
-/// `nop` stops the compound: `#[fail_fast]`).
+/// `nop` stops the compound: `#![fail_fast]`).
 pub fn compound() -> Result<Vec<u8>, BuildError> {
-    cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] |n| {
+    cosy!(ops::TABLE, |n| {
+        #![fail_fast]
+        #![step_budget(u32::MAX)]
         for _ in 0..n {
             nop();
         }

@@ -51,7 +51,8 @@ fn list(c: &mut Checks, fs: &mut Fs) {
 fn read_loop(c: &mut Checks, fs: &mut Fs) {
     // open; read 4 KiB chunks into consecutive places until a short one;
     // close; exit with the total. Written with `cosy!`, as an app would.
-    let compound = cosy!(TABLE => #[fail_fast] || {
+    let compound = cosy!(TABLE, || {
+        #![fail_fast]
         let path = buf(0, 0, 16);
         let mut total = 0;
         // The chunk moves on with the total read so far.
@@ -98,7 +99,8 @@ fn zero_copy(c: &mut Checks, fs: &mut Fs) {
     region[LEN..LEN + 8].copy_from_slice(b"/t/fast\0");
     // Write the 64 KiB from the data region, fsync, read it back into the
     // region's second half: the bytes never pass through the app.
-    let b = cosy!(TABLE => #[fail_fast] || {
+    let b = cosy!(TABLE, || {
+        #![fail_fast]
         let path = buf(number, LEN as u32, 8);
         let src = buf(number, 0, LEN as u32);
         let dst = buf(number, 2 * LEN as u32, LEN as u32);
@@ -130,7 +132,7 @@ fn zero_copy(c: &mut Checks, fs: &mut Fs) {
 
 fn prepared(c: &mut Checks, fs: &mut Fs) {
     // pread(r0 = fd, 8 bytes at r1) into the control region.
-    let b = cosy!(TABLE => |fd, at| {
+    let b = cosy!(TABLE, |fd, at| {
         let into = buf(0, 64, 8);
         pread(fd, into, 8, at)
     });

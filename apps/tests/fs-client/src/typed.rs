@@ -40,7 +40,8 @@ pub fn run(c: &mut Checks, fs: &mut Fs) {
 }
 
 fn fail_fast(c: &mut Checks, fs: &mut Fs, missing: Place, out: Place) {
-    let compound = cosy!(ops::TABLE => #[fail_fast] || {
+    let compound = cosy!(ops::TABLE, || {
+        #![fail_fast]
         let path = buf(missing);
         let out = buf(out);
         let fd = open(path, O_RDONLY, 0);
@@ -75,7 +76,7 @@ fn fail_fast(c: &mut Checks, fs: &mut Fs, missing: Place, out: Place) {
 
 fn goes_on(c: &mut Checks, fs: &mut Fs, names: cosy_abi::Table, out: Place) {
     // Stats every name of the table; counts the missing ones.
-    let compound = cosy!(ops::TABLE => || {
+    let compound = cosy!(ops::TABLE, || {
         let mut at = 0;
         let path = buf_at(names.first, at);
         let out = buf(out);

@@ -24,7 +24,7 @@ pub enum Error {
     Ipc(SysError),
     /// A path or buffer does not fit the control region's staging area.
     TooLarge,
-    /// A compound stopped at an op (a failure with `#[fail_fast]`, or
+    /// A compound stopped at an op (a failure with `#![fail_fast]`, or
     /// the step budget), or ran with failures and was asked to be clean
     /// (`RunReport::clean`): which op and why.
     Compound(crate::OpFailure),

@@ -160,7 +160,7 @@ impl Fs {
     /// Runs `compound` (placed at the end of the control region, so the
     /// region's start stays free for its buffers) with `params` in
     /// `r0`.. — one IPC. A compound stopped by a failing op (with
-    /// `#[fail_fast]`) or by the step budget is [`Error::Compound`],
+    /// `#![fail_fast]`) or by the step budget is [`Error::Compound`],
     /// naming the op; one that went on after failures is `Ok` with
     /// [`RunReport::first_failure`] set (`.clean()` makes that an error
     /// too); [`Fs::results`] gives every op's result.

@@ -25,7 +25,7 @@ pub enum Error {
     Ipc(SysError),
     /// Data or a compound does not fit the control region.
     TooLarge,
-    /// A compound stopped at an op (a failure with `#[fail_fast]`, or
+    /// A compound stopped at an op (a failure with `#![fail_fast]`, or
     /// the step budget), or ran with failures and was asked to be clean
     /// (`RunReport::clean`): which op and why.
     Compound(crate::OpFailure),

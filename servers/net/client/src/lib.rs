@@ -134,7 +134,7 @@ impl Net {
 
     /// Runs `compound` (placed at the end of the control region) with
     /// `params` in `r0`.. — one IPC. A compound stopped by a failing op
-    /// (with `#[fail_fast]`) or by the step budget is
+    /// (with `#![fail_fast]`) or by the step budget is
     /// [`Error::Compound`], naming the op; one that went on after
     /// failures is `Ok` with [`RunReport::first_failure`] set (`.clean()`
     /// makes that an error too); [`Net::results`] gives every op's result.

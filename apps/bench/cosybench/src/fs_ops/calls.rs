@@ -23,13 +23,15 @@ use super::Work;
 /// The run as one compound, written with `cosy!`: COSY's (`fast` =
 /// `None`, in the control region) or COSY-FAST's (over data region
 /// `fast`). Exit value: N, reached only if every call succeeded
-/// (`#[fail_fast]`).
+/// (`#![fail_fast]`).
 pub fn compound(work: &Work<'_>, fast: Option<u8>) -> Result<Vec<u8>, BuildError> {
     let n = work.spec.n;
     let path_bytes = work.spec.path.len() as u64 + 1;
     let record_bytes = u64::from(RECORD_LEN);
     match (work.spec.op, fast) {
-        (Op::Stat, Some(region)) => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        (Op::Stat, Some(region)) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             let path = buf(region, PATH, PATH_LEN);
             let record = buf(region, RECORD, RECORD_LEN);
             for _ in 0..n {
@@ -38,7 +40,9 @@ pub fn compound(work: &Work<'_>, fast: Option<u8>) -> Result<Vec<u8>, BuildError
             n
         })
         .build(),
-        (Op::Stat, None) => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        (Op::Stat, None) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             let path = buf(0, PATH, PATH_LEN);
             let app_path = buf(0, APP_PATH, PATH_LEN);
             let record = buf(0, RECORD, RECORD_LEN);
@@ -51,18 +55,20 @@ pub fn compound(work: &Work<'_>, fast: Option<u8>) -> Result<Vec<u8>, BuildError
             n
         })
         .build(),
-        (Op::OpenClose, Some(region)) => {
-            cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
-                let path = buf(region, PATH, PATH_LEN);
-                for _ in 0..n {
-                    let fd = open(path, O_RDONLY, 0);
-                    close(fd);
-                }
-                n
-            })
-            .build()
-        }
-        (Op::OpenClose, None) => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        (Op::OpenClose, Some(region)) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
+            let path = buf(region, PATH, PATH_LEN);
+            for _ in 0..n {
+                let fd = open(path, O_RDONLY, 0);
+                close(fd);
+            }
+            n
+        })
+        .build(),
+        (Op::OpenClose, None) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             let path = buf(0, PATH, PATH_LEN);
             let app_path = buf(0, APP_PATH, PATH_LEN);
             for _ in 0..n {
@@ -74,7 +80,9 @@ pub fn compound(work: &Work<'_>, fast: Option<u8>) -> Result<Vec<u8>, BuildError
         })
         .build(),
         // The null request, in either configuration: nothing to copy.
-        _ => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        _ => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             for _ in 0..n {
                 nop();
             }

@@ -28,7 +28,9 @@ pub fn compound(work: &Work<'_>, fast: Option<u8>) -> Result<Vec<u8>, BuildError
     let path_bytes = work.spec.path.len() as u64 + 1;
     let (block, chunk) = (u64::from(BLOCK), u64::from(DATA_LEN));
     match (work.spec.op, fast) {
-        (Op::Pread, Some(region)) => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        (Op::Pread, Some(region)) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             let path = buf(region, PATH, PATH_LEN);
             let data = buf(region, DATA, BLOCK);
             let fd = open(path, O_RDONLY, 0);
@@ -40,7 +42,9 @@ pub fn compound(work: &Work<'_>, fast: Option<u8>) -> Result<Vec<u8>, BuildError
             total
         })
         .build(),
-        (Op::Pread, None) => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        (Op::Pread, None) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             let path = buf(0, PATH, PATH_LEN);
             let app_path = buf(0, APP_PATH, PATH_LEN);
             let data = buf(0, DATA, BLOCK);
@@ -57,21 +61,23 @@ pub fn compound(work: &Work<'_>, fast: Option<u8>) -> Result<Vec<u8>, BuildError
             total
         })
         .build(),
-        (Op::Pwrite, Some(region)) => {
-            cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
-                let path = buf(region, PATH, PATH_LEN);
-                let data = buf(region, DATA, BLOCK);
-                let fd = open(path, O_WRONLY, 0);
-                let mut total = 0;
-                for i in 0..n {
-                    total += pwrite(fd, data, block, i % blocks * block);
-                }
-                close(fd);
-                total
-            })
-            .build()
-        }
-        (Op::Pwrite, None) => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        (Op::Pwrite, Some(region)) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
+            let path = buf(region, PATH, PATH_LEN);
+            let data = buf(region, DATA, BLOCK);
+            let fd = open(path, O_WRONLY, 0);
+            let mut total = 0;
+            for i in 0..n {
+                total += pwrite(fd, data, block, i % blocks * block);
+            }
+            close(fd);
+            total
+        })
+        .build(),
+        (Op::Pwrite, None) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             let path = buf(0, PATH, PATH_LEN);
             let app_path = buf(0, APP_PATH, PATH_LEN);
             let data = buf(0, DATA, BLOCK);
@@ -87,7 +93,9 @@ pub fn compound(work: &Work<'_>, fast: Option<u8>) -> Result<Vec<u8>, BuildError
             total
         })
         .build(),
-        (_, Some(region)) => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        (_, Some(region)) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             let path = buf(region, PATH, PATH_LEN);
             let data = buf(region, DATA, DATA_LEN);
             let fd = open(path, O_RDONLY, 0);
@@ -99,7 +107,9 @@ pub fn compound(work: &Work<'_>, fast: Option<u8>) -> Result<Vec<u8>, BuildError
             total
         })
         .build(),
-        (_, None) => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        (_, None) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             let path = buf(0, PATH, PATH_LEN);
             let app_path = buf(0, APP_PATH, PATH_LEN);
             let data = buf(0, DATA, DATA_LEN);

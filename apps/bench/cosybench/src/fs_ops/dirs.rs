@@ -25,7 +25,9 @@ pub fn compound(work: &Work<'_>, fast: Option<u8>) -> Result<Vec<u8>, BuildError
     let name_bytes = work.names.first().map_or(0, |p| p.len() as u64 + 1);
     let (stride, block) = (u64::from(NAME_LEN), u64::from(BLOCK));
     match fast {
-        Some(region) => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        Some(region) => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             let data = buf(region, DATA, BLOCK);
             let mut at = 0;
             // The i-th file's path in the app's table.
@@ -40,7 +42,9 @@ pub fn compound(work: &Work<'_>, fast: Option<u8>) -> Result<Vec<u8>, BuildError
             total
         })
         .build(),
-        None => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+        None => cosy!(ops::TABLE, || {
+            #![fail_fast]
+            #![step_budget(u32::MAX)]
             let path = buf(0, PATH, PATH_LEN);
             let data = buf(0, DATA, BLOCK);
             let app = buf(0, APP_DATA, BLOCK);

@@ -43,7 +43,9 @@ macro_rules! listing {
         let batch: u32 = BATCH * $entry;
         let batch_bytes = u64::from(batch);
         match $fast {
-            Some(region) => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+            Some(region) => cosy!(ops::TABLE, || {
+                #![fail_fast]
+                #![step_budget(u32::MAX)]
                 let path = buf(region, PATH, PATH_LEN);
                 let out = buf(region, DATA, batch);
                 let fd = open(path, O_DIRECTORY, 0);
@@ -61,7 +63,9 @@ macro_rules! listing {
                 total * PACK + last
             })
             .build(),
-            None => cosy!(ops::TABLE => #[fail_fast] #[step_budget(u32::MAX)] || {
+            None => cosy!(ops::TABLE, || {
+                #![fail_fast]
+                #![step_budget(u32::MAX)]
                 let path = buf(0, PATH, PATH_LEN);
                 let app_path = buf(0, APP_PATH, PATH_LEN);
                 let out = buf(0, DATA, batch);
