@@ -39,7 +39,7 @@ fn short_plain(info: u64) -> bool {
 
 impl<M: Machine> Kernel<M> {
     /// `call`: delivers to the receiver and returns it, or `None`.
-    #[inline]
+    #[inline(always)]
     pub fn fast_call<const SPREAD: bool>(&mut self, me: usize) -> Option<usize> {
         let caller = self.tasks[me].as_ref()?;
         let slot = caller.ctx.arg(0);
@@ -107,7 +107,7 @@ impl<M: Machine> Kernel<M> {
 
     /// `reply_recv`: answers the waiting caller, blocks receiving, and
     /// returns the caller, or `None`.
-    #[inline]
+    #[inline(always)]
     pub fn fast_reply_recv<const SPREAD: bool>(&mut self, me: usize) -> Option<usize> {
         let server = self.tasks[me].as_ref()?;
         let packed = server.ctx.arg(0);
