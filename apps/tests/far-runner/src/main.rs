@@ -108,7 +108,7 @@ fn count_until_stopped(board: &Mapped) -> ! {
     loop {
         rounds += 1;
         board.write_u64(board::COUNTER, rounds).expect(WORD);
-        if rounds % 64 == 0 {
+        if rounds.is_multiple_of(64) {
             yield_now();
         }
     }
