@@ -12,7 +12,12 @@
 //! notification —
 //! and then commits in a few stores, returning the partner to run.
 //! `None` means "take the slow path", which handles every case, including
-//! every error, with the same results. The rules are the slow path's; the
+//! every error, with the same results. `SPREAD` is
+//! [`Placement::spread`](crate::placement::Placement::spread): only when
+//! tasks run on several CPUs is the partner's CPU compared, so the
+//! one-CPU path carries no SMP check. The message words are read only
+//! once every check has passed and go straight into the partner's
+//! registers (read early they were spilled and reloaded). The rules are the slow path's; the
 //! host tests run the same scenarios through both (seL4 and Hubris keep
 //! fastpaths of this shape for the same reason: IPC cost is the
 //! microkernel's tax on every service).
@@ -34,11 +39,11 @@ fn short_plain(info: u64) -> bool {
 
 impl<M: Machine> Kernel<M> {
     /// `call`: delivers to the receiver and returns it, or `None`.
-    #[inline]
-    pub fn fast_call(&mut self, me: usize) -> Option<usize> {
+    #[inline(always)]
+    pub fn fast_call<const SPREAD: bool>(&mut self, me: usize) -> Option<usize> {
         let caller = self.tasks[me].as_ref()?;
-        let (slot, raw) = (caller.ctx.arg(0), caller.ctx.outgoing());
-        if !short_plain(raw.info) {
+        let slot = caller.ctx.arg(0);
+        if !short_plain(caller.ctx.outgoing().info) {
             return None;
         }
         let ep = self.caps.get(NodeId::slot(me, slot).ok()?).ok()?;
@@ -62,7 +67,7 @@ impl<M: Machine> Kernel<M> {
         if o != obj
             || srv.generation != ep.gen
             || srv.priority > caller.priority
-            || !self.placement.same_cpu(s, me)
+            || SPREAD && !self.placement.same_cpu(s, me)
         {
             return None;
         }
@@ -87,6 +92,7 @@ impl<M: Machine> Kernel<M> {
             0,
         );
         self.caps.set_reply_slot(reply_node, Slot::Full(reply));
+        let raw = self.tasks[me].as_ref()?.ctx.outgoing();
         let srv = self.tasks[s].as_mut()?;
         srv.ctx.set_incoming(&RawMessage { badge, ..raw });
         srv.state = State::Ready;
@@ -101,11 +107,11 @@ impl<M: Machine> Kernel<M> {
 
     /// `reply_recv`: answers the waiting caller, blocks receiving, and
     /// returns the caller, or `None`.
-    #[inline]
-    pub fn fast_reply_recv(&mut self, me: usize) -> Option<usize> {
+    #[inline(always)]
+    pub fn fast_reply_recv<const SPREAD: bool>(&mut self, me: usize) -> Option<usize> {
         let server = self.tasks[me].as_ref()?;
-        let (packed, raw) = (server.ctx.arg(0), server.ctx.outgoing());
-        if !short_plain(raw.info) || packed >> 24 != 0 {
+        let packed = server.ctx.arg(0);
+        if !short_plain(server.ctx.outgoing().info) || packed >> 24 != 0 {
             return None;
         }
         let (ep_slot, reply_slot, cap_slot) =
@@ -135,7 +141,7 @@ impl<M: Machine> Kernel<M> {
         }
         // A less urgent caller may run next only if the scheduler would
         // choose it: no other ready task is as urgent.
-        if !self.placement.same_cpu(c, me)
+        if SPREAD && !self.placement.same_cpu(c, me)
             || caller.priority > server.priority && !self.alone_next(c, me)
         {
             return None;
@@ -151,6 +157,7 @@ impl<M: Machine> Kernel<M> {
             return None;
         }
         self.caps.set_reply_slot(reply_node, Slot::Empty);
+        let raw = self.tasks[me].as_ref()?.ctx.outgoing();
         let caller = self.tasks[c].as_mut()?;
         caller.ctx.set_incoming(&RawMessage { badge: 0, ..raw });
         caller.state = State::Ready;

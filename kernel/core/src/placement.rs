@@ -15,6 +15,10 @@
 //!
 //! With one CPU every task is on CPU 0, every mask test passes and no
 //! wake-up is ever remote: scheduling is exactly the one-CPU kernel's.
+//! [`Placement::spread`] says whether that holds (no task placed off CPU
+//! 0, whatever the CPU count); while it does, the IPC fastpath skips its
+//! same-CPU checks, wake-ups set no bits, and the glue skips its per-entry
+//! SMP work, so the one-CPU path pays one test per entry for SMP.
 
 use conflux_bootimg::MAX_TASKS;
 
@@ -34,6 +38,8 @@ pub struct Placement {
     pub busy: u64,
     /// How many CPUs run (set by the glue before `Kernel::start`).
     pub cpus: usize,
+    /// Some task was placed on a CPU other than 0 (see [`Self::spread`]).
+    spread: bool,
 }
 
 impl Default for Placement {
@@ -53,6 +59,7 @@ impl Placement {
             wake: 0,
             busy: 0,
             cpus: 1,
+            spread: false,
         }
     }
 
@@ -63,6 +70,17 @@ impl Placement {
         self.mask[old] &= !(1 << t);
         self.mask[cpu] |= 1 << t;
         self.cpu_of[t] = cpu as u8;
+        self.spread |= cpu != 0;
+    }
+
+    /// Whether tasks may run on more than one CPU: some task was placed
+    /// off CPU 0 (placement happens at boot only, so this never changes
+    /// while tasks run). While false every task is on CPU 0, so every
+    /// hand-off is within a CPU, no wake-up is remote and no other CPU
+    /// runs a task — what lets the one-CPU path skip the SMP work.
+    #[inline]
+    pub fn spread(&self) -> bool {
+        self.spread
     }
 
     /// The CPU task `t` runs on.
@@ -78,10 +96,13 @@ impl Placement {
         self.cpu_of[a] == self.cpu_of[b]
     }
 
-    /// Task `t` became ready: its CPU must look again.
+    /// Task `t` became ready: its CPU must look again. Unplaced systems
+    /// keep no bits (CPU 0 chooses after every entry anyway).
     #[inline]
     pub fn woke(&mut self, t: usize) {
-        self.wake |= 1 << self.cpu_of[t];
+        if self.spread {
+            self.wake |= 1 << self.cpu_of[t];
+        }
     }
 
     /// The CPUs other than `me` to interrupt so they look at their newly

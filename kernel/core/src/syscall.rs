@@ -20,10 +20,24 @@ impl<M: Machine> Kernel<M> {
     /// more than its checks), the general dispatch otherwise.
     #[inline]
     pub fn syscall(&mut self, cpu: &mut Cpu) -> Next {
+        if self.placement.spread() {
+            self.syscall_on::<true>(cpu)
+        } else {
+            self.syscall_on::<false>(cpu)
+        }
+    }
+
+    /// [`Kernel::syscall`] for a caller that has already asked
+    /// [`Placement::spread`](crate::placement::Placement::spread) (the
+    /// glue asks once per entry and picks its own path to match):
+    /// `SPREAD` must be its answer.
+    #[inline(always)]
+    pub fn syscall_on<const SPREAD: bool>(&mut self, cpu: &mut Cpu) -> Next {
+        debug_assert_eq!(SPREAD, self.placement.spread());
         let me = cpu.current;
         let fast = match self.tasks[me].as_ref().map(|t| t.ctx.sysno()) {
-            Some(n) if n == Sysno::Call as u64 => self.fast_call(me),
-            Some(n) if n == Sysno::ReplyRecv as u64 => self.fast_reply_recv(me),
+            Some(n) if n == Sysno::Call as u64 => self.fast_call::<SPREAD>(me),
+            Some(n) if n == Sysno::ReplyRecv as u64 => self.fast_reply_recv::<SPREAD>(me),
             _ => None,
         };
         match fast {

@@ -31,15 +31,17 @@ fn idle_loop() -> ! {
 }
 
 /// Carries out `next` on this CPU: afterwards the per-CPU block names the
-/// frame the exit path restores.
+/// frame the exit path restores. `SPREAD` false (every task on one CPU,
+/// `Placement::spread`) skips the records only other CPUs read; true is
+/// always correct.
 #[inline]
-pub fn finish(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, next: Next) {
+pub fn finish<const SPREAD: bool>(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, next: Next) {
     if let Next::Switch(t) = next {
         // The IPC fastpath's hand-off: the partner is known to be the most
         // urgent ready task, so no search.
         pc.state.current = t;
         pc.state.idle = false;
-        return run(k, pc, t);
+        return run::<SPREAD>(k, pc, t);
     }
     reschedule(k, pc, next);
 }
@@ -55,7 +57,7 @@ fn reschedule(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, next: Next) {
             if let Some(task) = k.tasks[t].as_ref() {
                 crate::boottrace::running(t, task.name);
             }
-            run(k, pc, t)
+            run::<true>(k, pc, t)
         }
         Decision::Idle => idle(pc),
         Decision::Halt => all_ended(k),
@@ -63,12 +65,17 @@ fn reschedule(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, next: Next) {
 }
 
 /// Points the CPU at task `t`: its frame, its page tables, its FPU state.
+/// With `SPREAD` it also records, for the other CPUs, the generation it
+/// runs (`trap::entered_from_live`) and the space it runs on (shootdown
+/// targets); while every task is on this CPU no other CPU reads them.
 #[inline(always)]
-fn run(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, t: usize) {
+fn run<const SPREAD: bool>(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, t: usize) {
     let Some(task) = k.tasks[t].as_mut() else {
         return;
     };
-    pc.run_generation = task.generation as u64;
+    if SPREAD {
+        pc.run_generation = task.generation as u64;
+    }
     let ctx: *mut Context = &mut task.ctx;
     if pc.state.fpu_owner != t {
         let prev = match pc.state.fpu_owner {
@@ -88,9 +95,12 @@ fn run(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, t: usize) {
     // A kernel address plus the frame size: cannot wrap.
     pc.ctx_top = frame.wrapping_add(core::mem::size_of::<TrapFrame>() as u64);
     gdt::set_rsp0(pc.tss, pc.ctx_top);
+    // Stored only when CR3 changes: every load of a task's space comes
+    // through here, so an unchanged CR3 already has its record.
     if let Some(space) = &task.space {
-        space.activate();
-        pc.active_root.store(space.root(), Ordering::Relaxed);
+        if space.activate() && SPREAD {
+            pc.active_root.store(space.root(), Ordering::Relaxed);
+        }
     }
 }
 
@@ -191,7 +201,7 @@ pub fn start(image: BootImage<'static>) -> ! {
     );
     // So that the round-robin search starts at task 0.
     cpu::this().state.current = k.ntasks.max(1) - 1;
-    finish(&mut k, cpu::this(), Next::Block);
+    finish::<true>(&mut k, cpu::this(), Next::Block);
     // The APs idle until told their tasks are ready.
     let others = k.placement.take_remote(0);
     crate::smp::wake(others);

@@ -59,18 +59,34 @@ extern "C" fn syscall_from_user() -> ! {
         .try_lock()
         .unwrap_or_else(crate::shootdown::lock_kernel);
     let pc = arch::cpu::this();
-    let next = if entered_from_live(&k, pc) {
-        k.syscall(&mut pc.state)
+    // One test per entry picks the path: with every task on one CPU (see
+    // `Placement::spread`) the entry carries none of the SMP work.
+    if k.placement.spread() {
+        syscall_here::<true>(&mut k, pc);
     } else {
-        Next::Block
-    };
-    finish(&mut k, pc, next);
-    wake_others(&mut k);
+        syscall_here::<false>(&mut k, pc);
+    }
     drop(k);
     // Never returning lets the compiler skip saving registers for the
     // caller: the exit restores every register from the task's context.
     // Safety: `finish` pointed the per-CPU block at the frame to restore.
     unsafe { arch::trap::leave() }
+}
+
+/// One syscall's work under the lock; `SPREAD` is `Placement::spread`.
+/// Only when tasks run on several CPUs can another CPU have stopped the
+/// caller meanwhile, or a task made ready here belong to another CPU.
+#[inline(always)]
+fn syscall_here<const SPREAD: bool>(k: &mut Kernel<X86>, pc: &mut arch::cpu::PerCpu) {
+    let next = if !SPREAD || entered_from_live(k, pc) {
+        k.syscall_on::<SPREAD>(&mut pc.state)
+    } else {
+        Next::Block
+    };
+    finish::<SPREAD>(k, pc, next);
+    if SPREAD {
+        wake_others(k);
+    }
 }
 
 #[no_mangle]
@@ -81,7 +97,7 @@ extern "C" fn trap_from_user() {
     let mut k = crate::shootdown::lock_kernel();
     let pc = arch::cpu::this();
     if !entered_from_live(&k, pc) {
-        finish(&mut k, pc, Next::Block);
+        finish::<true>(&mut k, pc, Next::Block);
         wake_others(&mut k);
         return;
     }
@@ -106,7 +122,7 @@ extern "C" fn trap_from_user() {
     } else {
         interrupt(&mut k, frame.vector)
     };
-    finish(&mut k, pc, next);
+    finish::<true>(&mut k, pc, next);
     wake_others(&mut k);
 }
 
@@ -115,10 +131,10 @@ extern "C" fn trap_from_user() {
 /// restarted it, while this CPU waited for the lock; then the saved frame
 /// is no longer this entry's (a restart rewrote it) and the entry's
 /// syscall or fault must not be acted on: the CPU just chooses again.
-/// Always true on one CPU.
+/// Always true while every task is on one CPU (`Placement::spread`).
 #[inline(always)]
 fn entered_from_live(k: &Kernel<X86>, pc: &arch::cpu::PerCpu) -> bool {
-    k.placement.cpus == 1
+    !k.placement.spread()
         || k.tasks[pc.state.current]
             .as_ref()
             .is_some_and(|t| t.state.is_ready() && t.generation as u64 == pc.run_generation)
@@ -127,8 +143,8 @@ fn entered_from_live(k: &Kernel<X86>, pc: &arch::cpu::PerCpu) -> bool {
 /// Interrupts the other CPUs whose tasks this entry made ready.
 #[inline(always)]
 fn wake_others(k: &mut Kernel<X86>) {
-    if k.placement.cpus == 1 {
-        return; // nothing to wake (the bits of CPU 0 are simply left set)
+    if !k.placement.spread() {
+        return; // every task is on this CPU: nothing to wake
     }
     let others = k.placement.take_remote(arch::cpu::this().cpu as usize);
     if others != 0 {
@@ -157,7 +173,7 @@ extern "C" fn trap_from_kernel(frame: &mut TrapFrame) {
         } else {
             next
         };
-        finish(&mut k, arch::cpu::this(), next);
+        finish::<true>(&mut k, arch::cpu::this(), next);
         wake_others(&mut k);
         return;
     }

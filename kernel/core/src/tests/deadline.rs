@@ -167,7 +167,7 @@ fn a_server_answering_an_abandoned_call_with_reply_recv_goes_on_serving() {
         args: answer,
         ..Regs::default()
     };
-    assert_eq!(s.k.fast_reply_recv(SERVER), None);
+    assert_eq!(s.k.fast_reply_recv::<false>(SERVER), None);
     assert_eq!(s.sys(SERVER, ReplyRecv, answer), Next::Resume);
     assert_eq!(s.incoming(SERVER).unwrap().words[0], 2, "the new call");
     assert!(awaiting(&mut s));

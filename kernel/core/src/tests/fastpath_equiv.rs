@@ -101,7 +101,7 @@ fn fast_answer_to_less_urgent(bystander_prio: u8) -> Option<usize> {
         ..Default::default()
     };
     assert_eq!(ctx.sysno(), Sysno::ReplyRecv as u64);
-    s.k.fast_reply_recv(1)
+    s.k.fast_reply_recv::<false>(1)
 }
 
 #[test]

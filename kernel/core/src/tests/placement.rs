@@ -150,3 +150,91 @@ fn the_image_places_tasks_and_a_missing_cpu_falls_back_to_cpu_0() {
     assert_eq!(k.placement.mask[1], 1);
     assert_eq!(k.placement.mask[0] & 0b11, 0b10);
 }
+
+#[test]
+fn tasks_are_spread_only_once_one_is_placed_off_cpu_0() {
+    use crate::tests::mock::Mock;
+    let mut k = crate::Kernel::<Mock>::new();
+    k.placement.cpus = 2;
+    k.place(0, "a", 0);
+    k.place(1, "b", 5);
+    assert!(
+        !k.placement.spread(),
+        "two CPUs but every task on CPU 0 (CPU 5 fell back): the one-CPU path applies"
+    );
+    k.place(2, "c", 1);
+    assert!(k.placement.spread());
+    k.place(2, "c", 0);
+    assert!(
+        k.placement.spread(),
+        "placement happens at boot only; once spread, the SMP path stays (always correct)"
+    );
+}
+
+#[test]
+fn unspread_tasks_keep_no_wake_bits_and_spread_ones_do() {
+    let objects = [Obj::Notification];
+    let grants = [(0, 2, 0, W, 1, 0), (1, 4, 0, R, 0, 0)];
+    let mut s = Sim::boot(&[1, 1], &objects, &grants, false);
+    assert!(!s.k.placement.spread());
+    s.k.placement.take_remote(1);
+    assert_eq!(sys_on(&mut s, 0, 1, Wait, [4, 0, 0, 0, 0, 0]), Next::Block);
+    assert_eq!(
+        sys_on(&mut s, 0, 0, Signal, [2, 0, 0, 0, 0, 0]),
+        Next::Resume
+    );
+    assert!(s.state(1).is_ready());
+    assert_eq!(
+        s.k.placement.wake, 0,
+        "every task is on CPU 0, which chooses after every entry: no bit to keep"
+    );
+    s.k.placement.place(1, 1);
+    assert_eq!(sys_on(&mut s, 1, 1, Wait, [4, 0, 0, 0, 0, 0]), Next::Block);
+    assert_eq!(
+        sys_on(&mut s, 0, 0, Signal, [2, 0, 0, 0, 0, 0]),
+        Next::Resume
+    );
+    assert_eq!(s.k.placement.take_remote(0), 1 << 1);
+}
+
+#[test]
+fn both_fastpath_forms_agree_when_every_task_is_on_one_cpu() {
+    // The glue picks `syscall_on::<false>` for an unspread system; the
+    // form with the same-CPU checks must reach the same answer there.
+    for spread in [false, true] {
+        let mut s = split();
+        s.k.placement.place(1, 0);
+        s.cpu.index = 0;
+        sys_on(&mut s, 0, 1, Recv, [slots(2, 3, 0), 0, 0, 0, 0, 0]);
+        s.cpu.current = 0;
+        s.k.task(0).ctx = super::mock::Regs {
+            num: Call as u64,
+            args: [2, info(5, 1, None), 42, 0, 0, 0],
+            ..Default::default()
+        };
+        let got = if spread {
+            s.k.fast_call::<true>(0)
+        } else {
+            s.k.fast_call::<false>(0)
+        };
+        assert_eq!(got, Some(1), "spread form: {spread}");
+        assert_eq!(s.incoming(1).unwrap().words[0], 42);
+    }
+}
+
+#[test]
+fn the_spread_fastpath_refuses_a_partner_on_another_cpu() {
+    let mut s = split();
+    sys_on(&mut s, 1, 1, Recv, [slots(2, 3, 0), 0, 0, 0, 0, 0]);
+    s.cpu.current = 0;
+    s.k.task(0).ctx = super::mock::Regs {
+        num: Call as u64,
+        args: [2, info(5, 1, None), 42, 0, 0, 0],
+        ..Default::default()
+    };
+    assert_eq!(
+        s.k.fast_call::<true>(0),
+        None,
+        "the server runs on CPU 1: the slow path wakes it there"
+    );
+}

@@ -89,16 +89,22 @@ pub fn init(cpu: usize, kernel_stack_top: u64, ist_tops: [u64; 3]) -> u64 {
 }
 
 /// Where the CPU saves a task's frame on an interrupt or exception from
-/// ring 3; `tss` is this CPU's (what [`init`] returned).
+/// ring 3; `tss` is this CPU's (what [`init`] returned). `top` is a
+/// kernel address (the end of a task's frame in the kernel's task table),
+/// so already canonical: it is stored as the raw word `VirtAddr` holds,
+/// without `VirtAddr::new_truncate`'s re-canonicalising on every switch.
 #[inline(always)]
 pub fn set_rsp0(tss: u64, top: u64) {
     let tss = tss as *mut TaskStateSegment;
+    // `VirtAddr` is a transparent u64, so its slot takes the raw word.
+    const _: () = assert!(core::mem::size_of::<VirtAddr>() == 8);
     // Safety: `tss` is this CPU's TSS, which only this CPU writes; the CPU
     // reads `rsp0` only on a ring-3 → ring-0 transition, which cannot
     // happen while the kernel runs. The field is unaligned in the packed
-    // TSS, hence the unaligned write.
+    // TSS, hence the unaligned write; `VirtAddr` is `repr(transparent)`
+    // over u64 and `top` is canonical, so the word is a valid `VirtAddr`.
     unsafe {
-        let p = core::ptr::addr_of_mut!((*tss).privilege_stack_table[0]);
-        p.write_unaligned(VirtAddr::new_truncate(top));
+        let p = core::ptr::addr_of_mut!((*tss).privilege_stack_table[0]) as *mut u64;
+        p.write_unaligned(top);
     }
 }

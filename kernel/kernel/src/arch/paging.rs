@@ -309,10 +309,11 @@ impl AddressSpace {
         self.pml4
     }
 
-    /// Makes this the current address space on this CPU.
+    /// Makes this the current address space on this CPU; whether CR3
+    /// changed (false: it was already this space).
     #[inline]
-    pub fn activate(&self) {
-        load_cr3(self.pml4);
+    pub fn activate(&self) -> bool {
+        load_cr3(self.pml4)
     }
 
     /// Frees the frames this space owns — its own pages (marked [`OWNED`])
@@ -343,8 +344,9 @@ pub fn flush_tlb() {
     x86_64::instructions::tlb::flush_all();
 }
 
+/// Loads `pml4` into CR3 unless it is there already; whether it loaded.
 #[inline]
-fn load_cr3(pml4: u64) {
+fn load_cr3(pml4: u64) -> bool {
     let now: u64;
     // Safety: reading CR3 has no side effect. (Raw, because this is on the
     // IPC path and the typed wrapper re-validates an address we made.)
@@ -352,11 +354,12 @@ fn load_cr3(pml4: u64) {
         core::arch::asm!("mov {}, cr3", out(reg) now, options(nostack, nomem, preserves_flags))
     };
     if now & !0xfff == pml4 {
-        return;
+        return false;
     }
     // Safety: `pml4` is a page-aligned PML4 frame this kernel built; every
     // PML4 maps the kernel half identically, so the kernel keeps running.
     unsafe { core::arch::asm!("mov cr3, {}", in(reg) pml4, options(nostack, preserves_flags)) };
+    true
 }
 
 /// Runs on the kernel's own tables (no task's): when idling, and before a
