@@ -464,7 +464,7 @@ mod tests {
         // make does.
         assert_eq!(
             plan(&root, "conflux-socket").unwrap_err(),
-            "cannot create app `conflux-socket`: the crate `conflux-socket-protocol` already exists (servers/socket-protocol/Cargo.toml); choose another name"
+            "cannot create app `conflux-socket`: the crate `conflux-socket-protocol` already exists (servers/net/protocol/Cargo.toml); choose another name"
         );
         assert!(add_members(&read(&root.join("Cargo.toml")).unwrap(), &[]).is_ok());
     }
@@ -661,20 +661,48 @@ mod tests {
         }
     }
 
-    /// `apps/files-and-echo` and its system are `new-app`'s output for
-    /// `--uses fs,net`, unedited: the guest test `new-app` builds and
-    /// boots them, so it tests what a user gets.
+    /// The committed examples are `new-app`'s output, unedited: the guest
+    /// tests `new-app` (`--uses fs,net`, `apps/files-and-echo`),
+    /// `new-app-fs` (`apps/word-count`), `new-app-net` (`apps/echo-client`)
+    /// and `new-app-service` (no `--uses`, `apps/totals`) build and boot
+    /// them, so they test what a user gets from each template.
     #[test]
-    fn the_committed_example_is_the_template_output() {
+    fn the_committed_examples_are_the_template_output() {
         let root = workspace::root();
-        for (path, body) in render_client("files-and-echo", &["fs", "net"]) {
-            let committed = read(&root.join(&path)).unwrap();
-            assert!(
-                committed == body,
-                "{path} differs from what `new-app files-and-echo --uses fs,net` writes now; \
-                 regenerate it: remove apps/files-and-echo, qemu/systems/files-and-echo.toml and \
-                 its members line in Cargo.toml, then run `cargo make new-app files-and-echo --uses fs,net`"
-            );
+        let service = |name: &str| -> Vec<(String, String)> {
+            TEMPLATE
+                .iter()
+                .map(|(path, body)| (render(path, name), render(body, name)))
+                .collect()
+        };
+        let examples = [
+            (
+                "files-and-echo",
+                "--uses fs,net",
+                render_client("files-and-echo", &["fs", "net"]),
+            ),
+            (
+                "word-count",
+                "--uses fs",
+                render_client("word-count", &["fs"]),
+            ),
+            (
+                "echo-client",
+                "--uses net",
+                render_client("echo-client", &["net"]),
+            ),
+            ("totals", "", service("totals")),
+        ];
+        for (name, uses, files) in examples {
+            for (path, body) in files {
+                let committed = read(&root.join(&path)).unwrap();
+                assert!(
+                    committed == body,
+                    "{path} differs from what `new-app {name} {uses}` writes now; \
+                     regenerate it: remove apps/{name}, qemu/systems/{name}.toml and \
+                     its members lines in Cargo.toml, then run `cargo make new-app {name} {uses}`"
+                );
+            }
         }
     }
 
