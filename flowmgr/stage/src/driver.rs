@@ -19,6 +19,17 @@
 //! whose clients have all detached is done; a stage serves on, since flows
 //! come and go. The task sleeps only when nothing moved and every client
 //! has been asked to ring (the queues' *signal me*).
+//!
+//! A stage that is still busy (frames keep arriving at the NIC, clients
+//! keep the device full) but whose flow found its output edge full gives
+//! way at the end of its turn ([`FlowSide::give_way`], a yield): on one
+//! CPU the stages of a flow are equally urgent, and only the stage
+//! downstream can empty that edge, so without it the busy stage would
+//! spin — dropping every datagram for want of an empty buffer — until the
+//! timer tick preempted it, while the stage that would free a buffer sat
+//! ready beside it. That is the collapse the flow benchmark showed under
+//! overload on one CPU. A stage whose neighbours run on other CPUs loses
+//! only a system call by it.
 
 /// What a driver does; the loop is [`run`]'s.
 pub trait Driver {
@@ -48,6 +59,10 @@ pub trait FlowSide<D> {
     /// notification, waiting for it when `block`; the notification's bits
     /// if it rang.
     fn receive(&mut self, driver: &mut D, block: bool) -> Option<u64>;
+    /// Whether a flow found its output edge full since the last call.
+    fn backed_up(&mut self, driver: &mut D) -> bool;
+    /// Lets the other ready tasks of this priority run (a yield).
+    fn give_way(&mut self, driver: &mut D);
 }
 
 /// A driver without flows: no flow side at all.
@@ -59,6 +74,14 @@ impl<D> FlowSide<D> for NoFlows {
     }
 
     fn receive(&mut self, _: &mut D, _: bool) -> Option<u64> {
+        match *self {}
+    }
+
+    fn backed_up(&mut self, _: &mut D) -> bool {
+        match *self {}
+    }
+
+    fn give_way(&mut self, _: &mut D) {
         match *self {}
     }
 }
@@ -80,7 +103,14 @@ fn turn<D: Driver, F: FlowSide<D>>(driver: &mut D, flows: &mut Option<F>) -> boo
     }
     let sleep = !busy && driver.ready_to_sleep();
     let bits = match flows.as_mut() {
-        Some(f) => f.receive(driver, sleep),
+        Some(f) => {
+            let backed = f.backed_up(driver);
+            let bits = f.receive(driver, sleep);
+            if busy && backed {
+                f.give_way(driver);
+            }
+            bits
+        }
         None => driver.wait(sleep),
     };
     driver.notified(bits.unwrap_or(0));
@@ -134,6 +164,8 @@ mod tests {
 
     struct Flows {
         receives: Vec<bool>,
+        /// What `backed_up` answers, turn by turn (then false).
+        backed: Vec<bool>,
     }
 
     impl FlowSide<Fake> for Flows {
@@ -145,6 +177,14 @@ mod tests {
             d.log.push("receive");
             self.receives.push(block);
             None
+        }
+
+        fn backed_up(&mut self, _: &mut Fake) -> bool {
+            (!self.backed.is_empty()) && self.backed.remove(0)
+        }
+
+        fn give_way(&mut self, d: &mut Fake) {
+            d.log.push("give way");
         }
     }
 
@@ -176,6 +216,7 @@ mod tests {
         };
         let mut flows = Some(Flows {
             receives: Vec::new(),
+            backed: Vec::new(),
         });
         // A stage never stops on its own: run three turns by hand.
         for _ in 0..2 {
@@ -191,5 +232,31 @@ mod tests {
         assert_eq!(flows.unwrap().receives, [false, true]);
         // flowmgr's message answered, no bits: notified with none.
         assert_eq!(d.bits, [0, 0]);
+    }
+
+    #[test]
+    fn a_busy_stage_whose_output_is_full_gives_way_and_an_idle_one_sleeps() {
+        let mut d = Fake {
+            busy_turns: 2,
+            ..Fake::default()
+        };
+        let mut flows = Some(Flows {
+            receives: Vec::new(),
+            // Backed up while busy, busy but not backed up, then backed
+            // up with nothing to do.
+            backed: vec![true, false, true],
+        });
+        for _ in 0..3 {
+            assert!(turn(&mut d, &mut flows));
+        }
+        assert_eq!(
+            d.log,
+            [
+                "device", "flows", "clients", "receive", "give way", // busy, full
+                "device", "flows", "clients", "receive", // busy, room
+                "device", "flows", "clients", "ready", "receive", // idle: sleeps, no yield
+            ]
+        );
+        assert_eq!(flows.unwrap().receives, [false, false, true]);
     }
 }

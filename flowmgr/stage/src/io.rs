@@ -75,6 +75,10 @@ pub struct FlowIo {
     next_seq: u32,
     pub(crate) paused: bool,
     pub(crate) last: Step,
+    /// Whether the flow found its output edge full since the task last
+    /// asked ([`FlowIo::take_backed`]): a step that waited for an empty
+    /// buffer, or a datagram dropped for want of one.
+    backed: bool,
     /// The source's rate limit, if it has one.
     bucket: Option<Bucket>,
     /// The flow's priority, 0..=7 (see [`crate::Stages::run`]).
@@ -124,6 +128,7 @@ impl FlowIo {
             next_seq: 0,
             paused: false,
             last: Step::Progress,
+            backed: false,
             bucket: None,
             priority: 0,
             retries: 0,
@@ -576,8 +581,18 @@ impl FlowIo {
         });
         if !filled && step != Step::Finished {
             self.count_drop();
+            self.backed |= step == Step::WaitOutput;
         }
         filled
+    }
+
+    /// Whether the flow found its output edge full (a step waited for an
+    /// empty buffer, or a datagram was dropped for want of one) since the
+    /// last call. A task that is still busy then gives way to the stages
+    /// downstream on its CPU (see `driver`), which are the only ones that
+    /// can empty the edge.
+    pub fn take_backed(&mut self) -> bool {
+        core::mem::take(&mut self.backed)
     }
 
     /// A sink's step: `f(src, seq)` consumes one full input buffer.

@@ -102,6 +102,19 @@ impl<W: Work> StageEndpoint<W> {
         })
     }
 
+    /// Whether a flow found its output edge full since the last call
+    /// ([`Stages::backed_up`]).
+    pub fn backed_up(&mut self) -> bool {
+        self.stages.backed_up()
+    }
+
+    /// Gives the CPU to another ready task of the same priority: a busy
+    /// stage whose output edge is full lets the stages downstream on its
+    /// CPU empty it (see `driver`).
+    pub fn give_way(&self) {
+        conflux_userlib::sys::yield_now();
+    }
+
     /// Takes one message or doorbell, waiting for it if `block` and every
     /// flow is idle. `None` when nothing arrived, or when the receive
     /// failed (said on the console: the task's flows stall until the next

@@ -455,6 +455,18 @@ impl<W: Work> Stages<W> {
         }
     }
 
+    /// Whether a running flow found its output edge full since the last
+    /// call ([`FlowIo::take_backed`]; every flow's mark is cleared).
+    pub fn backed_up(&mut self) -> bool {
+        let mut backed = false;
+        for phase in self.flows.iter_mut().flatten() {
+            if let Phase::Running(io, _, _) = phase {
+                backed |= io.take_backed();
+            }
+        }
+        backed
+    }
+
     /// Whether the task may sleep: every running flow is waiting, and the
     /// neighbours it waits on were asked to ring its doorbell.
     pub fn idle(&mut self) -> bool {

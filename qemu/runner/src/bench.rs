@@ -134,6 +134,18 @@ fn measure_beside_with<T: Send + 'static>(
     args: &str,
     measure: impl FnOnce(&qemu::Console) -> Result<T, String> + Send + 'static,
 ) -> Result<(T, String), String> {
+    measure_beside_on(what, built, Accel::Tcg, timeout, args, measure)
+}
+
+/// [`measure_beside_with`] under `accel` (icount gives QEMU one CPU).
+fn measure_beside_on<T: Send + 'static>(
+    what: &str,
+    built: &image::Built,
+    accel: Accel,
+    timeout: Duration,
+    args: &str,
+    measure: impl FnOnce(&qemu::Console) -> Result<T, String> + Send + 'static,
+) -> Result<(T, String), String> {
     let (send, receive) = std::sync::mpsc::channel();
     let work = move |console: &qemu::Console| {
         let result = measure(console);
@@ -148,16 +160,7 @@ fn measure_beside_with<T: Send + 'static>(
         work: Box::new(work),
         stop: true,
     };
-    let run = qemu::run_captured_full(
-        built,
-        Accel::Tcg,
-        timeout,
-        args,
-        &[],
-        b"",
-        None,
-        Some(beside),
-    )?;
+    let run = qemu::run_captured_full(built, accel, timeout, args, &[], b"", None, Some(beside))?;
     let found = receive
         .recv()
         .map_err(|_| "the measuring thread ended without a result".to_owned())

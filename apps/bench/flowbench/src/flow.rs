@@ -110,10 +110,31 @@ pub fn watch(flows: &Flows, id: FlowId, count: u64) -> (u64, u64) {
             }
         }
     }
+    edges(flows, id);
     if let Err(e) = flows.destroy(id) {
         fail(&alloc::format!("flowmgr refused to destroy the flow: {e}"));
     }
     (seen, cycles)
+}
+
+/// Prints what crossed each edge of flow `id` and what its upstream stage
+/// dropped (the source's drops: datagrams that found the flow's first
+/// edge full), so a run's losses can be told apart: dropped by the flow,
+/// or never reached it (QEMU's user network, the NIC's receive queue).
+fn edges(flows: &Flows, id: FlowId) {
+    let Ok(s) = flows.stats(id) else {
+        return;
+    };
+    let mut line = alloc::string::String::from("edges");
+    for (i, e) in s.edges[..s.edge_count].iter().enumerate() {
+        line.push_str(&alloc::format!(
+            " e{i}: buffers={} drops={} queued={}",
+            e.buffers,
+            e.drops,
+            e.queued
+        ));
+    }
+    println!("{line}");
 }
 
 /// One run of the flow configuration.

@@ -39,7 +39,10 @@ const PATIENCE: u32 = 64;
 const SEED: u64 = 3;
 
 fn fallback() -> bool {
-    matches!(config::SYSTEM_NAME, "flow-fallback" | "flow-device-dies")
+    matches!(
+        config::SYSTEM_NAME,
+        "flow-fallback" | "flow-device-dies" | "flow-device-dies-2cpu"
+    )
 }
 
 fn cipher(direction: Direction, engine: Engine) -> StageSpec {

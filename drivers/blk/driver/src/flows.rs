@@ -298,4 +298,12 @@ impl FlowSide<Serving<'_>> for Box<Stage> {
     fn receive(&mut self, _: &mut Serving<'_>, block: bool) -> Option<u64> {
         Stage::receive(self, block)
     }
+
+    fn backed_up(&mut self, _: &mut Serving<'_>) -> bool {
+        self.flows.backed_up()
+    }
+
+    fn give_way(&mut self, _: &mut Serving<'_>) {
+        self.flows.give_way();
+    }
 }

@@ -174,21 +174,26 @@ pub fn step(c: &mut Crypto, os: &mut impl Os, io: &mut FlowIo, f: &mut Flow) -> 
     (step, device)
 }
 
-/// Test systems only: in the system named `flow-device-dies`, the driver
-/// faults on purpose once its flows have ciphered 300 buffers, and the
+/// Test systems only: in the systems named `flow-device-dies` and
+/// `flow-device-dies-2cpu` (the driver on CPU 1), the driver faults on
+/// purpose once its flows have ciphered 300 buffers, and the
 /// manifest does not restart it, so the in-guest test sees the exception
 /// ladder lose the only crypto device for good and fall back to software.
 /// Every other system never takes this path.
 fn dies_on_purpose(ciphered: u64) {
     use core::sync::atomic::{AtomicU64, Ordering};
     static CIPHERED: AtomicU64 = AtomicU64::new(0);
-    if crate::config::SYSTEM_NAME != "flow-device-dies" {
+    if !matches!(
+        crate::config::SYSTEM_NAME,
+        "flow-device-dies" | "flow-device-dies-2cpu"
+    ) {
         return;
     }
     let before = CIPHERED.fetch_add(ciphered, Ordering::Relaxed);
     if before < 300 && before + ciphered >= 300 {
         conflux_userlib::println!(
-            "test system 'flow-device-dies': faulting on purpose after ciphering 300 flow buffers"
+            "test system '{}': faulting on purpose after ciphering 300 flow buffers",
+            crate::config::SYSTEM_NAME
         );
         conflux_userlib::testing::fault_on_purpose();
     }
@@ -303,5 +308,13 @@ impl FlowSide<Serving<'_>> for Box<Stage> {
 
     fn receive(&mut self, s: &mut Serving<'_>, block: bool) -> Option<u64> {
         Stage::receive(self, s.c, block)
+    }
+
+    fn backed_up(&mut self, _: &mut Serving<'_>) -> bool {
+        self.flows.backed_up()
+    }
+
+    fn give_way(&mut self, _: &mut Serving<'_>) {
+        self.flows.give_way();
     }
 }

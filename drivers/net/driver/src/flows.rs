@@ -151,4 +151,14 @@ impl FlowSide<State> for Flows {
     fn receive(&mut self, st: &mut State, block: bool) -> Option<u64> {
         st.flows.as_mut().and_then(|f| f.receive(block))
     }
+
+    fn backed_up(&mut self, st: &mut State) -> bool {
+        st.flows.as_mut().is_some_and(|f| f.flows.backed_up())
+    }
+
+    fn give_way(&mut self, st: &mut State) {
+        if let Some(f) = st.flows.as_ref() {
+            f.flows.give_way();
+        }
+    }
 }
