@@ -48,13 +48,23 @@ struct Slot {
     len: usize,
 }
 
+/// What the client keeps between calls: its slots' tags and which are
+/// in flight. A task that cannot keep the rings borrowed (its region is
+/// a window it maps) keeps this, and [`RingClient::resume`]s over the
+/// rings it attaches again for each call; the queue indices live in the
+/// region, written only by this end.
+#[derive(Clone, Debug)]
+pub struct ClientState {
+    slot_len: usize,
+    slots: [Slot; DEPTH as usize],
+    in_flight: u32,
+}
+
 /// The client's end of its rings.
 pub struct RingClient<'a> {
     submissions: Producer<'a>,
     completions: Consumer<'a>,
-    slot_len: usize,
-    slots: [Slot; DEPTH as usize],
-    in_flight: u32,
+    state: ClientState,
 }
 
 impl<'a> RingClient<'a> {
@@ -65,25 +75,38 @@ impl<'a> RingClient<'a> {
         for (i, s) in slots.iter_mut().enumerate() {
             s.tag = i as u32;
         }
+        let state = ClientState {
+            slot_len: (data_len / DEPTH as usize) & !7,
+            slots,
+            in_flight: 0,
+        };
+        Self::resume(submissions, completions, state)
+    }
+
+    /// The client's end again, with the state [`RingClient::suspend`] gave.
+    pub fn resume(submissions: Ring<'a>, completions: Ring<'a>, state: ClientState) -> Self {
         Self {
             submissions: submissions.into_producer(),
             // Completion slots carry words, not buffers; the check against
             // a region is not theirs (see `next_completion`).
             completions: completions.into_consumer(DataRegion::new(usize::MAX)),
-            slot_len: (data_len / DEPTH as usize) & !7,
-            slots,
-            in_flight: 0,
+            state,
         }
+    }
+
+    /// What to keep until the next [`RingClient::resume`].
+    pub fn suspend(self) -> ClientState {
+        self.state
     }
 
     /// Bytes one entry may take.
     pub fn slot_len(&self) -> usize {
-        self.slot_len
+        self.state.slot_len
     }
 
     /// Entries submitted and not reaped.
     pub fn in_flight(&self) -> u32 {
-        self.in_flight
+        self.state.in_flight
     }
 
     /// Submits operation `op` with its operand words.
@@ -115,18 +138,19 @@ impl<'a> RingClient<'a> {
         params: Option<usize>,
         write: impl FnOnce(&mut [u8]) -> Result<usize, RingError>,
     ) -> Result<Ticket, RingError> {
-        let free = self.slots.iter().position(|s| !s.in_flight);
+        let st = &mut self.state;
+        let free = st.slots.iter().position(|s| !s.in_flight);
         let index = free.ok_or(RingError::Full { depth: DEPTH })?;
-        let start = index * self.slot_len;
+        let start = index * st.slot_len;
         let have = data.len();
         let area = data
-            .get_mut(start..start + self.slot_len)
+            .get_mut(start..start + st.slot_len)
             .ok_or(RingError::TooSmall {
-                need: start + self.slot_len,
+                need: start + st.slot_len,
                 have,
             })?;
         let len = write(area)?;
-        let slot = &mut self.slots[index];
+        let slot = &mut st.slots[index];
         let descriptor = Descriptor {
             offset: start as u64,
             // At most `slot_len`, which came from a data area's length.
@@ -142,7 +166,7 @@ impl<'a> RingClient<'a> {
             len,
             ..*slot
         };
-        self.in_flight += 1;
+        st.in_flight += 1;
         Ok(Ticket(slot.tag))
     }
 
@@ -164,17 +188,18 @@ impl<'a> RingClient<'a> {
         };
         let completion = Completion::from_slot(raw).map_err(|_| bad)?;
         let index = (completion.tag & (DEPTH - 1)) as usize;
-        let slot = &mut self.slots[index];
+        let st = &mut self.state;
+        let slot = &mut st.slots[index];
         if !slot.in_flight || slot.tag != completion.tag {
             return Err(bad);
         }
-        let start = index * self.slot_len;
+        let start = index * st.slot_len;
         let compound = slot
             .params
             .map(|p| compound_body(start..start + slot.len, p));
         slot.in_flight = false;
         slot.tag = slot.tag.wrapping_add(1 << SLOT_BITS);
-        self.in_flight -= 1;
+        st.in_flight -= 1;
         Ok(Some(Reaped {
             ticket: Ticket(completion.tag),
             completion,

@@ -48,7 +48,7 @@ mod server;
 #[cfg(test)]
 mod tests;
 
-pub use client::{Reaped, RingClient, Ticket};
+pub use client::{ClientState, Reaped, RingClient, Ticket};
 pub use completion::Completion;
 pub use error::RingError;
 pub use poll::{Idle, Poller};

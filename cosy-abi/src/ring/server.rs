@@ -97,6 +97,11 @@ impl<'a> RingServer<'a> {
         Ok(Served::Completed(completion))
     }
 
+    /// Completions the client has not reaped yet.
+    pub fn unreaped(&self) -> Result<u32, RingError> {
+        Ok(super::DEPTH - self.completions.free()?)
+    }
+
     /// After answering: whether the client asked to be notified (then
     /// notify it once). A client busy reaping never asks.
     pub fn needs_signal(&mut self) -> bool {

@@ -192,6 +192,11 @@ fn operations_and_compounds_complete_with_their_tags() {
         .report();
     assert!(report.is_clean(), "{report}");
     assert_eq!(report.exit_value, 42);
+    // Suspended and resumed (a client that maps its region per call),
+    // the slots and tags carry on.
+    let state = client.suspend();
+    let mut client = RingClient::resume(mem.sq(), mem.cq(), state);
+    assert_eq!(server.unreaped(), Ok(0));
     // The same slot is reused with a new tag.
     let again = client.submit_op(&mut data, memfs::NOP, &[]).unwrap();
     assert_ne!(again, nop);
