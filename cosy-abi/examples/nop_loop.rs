@@ -55,7 +55,7 @@ fn main() {
         Some(arg) => arg.parse().expect("N, the loop count, a number"),
         None => 256,
     };
-    // The compound `cosy!` writes for apps/cosybench's null loop: r0 = n.
+    // The compound `cosy!` writes for apps/bench/cosybench's null loop: r0 = n.
     let mut b = Builder::new();
     let (count, i) = (b.reg(), b.reg());
     b.step_budget(u32::MAX).fail_fast(true);

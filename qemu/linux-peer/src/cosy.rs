@@ -4,11 +4,11 @@
 //! (`linux-syscall`) and through io_uring (`linux-io_uring`: [`uring`]),
 //! on the ext4 disk Conflux's `bench cosy` uses,
 //! running the plan on that disk (`/plan`: [`plan`]). Each does per run
-//! what Conflux's VAN run does (`apps/cosybench/src/*.rs`): the same
+//! what Conflux's VAN run does (`apps/bench/cosybench/src/*.rs`): the same
 //! files, 4 KiB chunks, counts and block sequences, so the answers are
 //! the ones Conflux's task prints (`BENCH answer` lines read alike).
 //!
-//! Timing is Conflux's (`apps/cosybench/src/measure.rs`): one untimed
+//! Timing is Conflux's (`apps/bench/cosybench/src/measure.rs`): one untimed
 //! warm-up round, then ROUNDS timed ones; a sample is the TSC across one
 //! whole run (system calls first, then io_uring, each with its rounds);
 //! the median, p99 and mean go out as record lines
@@ -105,7 +105,7 @@ pub fn timed(run: impl FnOnce() -> io::Result<u64>) -> io::Result<(u64, u64)> {
 }
 
 /// A size as Conflux's records name it: `16MiB`, `128KiB`, or bytes
-/// (`apps/cosybench/src/copy.rs`'s `size_name`).
+/// (`apps/bench/cosybench/src/copy.rs`'s `size_name`).
 pub fn size_name(size: u64) -> String {
     match size {
         s if s >= 1 << 20 && s % (1 << 20) == 0 => format!("{}MiB", s >> 20),

@@ -1,7 +1,7 @@
 //! fs-ops on Linux: what one file operation costs through Linux's
 //! system calls (`linux-syscall`) and through io_uring
 //! (`linux-io_uring`), on the ext4 disk Conflux's `bench fs-ops` uses,
-//! mounted from virtio-blk. As on Conflux (`apps/cosybench/src/fs_ops`):
+//! mounted from virtio-blk. As on Conflux (`apps/bench/cosybench/src/fs_ops`):
 //! each plan line runs one untimed warm-up round (which warms the page
 //! cache where Conflux's caches are warm) and then ROUNDS timed ones; a
 //! sample is the TSC across one run of N operations divided by N, and a

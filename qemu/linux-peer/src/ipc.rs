@@ -1,7 +1,7 @@
 //! The IPC anchors (bench `ipc`): a `getpid` (the cheapest system call),
 //! and a one-byte pipe round trip and an eventfd round trip between two
 //! processes on the one CPU, each timed per round trip with the TSC like
-//! Conflux's `apps/ipcbench` times `call_reply_roundtrip`: warm-up rounds
+//! Conflux's `apps/bench/ipcbench` times `call_reply_roundtrip`: warm-up rounds
 //! first, then one sample per round. Through plain system calls
 //! (`linux-syscall`) and through io_uring (`linux-io_uring`: each side
 //! submits its write and its read as one batch and waits for both, one

@@ -2,7 +2,7 @@
 //! size_mib = N` becomes the ext4 image `target/disks/SYSTEM.img`, made
 //! by the host's own `mke2fs -t ext4 -b 4096 -d FOLDER` (4 KiB blocks
 //! and extents are what the guest's file system library handles; see
-//! `servers/ext4`) and checked with `e2fsck -fn` after each guest test.
+//! `servers/fs/ext4`) and checked with `e2fsck -fn` after each guest test.
 //!
 //! The image is built once and then kept, so what the guest writes
 //! persists from run to run, until `cargo make clean` or `--fresh-disk`

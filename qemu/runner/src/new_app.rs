@@ -464,7 +464,7 @@ mod tests {
         // make does.
         assert_eq!(
             plan(&root, "conflux-socket").unwrap_err(),
-            "cannot create app `conflux-socket`: the crate `conflux-socket-protocol` already exists (servers/socket-protocol/Cargo.toml); choose another name"
+            "cannot create app `conflux-socket`: the crate `conflux-socket-protocol` already exists (servers/net/protocol/Cargo.toml); choose another name"
         );
         assert!(add_members(&read(&root.join("Cargo.toml")).unwrap(), &[]).is_ok());
     }

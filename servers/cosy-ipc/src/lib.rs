@@ -1,4 +1,4 @@
-//! The IPC shape every Cosy server shares (`servers/fs`, `servers/net`):
+//! The IPC shape every Cosy server shares (`servers/fs/server`, `servers/net/server`):
 //! session labels, how a buffer operand travels in a message word, what a
 //! compound run replies, and a request's words read once and counted.
 //!

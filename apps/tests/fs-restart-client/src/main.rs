@@ -23,7 +23,7 @@ use conflux_userlib::testing::Checks;
 conflux_userlib::entry!(main);
 
 /// Files the workload writes; the server faults in the fsync of the ninth
-/// (after 8 fsyncs: see `servers/fs/src/fault.rs`).
+/// (after 8 fsyncs: see `servers/fs/server/src/fault.rs`).
 const FILES: u32 = 16;
 
 fn main() {

@@ -1,4 +1,4 @@
-//! bonnie's phases on Linux (`apps/cosybench/src/bonnie.rs`), each timed
+//! bonnie's phases on Linux (`apps/bench/cosybench/src/bonnie.rs`), each timed
 //! on its own, in order, each run as Conflux's VAN run makes it:
 //! `putc-N` (N one-byte `write`s to `FILE.putc`, created, truncated),
 //! `write` (the file written in 4 KiB blocks), `rewrite` (each block

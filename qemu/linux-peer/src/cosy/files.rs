@@ -15,7 +15,7 @@ use super::uring::{self, Uring};
 use super::{rounds, size_name, timed, Via, VIAS};
 use crate::report::Checks;
 
-/// grep's string (`apps/cosybench/src/grep.rs`).
+/// grep's string (`apps/bench/cosybench/src/grep.rs`).
 pub const STRING: &[u8] = b"cf";
 /// The chunk every read and write moves.
 const CHUNK: usize = 4096;

@@ -1,7 +1,7 @@
 //! The Cosy plan: the same file Conflux's `cargo make bench cosy` runs
 //! (`qemu/cosybench/bench/plan`, on the cosybench disk at `/plan`), so
 //! both sides run the same workloads with the same parameters and rounds.
-//! A line is `WORKLOAD ROUNDS PARAM...` (as `apps/cosybench/src/plan.rs`
+//! A line is `WORKLOAD ROUNDS PARAM...` (as `apps/bench/cosybench/src/plan.rs`
 //! reads it); `#` starts a comment.
 
 /// A workload of the Cosy papers.

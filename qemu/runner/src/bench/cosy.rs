@@ -1,5 +1,5 @@
 //! `bench cosy`: the Cosy papers' workloads in the guest
-//! (`apps/cosybench`, system `qemu/systems/cosybench.toml`), each in the
+//! (`apps/bench/cosybench`, system `qemu/systems/cosybench.toml`), each in the
 //! configurations VAN (one IPC per operation), COSY (one compound) and
 //! COSY-FAST (a compound over a shared data region), under tcg (guest
 //! TSC cycles) and icount (instructions). The task prints one record

@@ -5,7 +5,7 @@
 //! the host, the memory-centric way and as a flow, and the flow's `tcp`
 //! stage alone (fed pattern records: the network path's ceiling),
 //! [`ROUNDS`] times per configuration and chunk size
-//! (`apps/filetcpbench`). Each configuration and chunk size sends to its
+//! (`apps/bench/filetcpbench`). Each configuration and chunk size sends to its
 //! own guest port (`5820 + 3i + c`), which
 //! QEMU's guest forward carries to the same host port on 127.0.0.1; the
 //! runner listens on every one before boot, and a thread per port reads
@@ -28,7 +28,7 @@ use crate::tcp_peer::{Expect, Received, Receiver};
 
 /// The file every run sends (its `generate` entry in the manifest).
 const FILE: &str = "bench/input.bin";
-/// Chunk sizes and rounds, as `apps/filetcpbench`'s plan for the
+/// Chunk sizes and rounds, as `apps/bench/filetcpbench`'s plan for the
 /// `filetcpbench` system (the guest's `ready` lines are checked against
 /// them).
 const CHUNKS: [u32; 3] = [1024, 16384, 65536];
@@ -37,9 +37,9 @@ const ROUNDS: usize = 2;
 /// `PORT + 3i + c`.
 const PORT: u16 = 5820;
 const CONFIGS: [&str; 3] = ["memory-centric", "flow", "stage-tcp"];
-/// The stage-tcp runs' records' seed (apps/filetcpbench/src/main.rs).
+/// The stage-tcp runs' records' seed (apps/bench/filetcpbench/src/main.rs).
 const SEED: u64 = 0xf11e;
-/// The key and IV (apps/filetcpbench/src/main.rs).
+/// The key and IV (apps/bench/filetcpbench/src/main.rs).
 const KEY: [u8; 16] = *b"conflux-flow-key";
 const IV: [u8; 16] = *b"conflux-flow-iv!";
 
@@ -163,7 +163,7 @@ fn join(
         let lines: Vec<_> = results.iter().filter(|r| r.2 == port).collect();
         if lines.len() != received.len() || lines.iter().any(|r| r.0 != config || r.1 != chunk) {
             return Err(format!(
-                "port {port}: the guest's result lines ({lines:?}) are not {} runs of {config} at {chunk} B: the runner's plan and apps/filetcpbench's differ",
+                "port {port}: the guest's result lines ({lines:?}) are not {} runs of {config} at {chunk} B: the runner's plan and apps/bench/filetcpbench's differ",
                 received.len()
             ));
         }

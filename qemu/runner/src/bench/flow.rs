@@ -42,7 +42,7 @@ pub const COUNT: u32 = 20_000;
 /// measured alone shows its own capacity rather than the rate it was
 /// offered; 24,000 and 28,000/s are near the flow's.
 pub const RATES: [u32; 7] = [2000, 4000, 8000, 16000, 24000, 28000, 32000];
-/// The records' key, IV and seed (apps/flowbench/src/main.rs).
+/// The records' key, IV and seed (apps/bench/flowbench/src/main.rs).
 const KEY: [u8; 16] = *b"conflux-flow-key";
 const IV: [u8; 16] = *b"conflux-flow-iv!";
 const SEED: u64 = 0xf10e;

@@ -1,5 +1,5 @@
 //! `bench fs-ops`: the file server's cost per operation
-//! (`apps/cosybench/src/fs_ops`, system `qemu/systems/fsops.toml`, plan
+//! (`apps/bench/cosybench/src/fs_ops`, system `qemu/systems/fsops.toml`, plan
 //! `qemu/cosybench/fsops/plan`): the null request, `stat`, `open` +
 //! `close`, cached 4 KiB `pread` and `pwrite`, sequential 64 KiB reads,
 //! `readdir` and `readdirplus` (`ls -l`'s listing) per entry and open +

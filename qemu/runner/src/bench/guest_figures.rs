@@ -1,6 +1,6 @@
 //! What the benchmarks whose figures come from a guest task's record
 //! lines share (`bench cosy` and `bench fs-ops`, both from
-//! `apps/cosybench`): the modes to run, one of which an environment
+//! `apps/bench/cosybench`): the modes to run, one of which an environment
 //! variable may name ([`modes`]), and the medians read back from the
 //! console as [`Figure`]s, refused whole if the task failed a check or
 //! never finished ([`figures`]): a figure of wrong work is worth nothing.
@@ -79,7 +79,7 @@ pub fn figures(output: &str, task: &str) -> Result<Vec<Figure>, String> {
         }
         let figure = Figure::from_metric(line.metric(), line.value()).ok_or_else(|| {
             format!(
-                "metric `{}` is not `bench__config__param` (apps/cosybench/src/measure.rs)",
+                "metric `{}` is not `bench__config__param` (apps/bench/cosybench/src/measure.rs)",
                 line.metric()
             )
         })?;

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 const REQUEST: &[u8] = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
 
 /// The answer of netbench's request loop (`RESPONSE` in
-/// apps/netbench/src/main.rs; the two must match).
+/// apps/bench/netbench/src/main.rs; the two must match).
 pub const ANSWER: &[u8] =
     b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\nConnection: close\r\n\r\nnetbench\n";
 
