@@ -42,8 +42,11 @@ const WINDOWS: usize = 8;
 /// CPUs", and to be won back; 1,047 after the first round of the lean
 /// request path, 2,549 before it), with room for code layout to move it
 /// by a little. Raise it only for a cost that is measured and written
-/// down.
-const FS_CEILING: u64 = 960;
+/// down. 967 with the rings (issue 27, docs/rings.md; 2026-11-28): the
+/// loop's test for rings in use, the RING and RING_ENTER labels and the
+/// session's ring slot cost a request 27 that have not been traced or
+/// won back yet (marking the ring handlers cold did not change it).
+const FS_CEILING: u64 = 980;
 /// The same for the network server (1,000 with the SMP kernel, 934
 /// before it; 1,904 after the lean path's first round, 3,485 before).
 const NET_CEILING: u64 = 1020;
