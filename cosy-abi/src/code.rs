@@ -82,6 +82,17 @@ pub const STATIC_REF_OUT_OF_BOUNDS: u16 = 0x0122;
 /// A ref's reserved field is non-zero or its offset register is invalid.
 pub const REF_RESERVED: u16 = 0x0123;
 
+/// A ring entry's descriptor lies outside the ring's data area.
+pub const ENTRY_OUT_OF_BOUNDS: u16 = 0x0200;
+/// A ring entry is shorter than its header and the words it announces.
+pub const ENTRY_TRUNCATED: u16 = 0x0201;
+/// A ring entry's kind is neither an operation nor a compound.
+pub const ENTRY_KIND: u16 = 0x0202;
+/// A ring entry's reserved header bytes are not zero.
+pub const ENTRY_RESERVED: u16 = 0x0203;
+/// A ring entry announces more words than its kind takes.
+pub const ENTRY_WORDS: u16 = 0x0204;
+
 /// Service-defined errors are `SERVICE | code`, code 1..=0x7FFF.
 pub const SERVICE: u16 = 0x8000;
 
@@ -149,6 +160,11 @@ pub fn describe(code: u16) -> &'static str {
         UNKNOWN_REGION => "unknown region",
         STATIC_REF_OUT_OF_BOUNDS => "buffer ref runs past its region",
         REF_RESERVED => "malformed buffer ref",
+        ENTRY_OUT_OF_BOUNDS => "ring entry outside the ring's data area",
+        ENTRY_TRUNCATED => "ring entry shorter than its header and words",
+        ENTRY_KIND => "ring entry of unknown kind",
+        ENTRY_RESERVED => "ring entry's reserved bytes not zero",
+        ENTRY_WORDS => "ring entry with more words than its kind takes",
         c if c & SERVICE != 0 => "service error",
         _ => "unknown code",
     }

@@ -84,6 +84,7 @@ mod regfile;
 mod region_alloc;
 mod registers;
 mod report;
+pub mod ring;
 mod service;
 pub mod typed;
 mod verify;

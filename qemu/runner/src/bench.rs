@@ -20,8 +20,9 @@ mod guest_figures;
 mod linux;
 mod net;
 mod netbackend;
+mod rings;
 
-const BENCHES: [&str; 12] = [
+const BENCHES: [&str; 13] = [
     "boot",
     "ipc",
     "blk",
@@ -33,6 +34,7 @@ const BENCHES: [&str; 12] = [
     "flow",
     "flow-file-tcp",
     "netbackend",
+    "rings",
     "linux",
 ];
 
@@ -420,6 +422,7 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
             "net" => net::run()?,
             "cosy" => cosy::run()?,
             "fs-ops" => fs_ops::run()?,
+            "rings" => rings::run()?,
             "flow" => flow::run()?,
             "flow-file-tcp" => file_tcp::run()?,
             "netbackend" => netbackend::run()?,

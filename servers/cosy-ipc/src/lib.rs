@@ -20,6 +20,8 @@
 //! | [`RUN_PREPARED`] | handle, params… | [`RunReply`] | run a prepared compound with new parameters |
 //! | [`RELEASE`] | handle | — | forget a prepared compound |
 //! | [`SHUTDOWN`] | — | — | stop the server (who may ask is the server's rule) |
+//! | [`RING`] | region number | depth, step limit | use an attached data region, formatted by the client, as the session's rings (`cosy_abi::ring`, `docs/rings.md`) |
+//! | [`RING_ENTER`] | flags ([`RING_WAIT`]) | — | the doorbell: serve the rings now; with `RING_WAIT`, answer once a completion waits |
 //! | [`CLIENT_GONE`] | badge | 1 if a session ended, else 0 | the supervisor: that client's task ended; end its session |
 //! | [`VAN_BASE`] + op | the op's operands | value | one operation of the server's op table |
 //!
@@ -69,6 +71,18 @@ pub const RELEASE: u32 = 7;
 /// Stop the server (for power-off and the end of a test); each server
 /// says who may ask (the file server: badges with its `ADMIN` bit).
 pub const SHUTDOWN: u32 = 8;
+/// Use an attached data region (word 0: its number), which the client
+/// formatted with `cosy_abi::ring::Parts::format`, as the session's
+/// submission and completion rings. Reply words: the ring's depth and the
+/// step limit of one compound entry.
+pub const RING: u32 = 9;
+/// The rings' doorbell (word 0: flags): the client submitted and the
+/// server asked to be woken (`RingClient::needs_signal`). With
+/// [`RING_WAIT`], the call is answered only once a completion waits on
+/// the completion ring (the client set its signal-me flag first).
+pub const RING_ENTER: u32 = 10;
+/// [`RING_ENTER`]'s flag: answer once a completion waits.
+pub const RING_WAIT: u64 = 1;
 /// The supervisor says a client is gone (word 0: its badge); only a
 /// caller with the supervisor's badge (`conflux_abi::ipc::SUPERVISOR_BADGE`)
 /// may ask. The server ends that client's session as a reconnect would;

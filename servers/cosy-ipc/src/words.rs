@@ -6,7 +6,8 @@
 //! is read into [`Words`].
 
 use crate::{
-    ATTACH, CLIENT_GONE, CONNECT, DETACH, PREPARE, RELEASE, RUN, RUN_PREPARED, SHUTDOWN, VAN_BASE,
+    ATTACH, CLIENT_GONE, CONNECT, DETACH, PREPARE, RELEASE, RING, RING_ENTER, RING_WAIT, RUN,
+    RUN_PREPARED, SHUTDOWN, VAN_BASE,
 };
 
 /// A message carried more words than any request takes.
@@ -92,6 +93,14 @@ pub enum Request {
         handle: u64,
     },
     Shutdown,
+    /// Use attached data region `region` as the session's rings.
+    Ring {
+        region: u64,
+    },
+    /// The rings' doorbell; `wait`: answer once a completion waits.
+    RingEnter {
+        wait: bool,
+    },
     /// The supervisor says the client with `badge` is gone.
     ClientGone {
         badge: u64,
@@ -122,6 +131,10 @@ impl Request {
             RUN_PREPARED => Request::RunPrepared { handle: w.get(0) },
             RELEASE => Request::Release { handle: w.get(0) },
             SHUTDOWN => Request::Shutdown,
+            RING => Request::Ring { region: w.get(0) },
+            RING_ENTER => Request::RingEnter {
+                wait: w.get(0) & RING_WAIT != 0,
+            },
             CLIENT_GONE => Request::ClientGone { badge: w.get(0) },
             l if l >= VAN_BASE && l - VAN_BASE <= u32::from(u16::MAX) => {
                 Request::Op((l - VAN_BASE) as u16)
@@ -135,7 +148,11 @@ impl Request {
     /// unknown label or op takes any number: it is refused for what it is.
     pub fn max_words(&self, operands: impl Fn(u16) -> Option<usize>) -> usize {
         match self {
-            Request::Connect { .. } | Request::Release { .. } | Request::ClientGone { .. } => 1,
+            Request::Connect { .. }
+            | Request::Release { .. }
+            | Request::ClientGone { .. }
+            | Request::Ring { .. }
+            | Request::RingEnter { .. } => 1,
             Request::Prepare { .. } => 2,
             Request::Run { .. } => 2 + PARAMS,
             Request::RunPrepared { .. } => 1 + PARAMS,
@@ -186,5 +203,16 @@ mod tests {
         );
         assert_eq!(Request::ClientGone { badge: 1 }.max_words(ops), 1);
         assert!(!Request::ClientGone { badge: 1 }.takes_cap());
+        assert_eq!(Request::of(RING, &[2]), Request::Ring { region: 2 });
+        assert_eq!(
+            Request::of(RING_ENTER, &[3]),
+            Request::RingEnter { wait: true }
+        );
+        assert_eq!(
+            Request::of(RING_ENTER, &[]),
+            Request::RingEnter { wait: false }
+        );
+        assert_eq!(Request::RingEnter { wait: true }.max_words(ops), 1);
+        assert!(!Request::Ring { region: 1 }.takes_cap());
     }
 }

@@ -42,8 +42,12 @@ const WINDOWS: usize = 8;
 /// SMP kernel; 1,047 after the first round of the lean request path,
 /// 2,549 before it; `docs/kernel.md`, "Several CPUs"), with 20 of room
 /// for code layout to move it by a little. Raise it only for a cost that
-/// is measured and written down.
-const FS_CEILING: u64 = 902;
+/// is measured and written down. 909 with the session rings (issue 27,
+/// `docs/rings.md`): the loop's test for rings in use, the RING and
+/// RING_ENTER labels and the session's ring slot cost a request 27 that
+/// are not traced or won back yet (marking the ring handlers cold changed
+/// nothing); the ceiling keeps the same 20 of room.
+const FS_CEILING: u64 = 929;
 /// The same for the network server (942 measured with the same kernel;
 /// 1,000 with the SMP work on the one-CPU path, 934 before the SMP
 /// kernel; 1,904 after the lean path's first round, 3,485 before).

@@ -31,6 +31,14 @@ pub enum Error {
     /// An arena could not place a compound's input or buffer in its
     /// region (`cosy_abi::Arena`): too little room left.
     Layout(cosy_abi::ArenaError),
+    /// The ring path: the rings refused (`Full` at the depth, an entry
+    /// too large for its slot, ...) or are unusable.
+    Ring(cosy_abi::ring::RingError),
+    /// A ring call before [`crate::Fs::ring_open`].
+    NoRing,
+    /// [`crate::Fs::ring_wait`] with no entry in flight: nothing would
+    /// ever wake it.
+    NothingInFlight,
 }
 
 impl Error {
@@ -77,6 +85,12 @@ impl From<Failure> for Error {
     }
 }
 
+impl From<cosy_abi::ring::RingError> for Error {
+    fn from(e: cosy_abi::ring::RingError) -> Self {
+        Error::Ring(e)
+    }
+}
+
 impl From<cosy_abi::ArenaError> for Error {
     fn from(e: cosy_abi::ArenaError) -> Self {
         Error::Layout(e)
@@ -120,6 +134,11 @@ impl fmt::Display for Error {
             Error::Compound(op) if op.op.is_some() => write!(f, "compound failed at {op}"),
             Error::Compound(op) => write!(f, "compound failed: {op}"),
             Error::Layout(e) => write!(f, "laying out the compound's region: {e}"),
+            Error::Ring(e) => write!(f, "ring to the file server: {e}"),
+            Error::NoRing => f.write_str("no ring: call Fs::ring_open first"),
+            Error::NothingInFlight => {
+                f.write_str("waiting on the ring with no entry in flight: submit first")
+            }
         }
     }
 }

@@ -14,6 +14,10 @@
 //!   client's side. [`Fs::data`] gives the region's bytes, and
 //!   `cosy_abi::RegionAlloc` hands out blocks of it.
 //!
+//! - **RING**: operations and compounds posted into a submission ring
+//!   the server polls, answers reaped from a completion ring, no IPC per
+//!   request while the server is busy (`ring.rs`, `docs/rings.md`).
+//!
 //! ```ignore
 //! let mut fs = Fs::connect(Caps { endpoint: caps::FS, control: caps::FS_CONTROL,
 //!                                 control_addr: caps::FS_CONTROL_ADDR })?;
@@ -38,6 +42,7 @@
 extern crate alloc;
 
 mod error;
+mod ring;
 mod van;
 
 use alloc::vec::Vec;
@@ -51,6 +56,7 @@ use conflux_fs_protocol::FsError;
 use conflux_userlib::ipc::Message;
 use cosy_abi::typed::{op_values, OpValue};
 
+pub use cosy_abi::ring::{Reaped, Ticket};
 pub use error::{op_name, Error};
 
 /// What [`Fs::run`] reports: how the compound ended, its exit value, and
@@ -80,6 +86,8 @@ const PATHS: usize = 2 * 4096;
 /// A connection to the file server.
 pub struct Fs {
     session: Session,
+    /// The ring path, once [`Fs::ring_open`] set it up.
+    rings: Option<ring::Rings>,
 }
 
 impl Fs {
@@ -87,6 +95,7 @@ impl Fs {
     pub fn connect(caps: Caps) -> Result<Fs, Error> {
         Ok(Fs {
             session: Session::connect(caps)?,
+            rings: None,
         })
     }
 

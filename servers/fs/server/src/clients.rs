@@ -47,6 +47,8 @@ pub struct Client {
     pub prepared: [Option<Box<Prepared>>; MAX_PREPARED],
     /// The compound still running for this session, if one is.
     pub job: Option<Box<Job>>,
+    /// The session's rings, once it named them with RING.
+    pub rings: Option<crate::rings::Rings>,
 }
 
 impl Client {
@@ -115,6 +117,7 @@ impl Clients {
             regions: Default::default(),
             prepared: Default::default(),
             job: None,
+            rings: None,
         });
         if let Err(e) = self.attach_at(index, Some(0), received) {
             self.slots[index] = None;

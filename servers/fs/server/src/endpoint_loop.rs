@@ -12,6 +12,12 @@
 //! at that client's priority (`priority`), so clients less urgent than
 //! the server are not starved by another's compound.
 //!
+//! With rings in use (`rings`), each turn of the loop first serves every
+//! session's rings, answering the last request before it; while they had
+//! work recently the loop takes requests without blocking (and yields
+//! when none came, so tasks on the server's CPU run), and once they are
+//! idle it sleeps in its receive, where a client's RING_ENTER wakes it.
+//!
 //! A running compound keeps its caller's reply capability, so each
 //! receive names a reply slot no job holds: there is one more reply slot
 //! than there can be jobs (one per client). After every request the slot
@@ -24,6 +30,8 @@ use conflux_cosy_ipc::replies::ReplySlots;
 use conflux_fs_protocol::ipc;
 use conflux_userlib::ipc::{Endpoint, Message, Received, Slot};
 use conflux_userlib::{println, sys};
+
+use cosy_abi::ring::Poller;
 
 use crate::clients::MAX_CLIENTS;
 use crate::serve::Server;
@@ -46,6 +54,8 @@ pub fn serve(
     let mut slots = ReplySlots::new(replies, REPLY_SLOTS);
     // The answer to the last request, sent with the next receive.
     let mut pending: Option<(usize, Message)> = None;
+    let mut poller = Poller::new(crate::rings::SPIN);
+    let mut polling_rings = false;
     loop {
         // Late answers are rare (a compound ended or was cancelled): the
         // test spares a request the outbox's take and drop.
@@ -54,8 +64,17 @@ pub fn serve(
                 slots.answer(slot, &msg);
             }
         }
+        if server.rings_used {
+            if let Some((slot, msg)) = pending.take() {
+                slots.answer(slot, &msg);
+            }
+            polling_rings = server.ring_pass(&mut poller);
+            for (slot, msg) in core::mem::take(&mut server.outbox) {
+                slots.answer(slot, &msg);
+            }
+        }
         let had_jobs = server.has_jobs();
-        let got = if had_jobs {
+        let got = if had_jobs || polling_rings {
             if let Some((slot, msg)) = pending.take() {
                 slots.answer(slot, &msg);
             }
@@ -63,6 +82,7 @@ pub fn serve(
         } else {
             wait(ep, &mut slots, received, pending.take())
         };
+        let got_request = got.is_some();
         if let Some((slot, got)) = got {
             if got.msg.label == ipc::SHUTDOWN && got.badge & ipc::ADMIN != 0 {
                 server.cancel_all();
@@ -102,6 +122,8 @@ pub fn serve(
             if lowered {
                 crate::priority::set(crate::config::PRIORITY);
             }
+        } else if polling_rings && !got_request {
+            sys::yield_now();
         }
     }
 }

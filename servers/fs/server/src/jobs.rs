@@ -184,6 +184,10 @@ impl Server {
         let Ok(client) = self.clients.get(badge) else {
             return;
         };
+        // A RING_ENTER waiting for a completion is answered the same way.
+        if let Some(w) = client.rings.as_mut().and_then(|r| r.waiter.take()) {
+            self.outbox.push((w, fs_fail(FsError::Cancelled)));
+        }
         if let Some(job) = client.job.take() {
             self.outbox.push((job.reply, fs_fail(FsError::Cancelled)));
             if let Some(h) = job.handle {

@@ -30,6 +30,7 @@ mod jobs;
 mod priority;
 mod request;
 mod rights;
+mod rings;
 mod serve;
 
 use conflux_blk_client::{Caps, Connection};

@@ -42,8 +42,8 @@ pub struct Server {
     pub fs: Fs,
     pub inodes: Inodes,
     pub clients: Clients,
-    /// Scratch storage a RUN is verified into.
-    insns: Vec<Insn>,
+    /// Scratch storage a RUN (or a ring's compound) is verified into.
+    pub(crate) insns: Vec<Insn>,
     /// Results of a run's first slice.
     pub(crate) results: Vec<OpResult>,
     /// Replies to calls answered late (jobs that ended or were
@@ -51,6 +51,10 @@ pub struct Server {
     pub outbox: Vec<(usize, Message)>,
     /// Where the round robin over jobs goes on.
     pub(crate) next_job: usize,
+    /// Some session has named rings (RING) since the server started:
+    /// only then does the loop look at rings (one test per request
+    /// otherwise).
+    pub rings_used: bool,
 }
 
 /// A failure reply.
@@ -68,6 +72,7 @@ impl Server {
             results: vec![OpResult::EMPTY; MAX_OPS],
             outbox: Vec::new(),
             next_job: 0,
+            rings_used: false,
         }
     }
 
@@ -104,6 +109,8 @@ impl Server {
             }
             Request::Release { handle } => self.release(badge, handle),
             Request::ClientGone { badge: gone } => self.client_gone(badge, gone),
+            Request::Ring { region } => self.ring_setup(badge, region),
+            Request::RingEnter { wait } => return self.ring_enter(badge, wait, reply),
             Request::Shutdown => {
                 // Only the main loop can end the server; it checks the
                 // badge and never gets here for an administrator.

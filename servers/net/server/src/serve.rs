@@ -164,8 +164,11 @@ impl Server {
             Request::Release { handle } => self.release(badge, handle),
             Request::ClientGone { badge: gone } => self.client_gone(badge, gone),
             // The network server has no SHUTDOWN: it runs as long as the
-            // system does.
-            Request::Shutdown | Request::Unknown => fail(NetError::NoSuchOp),
+            // system does; and no rings yet (docs/rings.md).
+            Request::Shutdown
+            | Request::Unknown
+            | Request::Ring { .. }
+            | Request::RingEnter { .. } => fail(NetError::NoSuchOp),
         })
     }
 
@@ -304,7 +307,9 @@ impl Server {
 /// The checks on the message itself (see the module docs).
 fn admit(msg: &Message, request: &Request, words: &[u64]) -> Result<(), NetError> {
     let operands = |op: u16| ops::TABLE.get(op).map(|s| s.args.len());
-    if let Request::Unknown | Request::Shutdown = request {
+    if let Request::Unknown | Request::Shutdown | Request::Ring { .. } | Request::RingEnter { .. } =
+        request
+    {
         return Err(NetError::NoSuchOp);
     }
     if let Request::Op(op) = request {

@@ -1,0 +1,235 @@
+//! The server's end: takes entries off the submission ring, checks and
+//! runs them against a [`Service`], and answers each on the completion
+//! ring.
+//!
+//! One entry per [`RingServer::serve_one`], so a server interleaves its
+//! clients' rings and its endpoint as it likes. An entry is taken only
+//! when the completion ring has room for its answer: a client that keeps
+//! to its depth always leaves that room, and one that does not stalls
+//! only its own ring ([`Served::Backlogged`]).
+
+use conflux_queue::{Consumer, DataRegion, PopError, Producer, Ring, ValidDescriptor};
+
+use crate::args::{Args, BufWord};
+use crate::code;
+use crate::program::{Insn, Program, Target, MAX_REGIONS};
+use crate::registers::Registers;
+use crate::report::{OpResult, Outcome, Report};
+use crate::service::Service;
+use crate::wire::{Compound, NO_OP};
+
+use super::entry::{CompoundEntry, Entry, OpEntry, UntrustedEntry};
+use super::{Completion, RingError};
+
+/// How a server runs entries: how an operation's buffer operand is packed
+/// in its word (the server's per-call convention), and the most steps one
+/// compound may take.
+#[derive(Clone, Copy, Debug)]
+pub struct ServeTarget {
+    /// Unpacks a buffer operand word into (region, offset, length).
+    pub buf: BufWord,
+    /// The step limit of one compound entry.
+    pub max_steps: u32,
+}
+
+/// The server's storage for one compound: decoded ops and their results
+/// (no allocation per entry).
+pub struct Scratch<'s> {
+    /// Where the verifier decodes the ops (its length is the op limit).
+    pub insns: &'s mut [Insn],
+    /// One result per op; at least as long as `insns`.
+    pub results: &'s mut [OpResult],
+}
+
+/// What one [`RingServer::serve_one`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Served {
+    /// The submission ring is empty.
+    Empty,
+    /// Entries wait, but the completion ring is full: the client has not
+    /// reaped and broke its depth. Nothing was taken; serve others.
+    Backlogged,
+    /// An entry was answered with this completion.
+    Completed(Completion),
+}
+
+/// The server's end of one client's rings.
+pub struct RingServer<'a> {
+    submissions: Consumer<'a>,
+    completions: Producer<'a>,
+}
+
+impl<'a> RingServer<'a> {
+    /// The server's end over the client's two rings and a data area of
+    /// `data_len` bytes (every submission is checked against it).
+    pub fn new(submissions: Ring<'a>, completions: Ring<'a>, data_len: usize) -> Self {
+        Self {
+            submissions: submissions.into_consumer(DataRegion::new(data_len)),
+            completions: completions.into_producer(),
+        }
+    }
+
+    /// Takes one entry, runs it, answers it. `data` is the ring's data
+    /// area (as long as given to [`RingServer::new`]), `regions` the
+    /// client's regions that operands and compound refs name.
+    /// `Err(Corrupt)` only when a ring's indices are impossible.
+    pub fn serve_one<V: Service + ?Sized>(
+        &mut self,
+        data: &mut [u8],
+        service: &mut V,
+        regions: &mut [&mut [u8]],
+        target: &ServeTarget,
+        scratch: &mut Scratch<'_>,
+    ) -> Result<Served, RingError> {
+        if self.submissions.is_empty()? {
+            return Ok(Served::Empty);
+        }
+        if self.completions.free()? == 0 {
+            return Ok(Served::Backlogged);
+        }
+        let completion = match self.submissions.pop() {
+            Ok(None) => return Ok(Served::Empty),
+            Err(PopError::Corrupt(c)) => return Err(c.into()),
+            Err(PopError::OutOfBounds(d)) => refuse(d.id, code::ENTRY_OUT_OF_BOUNDS),
+            Ok(Some(v)) => run_entry(v, data, service, regions, target, scratch),
+        };
+        self.completions.push(completion.to_slot())?;
+        Ok(Served::Completed(completion))
+    }
+
+    /// Completions the client has not reaped yet.
+    pub fn unreaped(&self) -> Result<u32, RingError> {
+        Ok(super::DEPTH - self.completions.free()?)
+    }
+
+    /// After answering: whether the client asked to be notified (then
+    /// notify it once). A client busy reaping never asks.
+    pub fn needs_signal(&mut self) -> bool {
+        self.completions.needs_signal()
+    }
+
+    /// Before sleeping: asks the client for a notification and looks
+    /// once more. `Ok(true)`: still empty, sleep; `Ok(false)`: entries
+    /// arrived, serve them.
+    pub fn prepare_to_wait(&mut self) -> Result<bool, RingError> {
+        Ok(self.submissions.prepare_to_wait()?)
+    }
+}
+
+fn refuse(tag: u32, status: u16) -> Completion {
+    Completion {
+        tag,
+        status,
+        value: 0,
+    }
+}
+
+fn run_entry<V: Service + ?Sized>(
+    v: ValidDescriptor,
+    data: &mut [u8],
+    service: &mut V,
+    regions: &mut [&mut [u8]],
+    target: &ServeTarget,
+    scratch: &mut Scratch<'_>,
+) -> Completion {
+    let tag = v.id();
+    let range = v.range();
+    let Some(bytes) = data.get(range.clone()) else {
+        // `data` is shorter than the area the server announced.
+        return refuse(tag, code::ENTRY_OUT_OF_BOUNDS);
+    };
+    match UntrustedEntry::new(bytes).check() {
+        Err(status) => refuse(tag, status),
+        Ok(Entry::Op(op)) => run_op(tag, &op, service, regions, target.buf),
+        Ok(Entry::Compound(c)) => {
+            let body = range.start + c.body..range.end;
+            // `body` lies inside `range`, which `data.get` accepted.
+            run_compound(tag, &c, &mut data[body], service, regions, target, scratch)
+        }
+    }
+}
+
+fn run_op<V: Service + ?Sized>(
+    tag: u32,
+    op: &OpEntry,
+    service: &mut V,
+    regions: &mut [&mut [u8]],
+    buf: BufWord,
+) -> Completion {
+    let Some(spec) = service.ops().get(op.op).copied() else {
+        return refuse(tag, code::UNKNOWN_SERVICE_OP);
+    };
+    if op.words().len() != spec.args.len() {
+        return refuse(tag, code::ARG_COUNT);
+    }
+    let result = Args::from_words(op.words(), spec.args, buf, regions)
+        .and_then(|mut args| service.call(op.op, &mut args));
+    match result {
+        Ok(value) => Completion {
+            tag,
+            status: code::OK,
+            value,
+        },
+        Err(e) => refuse(tag, e.code()),
+    }
+}
+
+fn run_compound<V: Service + ?Sized>(
+    tag: u32,
+    entry: &CompoundEntry,
+    body: &mut [u8],
+    service: &mut V,
+    regions: &mut [&mut [u8]],
+    target: &ServeTarget,
+    scratch: &mut Scratch<'_>,
+) -> Completion {
+    let mut lens = [0usize; MAX_REGIONS];
+    let n = regions.len().min(MAX_REGIONS);
+    for (len, r) in lens.iter_mut().zip(regions.iter()) {
+        *len = r.len();
+    }
+    let verified = Program::verify(
+        body,
+        &Target {
+            ops: service.ops(),
+            regions: &lens[..n],
+            max_steps: target.max_steps,
+        },
+        &mut *scratch.insns,
+    );
+    let program = match verified {
+        Ok(p) => p,
+        Err(e) => {
+            Compound::new_unchecked(&mut *body).write_rejection(&e);
+            return Completion {
+                tag,
+                status: e.code(),
+                value: e.op().map_or(u64::from(NO_OP), u64::from),
+            };
+        }
+    };
+    // At most 32 parameters (checked with the entry), one per register.
+    let mut regs = Registers::with_params(entry.params()).unwrap_or_default();
+    let report = program.run(service, regions, &mut regs, scratch.results);
+    // The client may have rewritten the bytes meanwhile: write the
+    // results only where they still describe this compound.
+    if let Ok(mut view) = Compound::new_checked(&mut *body) {
+        let ran = scratch.results.get(..program.len()).unwrap_or(&[]);
+        view.write_results(&report, ran);
+    }
+    Completion {
+        tag,
+        status: status_of(&report),
+        value: report.exit_value,
+    }
+}
+
+/// A run's status: `OK` if it finished (failed ops are in its results
+/// area), else the code that stopped it.
+fn status_of(report: &Report) -> u16 {
+    match (report.outcome, report.stop) {
+        (Outcome::Finished, _) => code::OK,
+        (_, Some(f)) => f.code,
+        (_, None) => code::BUDGET_EXHAUSTED,
+    }
+}
