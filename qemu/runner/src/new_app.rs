@@ -227,10 +227,19 @@ pub fn keep_blocks(text: &str, uses: &[&str]) -> String {
 fn plan(root: &Path, name: &str) -> Result<Vec<(PathBuf, String)>, String> {
     check_name(name)?;
     check_free(root, name)?;
-    Ok(TEMPLATE
-        .iter()
-        .map(|(path, body)| (root.join(render(path, name)), render(body, name)))
+    Ok(render_service(name)
+        .into_iter()
+        .map(|(path, body)| (root.join(path), body))
         .collect())
+}
+
+/// The service template's files for `name`: each path (relative to the
+/// workspace) and its text.
+pub fn render_service(name: &str) -> Vec<(String, String)> {
+    TEMPLATE
+        .iter()
+        .map(|(path, body)| (render(path, name), render(body, name)))
+        .collect()
 }
 
 /// Whether `name` can name an app: a system, an endpoint, a region prefix,
@@ -669,12 +678,6 @@ mod tests {
     #[test]
     fn the_committed_examples_are_the_template_output() {
         let root = workspace::root();
-        let service = |name: &str| -> Vec<(String, String)> {
-            TEMPLATE
-                .iter()
-                .map(|(path, body)| (render(path, name), render(body, name)))
-                .collect()
-        };
         let examples = [
             (
                 "files-and-echo",
@@ -691,7 +694,7 @@ mod tests {
                 "--uses net",
                 render_client("echo-client", &["net"]),
             ),
-            ("totals", "", service("totals")),
+            ("totals", "", render_service("totals")),
         ];
         for (name, uses, files) in examples {
             for (path, body) in files {
