@@ -1,5 +1,7 @@
 //! A hostile client of the file server's rings (tests fs-ring and
-//! fs-ring-2cpu). It sets its rings up honestly, then writes them by
+//! fs-ring-2cpu). It first names regions that cannot be rings (none, and
+//! one it never attached), which must be refused with `BadRing`; then it
+//! sets its rings up honestly, then writes them by
 //! hand: each malformed entry shape (and descriptors outside the data
 //! area) must come back with its own code; a thousand entries of random
 //! bytes at random places must each be answered once, with their tags;
@@ -18,7 +20,7 @@ use alloc::vec::Vec;
 use conflux_fs_client::{Error, Fs};
 use conflux_fs_protocol::{ops, FsError};
 use conflux_queue::{DataRegion, Descriptor, PopError};
-use conflux_userlib::ipc::Notification;
+use conflux_userlib::ipc::{Endpoint, Message, Notification};
 use conflux_userlib::sys::rdtsc;
 use conflux_userlib::testing::Checks;
 use cosy_abi::code;
@@ -179,9 +181,27 @@ fn random(fs: &mut Fs, region: u8, c: &mut Checks) -> Result<(), Error> {
     Ok(())
 }
 
+/// RING naming `region` by hand, as a client without the library would:
+/// the reply's label.
+fn name_ring(region: u64) -> Result<u32, conflux_userlib::SysError> {
+    let msg = Message::new(conflux_fs_protocol::ipc::RING, &[region]);
+    Endpoint(config::caps::FS).call(&msg).map(|r| r.label)
+}
+
 fn main() {
     let mut c = Checks::new();
     let mut fs = Fs::connect_or_fail(conflux_fs_client::manifest_caps!());
+    let bad_ring = u32::from(cosy_abi::CallError::from(FsError::BadRing).code());
+    c.eq(
+        "RING naming no region is refused: BadRing",
+        name_ring(0),
+        Ok(bad_ring),
+    );
+    c.eq(
+        "RING naming a region never attached is refused: BadRing",
+        name_ring(7),
+        Ok(bad_ring),
+    );
     let region = match fs.ring_open(config::caps::RING, config::caps::RING_ADDR) {
         Ok(r) => r,
         Err(e) => {
