@@ -97,6 +97,32 @@ impl<M: Machine> Kernel<M> {
         Ok(0)
     }
 
+    /// Where interrupt line `line` should be delivered: the CPU of its
+    /// driver — the first task (by index) holding a capability to the
+    /// line's IRQ object with the WRITE right, the one that acknowledges
+    /// it — with that task's index; `None` when no task holds one (the
+    /// line stays on CPU 0). Delivered there, the interrupt wakes the
+    /// driver on its own CPU: no wake-up IPI, and no second CPU woken
+    /// for every interrupt. Tasks never move, so this is decided once,
+    /// after the tasks are loaded.
+    pub fn irq_home(&self, line: u8) -> Option<(usize, usize)> {
+        let object = self
+            .objects
+            .table
+            .iter()
+            .position(|o| matches!(o, Object::Irq { line: l, .. } if *l == line))?;
+        (0..self.ntasks).find_map(|t| {
+            self.caps
+                .nodes_of(t)
+                .any(|(_, c)| {
+                    c.obj.kind() == ObjectKind::Irq
+                        && c.obj.object() == Some(object as u16)
+                        && c.rights & rights::WRITE != 0
+                })
+                .then(|| (self.placement.cpu_of(t), t))
+        })
+    }
+
     /// A device interrupt on `line`: mask it and signal its notification.
     pub fn interrupt(&mut self, line: u8) {
         M::irq_mask(line, true);

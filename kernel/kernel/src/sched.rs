@@ -172,6 +172,25 @@ fn wall_clock_at_boot() -> Option<conflux_abi::calendar::Civil> {
     }
 }
 
+/// Sends each device line to its driver's CPU (`Kernel::irq_home`), so an
+/// interrupt wakes the driver where it runs instead of interrupting CPU 0
+/// to wake it with an IPI. One line per moved line, so the log says where
+/// each interrupt goes; lines whose driver is on CPU 0 stay quiet, and a
+/// one-CPU system prints nothing.
+fn route_interrupts(k: &Kernel<X86>) {
+    for line in 0..=u8::MAX {
+        let Some((cpu, t)) = k.irq_home(line).filter(|&(cpu, _)| cpu != 0) else {
+            continue;
+        };
+        // Physical destination mode takes an 8-bit APIC id; `cpu` is online
+        // (placement checked it), so its id was recorded when it started.
+        let apic = crate::smp::apic_id(cpu) as u8;
+        crate::arch::ioapic::route_to(line, apic);
+        let name = k.tasks[t].as_ref().map_or("?", |task| task.name);
+        kprintln!("interrupt line {line} goes to CPU {cpu}, where its driver '{name}' runs");
+    }
+}
+
 pub fn start(image: BootImage<'static>) -> ! {
     let mut k = KERNEL.lock();
     for (i, entry) in image.objects().enumerate() {
@@ -191,6 +210,7 @@ pub fn start(image: BootImage<'static>) -> ! {
     crate::boottrace::mark("loading tasks");
     k.placement.cpus = crate::smp::online();
     k.start(image);
+    route_interrupts(&k);
     crate::boottrace::mark("tasks loaded");
     let started = k.live().iter().flatten().count();
     kprintln!(

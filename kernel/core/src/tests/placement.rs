@@ -238,3 +238,61 @@ fn the_spread_fastpath_refuses_a_partner_on_another_cpu() {
         "the server runs on CPU 1: the slow path wakes it there"
     );
 }
+
+/// Line 11's IRQ object, signalling notification 0: task 0 (CPU 0) may
+/// only read it, task 1 (CPU 1) acknowledges it; line 5 has no holder.
+fn irq_system() -> Sim {
+    let objects = [
+        Obj::Notification,
+        Obj::Irq {
+            line: 11,
+            notification: 0,
+            bit: 0,
+        },
+        Obj::Irq {
+            line: 5,
+            notification: 0,
+            bit: 1,
+        },
+    ];
+    let grants = [(0, 2, 1, R, 0, 0), (1, 2, 1, R | W, 0, 0)];
+    let mut s = Sim::boot(&[1, 1], &objects, &grants, false);
+    s.k.placement.place(1, 1);
+    s
+}
+
+#[test]
+fn an_interrupt_goes_to_the_cpu_of_the_task_that_acknowledges_it() {
+    let s = irq_system();
+    assert_eq!(
+        s.k.irq_home(11),
+        Some((1, 1)),
+        "the driver (WRITE) is task 1 on CPU 1"
+    );
+}
+
+#[test]
+fn a_line_nobody_acknowledges_or_nobody_has_stays_on_cpu_0() {
+    let s = irq_system();
+    assert_eq!(s.k.irq_home(5), None, "an IRQ object no task holds");
+    assert_eq!(s.k.irq_home(9), None, "a line with no IRQ object");
+}
+
+#[test]
+fn a_reader_alone_does_not_move_the_line() {
+    let objects = [
+        Obj::Notification,
+        Obj::Irq {
+            line: 11,
+            notification: 0,
+            bit: 0,
+        },
+    ];
+    let mut s = Sim::boot(&[1, 1], &objects, &[(1, 2, 1, R, 0, 0)], false);
+    s.k.placement.place(1, 1);
+    assert_eq!(
+        s.k.irq_home(11),
+        None,
+        "READ cannot acknowledge: not the driver"
+    );
+}
