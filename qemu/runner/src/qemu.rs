@@ -12,7 +12,7 @@ use crate::typist;
 
 mod beside;
 
-pub use beside::{Beside, BesideReport, Console};
+pub use beside::{whole_lines, Beside, BesideReport, Console};
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};

@@ -37,7 +37,7 @@ use conflux_manifest::{Manifest, Protocol};
 use super::{append, Record};
 use crate::accel::Accel;
 use crate::image;
-use crate::qemu::Console;
+use crate::qemu::{whole_lines, Console};
 use crate::udp_peer::Blast;
 
 /// Datagrams per run (the paper sent a million; the memory-centric path
@@ -137,9 +137,10 @@ pub fn outcomes(console: &str) -> Vec<Outcome> {
         .collect()
 }
 
-/// `(config, size, guest port)` of the `n`-th `ready` line, if out yet.
+/// `(config, size, guest port)` of the `n`-th `ready` line, if printed
+/// whole: a line still arriving could give a cut port.
 fn ready(console: &str, n: usize) -> Option<(String, u32, u16)> {
-    let l = console
+    let l = whole_lines(console)
         .lines()
         .filter_map(|l| l.strip_prefix("flowbench: ready "))
         .nth(n)?;
@@ -544,6 +545,17 @@ flowbench: ready config=stage-disk size=64 port=0
 flowbench: result config=stage-disk size=64 stored=300 good=290 missing=10 repeated=0 damaged=0 cycles=600000
 flowbench: done
 ";
+
+    #[test]
+    fn a_ready_line_still_arriving_is_not_read() {
+        let cut = "flowbench: ready config=memory-centric size=1024 port=57";
+        assert_eq!(ready(cut, 0), None, "port 57 of 5710 must not be fed");
+        let whole = format!("{cut}10\n");
+        assert_eq!(
+            ready(&whole, 0),
+            Some(("memory-centric".into(), 1024, 5710))
+        );
+    }
 
     #[test]
     fn the_placements_are_compared_flow_by_flow() {

@@ -16,11 +16,7 @@ pub struct Ledger {
 /// The protocol lines in `output` printed by one of `tasks`: whole lines
 /// only (a line cut by the kill is not trusted).
 pub fn lines(output: &str, tasks: &[&str]) -> Vec<DurableLine> {
-    let whole = match output.rfind('\n') {
-        Some(end) => &output[..end],
-        None => "",
-    };
-    whole
+    crate::qemu::whole_lines(output)
         .lines()
         .filter_map(|line| {
             let (who, rest) = line.split_once(": ")?;

@@ -24,6 +24,13 @@ pub struct BesideReport {
     pub problems: Vec<String>,
 }
 
+/// `text` up to its last line end: the lines the guest has finished. A
+/// line still being printed may be cut anywhere (`port=57` of
+/// `port=5710`), so fields are parsed from whole lines only.
+pub fn whole_lines(text: &str) -> &str {
+    text.rfind('\n').map_or("", |end| &text[..end])
+}
+
 /// The guest's console as [`Beside`] work sees it.
 #[derive(Clone)]
 pub struct Console {
