@@ -355,17 +355,33 @@ mod tests {
         out
     }
 
+    /// Sends `bytes` to 127.0.0.1:`port` in `chunk`-byte writes, then
+    /// stays quiet, not closed, for `linger` (as a guest forward's host
+    /// side does). A receiver that found its error stops reading and
+    /// closes, which can fail a write still under way on a loaded host:
+    /// that is not the test's failure, so the rest is not sent.
+    fn feed(
+        port: u16,
+        bytes: Vec<u8>,
+        chunk: usize,
+        linger: Duration,
+    ) -> std::thread::JoinHandle<()> {
+        std::thread::spawn(move || {
+            let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            for c in bytes.chunks(chunk) {
+                if s.write_all(c).is_err() {
+                    return;
+                }
+            }
+            std::thread::sleep(linger);
+        })
+    }
+
     fn send(expect: &Expect, bytes: Vec<u8>) -> Result<Received, String> {
         let rx = Receiver::listen(0, expect.clone())?;
         let port = rx.listener.local_addr().unwrap().port();
         let rx = Receiver { port, ..rx };
-        let t = std::thread::spawn(move || {
-            let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-            for chunk in bytes.chunks(700) {
-                s.write_all(chunk).unwrap();
-            }
-            std::thread::sleep(Duration::from_millis(700));
-        });
+        let t = feed(port, bytes, 700, Duration::from_millis(700));
         let r = rx.receive(Instant::now() + Duration::from_secs(10));
         t.join().unwrap();
         r
@@ -414,12 +430,7 @@ mod tests {
             let rx = Receiver::listen(0, p.clone()).unwrap();
             let port = rx.listener.local_addr().unwrap().port();
             let rx = Receiver { port, ..rx }.may_cut(Duration::from_millis(300), at_unit);
-            let t = std::thread::spawn(move || {
-                let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-                s.write_all(&bytes).unwrap();
-                // Quiet, not closed: as a guest forward's host side is.
-                std::thread::sleep(Duration::from_millis(1500));
-            });
+            let t = feed(port, bytes, usize::MAX, Duration::from_millis(1500));
             let r = rx.receive(Instant::now() + Duration::from_secs(10));
             t.join().unwrap();
             r
@@ -452,11 +463,7 @@ mod tests {
         two.extend_from_slice(&one);
         // A byte of the second run's fourth chunk damaged.
         two[4096 + 3 * 512 + 100] ^= 0x40;
-        let t = std::thread::spawn(move || {
-            let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-            s.write_all(&two).unwrap();
-            std::thread::sleep(Duration::from_millis(700));
-        });
+        let t = feed(port, two, usize::MAX, Duration::from_millis(700));
         let err = rx
             .receive_runs(2, Instant::now() + Duration::from_secs(10))
             .unwrap_err();

@@ -113,15 +113,23 @@ pub fn fetch(plan: &FetchPlan) -> Result<Stats, String> {
             .collect()
     });
     let mut stats = Stats::default();
-    let mut failures = results.into_iter().filter_map(|r| match r {
-        Ok(s) => {
-            stats.add(s);
-            None
-        }
-        Err(e) => Some(e),
-    });
+    // A client that saw another's failure says only "stopped:"; the
+    // failure that stopped it is the error, whichever client had it (a
+    // later client's thread may fail first and stop an earlier one).
+    let (stopped, mut failures): (Vec<String>, Vec<String>) = results
+        .into_iter()
+        .filter_map(|r| match r {
+            Ok(s) => {
+                stats.add(s);
+                None
+            }
+            Err(e) => Some(e),
+        })
+        .partition(|e| e.starts_with("stopped:"));
+    failures.extend(stopped);
+    let mut failures = failures.into_iter();
     if let Some(first) = failures.next() {
-        let others = failures.filter(|e| !e.contains("stopped:")).count();
+        let others = failures.filter(|e| !e.starts_with("stopped:")).count();
         let more = if others > 0 {
             format!(" ({others} other clients failed too)")
         } else {
