@@ -109,6 +109,7 @@ fuzz_target!(|input: &[u8]| {
                 Served::Completed(c) => done.push(c),
                 Served::Empty => break,
                 Served::Backlogged => panic!("backlogged with room on the completion ring"),
+                Served::Deferred(_) => panic!("serve_one never defers"),
             }
         }
     }
