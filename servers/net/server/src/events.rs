@@ -17,16 +17,28 @@
 //! its next answer; if answers arrived meanwhile it signals itself, so
 //! the next receive returns at once.
 //!
-//! Reply slots: one per parked request and one to receive into. After
+//! With rings in use (`rings`), each turn of the loop first serves every
+//! session's rings (answering the last request before it) and polls the
+//! stack after a pass that took entries, so their sends go out and
+//! parked entries are retried. While the rings had work recently the
+//! loop takes messages — calls, and the driver's and timer's signals,
+//! which a non-blocking receive returns as a blocking one does — without
+//! blocking, and yields when none came; once they are idle it sets every
+//! ring's signal-me flag, looks once more, and sleeps in its receive as
+//! before, where a client's RING_ENTER, a frame or the timer wakes it.
+//!
+//! Reply slots: one per parked request, one per ring waiter and one to
+//! receive into. After
 //! every request that brought a capability, the slot where it landed is
 //! emptied, so an unexpected capability can never make the kernel drop
 //! the next client's region.
 
 use conflux_abi::time::{TICK_NS, TIMER_MAX_TICKS};
 use conflux_cosy_ipc::replies::ReplySlots;
-use conflux_netcore::parking::MAX_PARKED;
-use conflux_userlib::ipc::{Endpoint, Message, Notification, Slot};
-use conflux_userlib::println;
+use conflux_abi::SysError;
+use conflux_userlib::ipc::{Endpoint, Message, Notification, Received, Slot};
+use conflux_userlib::{println, sys};
+use cosy_abi::ring::Poller;
 use smoltcp::time::{Duration, Instant};
 
 use crate::serve::Server;
@@ -43,18 +55,21 @@ pub fn clock(timer: Notification) -> Instant {
 }
 
 /// Serves `ep` for ever; `timer` is the bound notification the driver and
-/// the timer signal. Reply slots are `replies..replies + MAX_PARKED + 1`;
+/// the timer signal. Reply slots are `replies.0..replies.0 + replies.1`
+/// (one per parked request, one per ring waiter, one to receive into);
 /// transferred capabilities land in `received`.
 pub fn serve(
     server: &mut Server,
     ep: Endpoint,
     timer: Notification,
-    replies: usize,
+    replies: (usize, usize),
     received: usize,
 ) -> ! {
-    let mut slots = ReplySlots::new(replies, MAX_PARKED + 1);
+    let mut slots = ReplySlots::new(replies.0, replies.1);
     // The answer to the last request, sent with the next receive.
     let mut pending: Option<(usize, Message)> = None;
+    let mut poller = Poller::new(crate::rings::SPIN);
+    let mut polling = false;
     // Frames may have come before the first call: look, and ask the
     // driver to signal from now on.
     step(server, timer);
@@ -62,26 +77,43 @@ pub fn serve(
         for (slot, msg) in core::mem::take(&mut server.outbox) {
             slots.answer(slot, &msg);
         }
-        let (slot, answer) = match pending.take() {
-            Some(p) => p,
-            None => match slots.take() {
-                Some(s) => (s, Message::default()),
-                None => {
-                    // Parked requests hold at most MAX_PARKED slots.
-                    println!("no free reply slot (a server bug); waiting for the timer");
-                    let _ = timer.wait();
-                    continue;
-                }
-            },
+        if server.rings_used {
+            if let Some((slot, msg)) = pending.take() {
+                slots.answer(slot, &msg);
+            }
+            let (taken, keep) = server.ring_pass(&mut poller);
+            polling = keep;
+            if taken > 0 {
+                // The entries may have queued data or changed sockets.
+                step(server, timer);
+            }
+            for (slot, msg) in core::mem::take(&mut server.outbox) {
+                slots.answer(slot, &msg);
+            }
+        }
+        let got = if polling {
+            if let Some((slot, msg)) = pending.take() {
+                slots.answer(slot, &msg);
+            }
+            nb_receive(ep, &mut slots, received)
+        } else {
+            receive(ep, &mut slots, received, pending.take(), timer)
         };
-        let poll = match ep.reply_recv(slot, received, &answer) {
+        let Some((slot, got)) = got else {
+            if polling {
+                // Nothing came: tasks sharing the server's CPU run.
+                sys::yield_now();
+            }
+            continue;
+        };
+        let poll = match got {
             Ok(got) if got.notified().is_some() => {
                 slots.free(slot);
                 true
             }
             Ok(got) => {
                 let handled = server.handle(got.badge, &got.msg, slot);
-                // `None`: parked; the request keeps its reply slot.
+                // `None`: parked or held; the request keeps its reply slot.
                 if let Some(answer) = handled.answer {
                     pending = Some((slot, answer));
                 }
@@ -102,6 +134,48 @@ pub fn serve(
         if poll {
             step(server, timer);
         }
+    }
+}
+
+/// A reply slot to receive into, or `None` (after a wait) if every one
+/// is held, which would be a server bug.
+fn free_slot(slots: &mut ReplySlots, timer: Notification) -> Option<usize> {
+    let slot = slots.take();
+    if slot.is_none() {
+        // Parked requests and ring waiters hold at most all but one.
+        println!("no free reply slot (a server bug); waiting for the timer");
+        let _ = timer.wait();
+    }
+    slot
+}
+
+type Got = (usize, Result<Received, SysError>);
+
+/// Sends `answer` (if any) and waits for the next message.
+fn receive(
+    ep: Endpoint,
+    slots: &mut ReplySlots,
+    received: usize,
+    answer: Option<(usize, Message)>,
+    timer: Notification,
+) -> Option<Got> {
+    let (slot, answer) = match answer {
+        Some(p) => p,
+        None => (free_slot(slots, timer)?, Message::default()),
+    };
+    Some((slot, ep.reply_recv(slot, received, &answer)))
+}
+
+/// Takes a waiting message, if there is one (the rings are polled).
+fn nb_receive(ep: Endpoint, slots: &mut ReplySlots, received: usize) -> Option<Got> {
+    let slot = slots.take()?;
+    match ep.nb_recv(slot, received) {
+        Ok(Some(got)) => Some((slot, Ok(got))),
+        Ok(None) => {
+            slots.free(slot);
+            None
+        }
+        Err(e) => Some((slot, Err(e))),
     }
 }
 
