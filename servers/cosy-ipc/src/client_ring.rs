@@ -206,9 +206,7 @@ impl SessionRings {
     /// `cosy_abi::Compound::new_checked`, until the next submission.
     pub fn entry<'s>(&self, session: &'s mut Session, reaped: &Reaped) -> Option<&'s [u8]> {
         let range = reaped.compound.clone()?;
-        let data = session
-            .data(self.region)?
-            .get_mut(cosy_abi::ring::DATA..)?;
+        let data = session.data(self.region)?.get_mut(cosy_abi::ring::DATA..)?;
         data.get(range)
     }
 }

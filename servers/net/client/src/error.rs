@@ -92,6 +92,12 @@ impl From<RingFailure> for Error {
     }
 }
 
+impl From<cosy_abi::ring::RingError> for Error {
+    fn from(e: cosy_abi::ring::RingError) -> Self {
+        Error::Ring(e)
+    }
+}
+
 impl From<cosy_abi::ArenaError> for Error {
     fn from(e: cosy_abi::ArenaError) -> Self {
         Error::Layout(e)

@@ -215,7 +215,10 @@ mod tests {
         }
         p.push(parked(2, Waiter::Ring(7)));
         assert!(p.has_room(), "ring entries left the IPC path no room");
-        assert_eq!((p.ring_parked(1), p.ring_parked(2), p.ring_parked(3)), (32, 1, 0));
+        assert_eq!(
+            (p.ring_parked(1), p.ring_parked(2), p.ring_parked(3)),
+            (32, 1, 0)
+        );
         for slot in 0..MAX_PARKED {
             assert!(p.has_room());
             p.push(parked(1, Waiter::Reply(slot)));

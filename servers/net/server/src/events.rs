@@ -34,8 +34,8 @@
 //! the next client's region.
 
 use conflux_abi::time::{TICK_NS, TIMER_MAX_TICKS};
-use conflux_cosy_ipc::replies::ReplySlots;
 use conflux_abi::SysError;
+use conflux_cosy_ipc::replies::ReplySlots;
 use conflux_userlib::ipc::{Endpoint, Message, Notification, Received, Slot};
 use conflux_userlib::{println, sys};
 use cosy_abi::ring::Poller;

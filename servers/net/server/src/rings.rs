@@ -345,18 +345,23 @@ impl Server {
     }
 
     /// Before sleeping: asks every ring's client for a doorbell and looks
-    /// once more. True if every ring is still empty (sleep).
+    /// once more. True if no ring has an entry the server could take
+    /// (sleep): each is empty, or backlogged — its completion ring's room
+    /// belongs to its parked entries, which only a client past its depth
+    /// brings about, and which must not keep the server polling.
     pub fn rings_asleep(&mut self) -> bool {
         let mut asleep = true;
         for i in 0..MAX_CLIENTS {
-            let Some((_, client)) = self.clients.at(i).filter(|(_, c)| c.rings.is_some()) else {
+            let Some((badge, client)) = self.clients.at(i).filter(|(_, c)| c.rings.is_some())
+            else {
                 continue;
             };
+            let parked = self.parked.ring_parked(badge);
+            let idle = with_rings(client, |s, _, _| {
+                Ok::<_, RingError>(s.prepare_to_wait()? || DEPTH - s.unreaped()? <= parked)
+            });
             // An error is found again, and reported, by the next pass.
-            if !matches!(
-                with_rings(client, |s, _, _| s.prepare_to_wait()),
-                Ok(Ok(true))
-            ) {
+            if !matches!(idle, Ok(Ok(true))) {
                 asleep = false;
             }
         }
