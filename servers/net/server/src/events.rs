@@ -69,7 +69,6 @@ pub fn serve(
     // The answer to the last request, sent with the next receive.
     let mut pending: Option<(usize, Message)> = None;
     let mut poller = Poller::new(crate::rings::SPIN);
-    let mut polling = false;
     // Frames may have come before the first call: look, and ask the
     // driver to signal from now on.
     step(server, timer);
@@ -77,105 +76,119 @@ pub fn serve(
         for (slot, msg) in core::mem::take(&mut server.outbox) {
             slots.answer(slot, &msg);
         }
-        if server.rings_used {
-            if let Some((slot, msg)) = pending.take() {
-                slots.answer(slot, &msg);
-            }
-            let (taken, keep) = server.ring_pass(&mut poller);
-            polling = keep;
-            if taken > 0 {
-                // The entries may have queued data or changed sockets.
-                step(server, timer);
-            }
-            for (slot, msg) in core::mem::take(&mut server.outbox) {
-                slots.answer(slot, &msg);
-            }
-        }
-        let got = if polling {
-            if let Some((slot, msg)) = pending.take() {
-                slots.answer(slot, &msg);
-            }
-            nb_receive(ep, &mut slots, received)
-        } else {
-            receive(ep, &mut slots, received, pending.take(), timer)
+        let mut turn = Turn {
+            server: &mut *server,
+            slots: &mut slots,
+            pending: &mut pending,
+            received,
         };
-        let Some((slot, got)) = got else {
-            if polling {
-                // Nothing came: tasks sharing the server's CPU run.
-                sys::yield_now();
-            }
+        if turn.server.rings_used && turn.rings(ep, timer, &mut poller) {
             continue;
-        };
-        let poll = match got {
-            Ok(got) if got.notified().is_some() => {
-                slots.free(slot);
-                true
-            }
-            Ok(got) => {
-                let handled = server.handle(got.badge, &got.msg, slot);
-                // `None`: parked or held; the request keeps its reply slot.
-                if let Some(answer) = handled.answer {
-                    pending = Some((slot, answer));
+        }
+        let (slot, answer) = match pending.take() {
+            Some(p) => p,
+            None => match slots.take() {
+                Some(s) => (s, Message::default()),
+                None => {
+                    // Parked requests and ring waiters hold at most all
+                    // the slots but one.
+                    println!("no free reply slot (a server bug); waiting for the timer");
+                    let _ = timer.wait();
+                    continue;
                 }
-                // The slot fills only when a capability arrives, and the
-                // kernel says so in the message: emptying it after every
-                // request would be a syscall each for nothing.
-                if got.msg.cap.is_some() {
-                    let _ = Slot(received).delete();
-                }
-                !handled.quiet
-            }
-            Err(e) => {
-                println!("receive on the net endpoint failed: {e}; waiting again");
-                slots.free(slot);
-                true
-            }
+            },
         };
-        if poll {
+        let got = ep.reply_recv(slot, received, &answer);
+        let mut turn = Turn {
+            server: &mut *server,
+            slots: &mut slots,
+            pending: &mut pending,
+            received,
+        };
+        if turn.took(slot, got) {
             step(server, timer);
         }
     }
 }
 
-/// A reply slot to receive into, or `None` (after a wait) if every one
-/// is held, which would be a server bug.
-fn free_slot(slots: &mut ReplySlots, timer: Notification) -> Option<usize> {
-    let slot = slots.take();
-    if slot.is_none() {
-        // Parked requests and ring waiters hold at most all but one.
-        println!("no free reply slot (a server bug); waiting for the timer");
-        let _ = timer.wait();
-    }
-    slot
-}
-
-type Got = (usize, Result<Received, SysError>);
-
-/// Sends `answer` (if any) and waits for the next message.
-fn receive(
-    ep: Endpoint,
-    slots: &mut ReplySlots,
+/// What one turn of the loop works on.
+struct Turn<'a> {
+    server: &'a mut Server,
+    slots: &'a mut ReplySlots,
+    pending: &'a mut Option<(usize, Message)>,
     received: usize,
-    answer: Option<(usize, Message)>,
-    timer: Notification,
-) -> Option<Got> {
-    let (slot, answer) = match answer {
-        Some(p) => p,
-        None => (free_slot(slots, timer)?, Message::default()),
-    };
-    Some((slot, ep.reply_recv(slot, received, &answer)))
 }
 
-/// Takes a waiting message, if there is one (the rings are polled).
-fn nb_receive(ep: Endpoint, slots: &mut ReplySlots, received: usize) -> Option<Got> {
-    let slot = slots.take()?;
-    match ep.nb_recv(slot, received) {
-        Ok(Some(got)) => Some((slot, Ok(got))),
-        Ok(None) => {
-            slots.free(slot);
-            None
+impl Turn<'_> {
+    /// Handles what a receive into `slot` brought; true if the stack
+    /// must be polled after it.
+    #[inline(always)]
+    fn took(&mut self, slot: usize, got: Result<Received, SysError>) -> bool {
+        match got {
+            Ok(got) if got.notified().is_some() => {
+                self.slots.free(slot);
+                true
+            }
+            Ok(got) => {
+                let handled = self.server.handle(got.badge, &got.msg, slot);
+                // `None`: parked or held; the request keeps its reply slot.
+                if let Some(answer) = handled.answer {
+                    *self.pending = Some((slot, answer));
+                }
+                // The slot fills only when a capability arrives, and the
+                // kernel says so in the message: emptying it after every
+                // request would be a syscall each for nothing.
+                if got.msg.cap.is_some() {
+                    let _ = Slot(self.received).delete();
+                }
+                !handled.quiet
+            }
+            Err(e) => {
+                println!("receive on the net endpoint failed: {e}; waiting again");
+                self.slots.free(slot);
+                true
+            }
         }
-        Err(e) => Some((slot, Err(e))),
+    }
+
+    /// The rings' turn (see the module docs): answers the last request,
+    /// serves every ring, and while they had work recently takes one
+    /// message without blocking (or yields). True if it did, so the loop
+    /// skips its blocking receive. Out of line: the request path of a
+    /// server without rings does not carry it (test request-cost).
+    #[inline(never)]
+    fn rings(&mut self, ep: Endpoint, timer: Notification, poller: &mut Poller) -> bool {
+        if let Some((slot, msg)) = self.pending.take() {
+            self.slots.answer(slot, &msg);
+        }
+        let (taken, polling) = self.server.ring_pass(poller);
+        if taken > 0 {
+            // The entries may have queued data or changed sockets.
+            step(self.server, timer);
+        }
+        for (slot, msg) in core::mem::take(&mut self.server.outbox) {
+            self.slots.answer(slot, &msg);
+        }
+        if !polling {
+            return false;
+        }
+        let Some(slot) = self.slots.take() else {
+            return false;
+        };
+        let got = match ep.nb_recv(slot, self.received) {
+            Ok(Some(got)) => Ok(got),
+            Ok(None) => {
+                self.slots.free(slot);
+                // Nothing came: tasks sharing the server's CPU run.
+                sys::yield_now();
+                return true;
+            }
+            Err(e) => Err(e),
+        };
+        if self.took(slot, got) {
+            step(self.server, timer);
+        }
+        true
     }
 }
 
