@@ -21,8 +21,8 @@ use alloc::vec::Vec;
 use conflux_net_client::{Error, Events, Net, NetError, Operand, PollEntry, Reaped, SockAddr};
 use conflux_socket_protocol::ops;
 use conflux_userlib::ipc::Notification;
-use conflux_userlib::println;
 use conflux_userlib::testing::Checks;
+use conflux_userlib::{println, sys};
 use cosy_abi::ring::{RingError, DEPTH};
 use cosy_abi::typed::{op_values, OpValue};
 use cosy_abi::{code, Builder, Compound};
@@ -46,6 +46,9 @@ const FROM: u32 = 4096;
 const POLL: u32 = 8192;
 /// How long each parked wait waits.
 const WAIT_MS: u64 = 100;
+/// Looks at the server's counts while the hostile client's end is on its
+/// way (the supervisor tells the server after the task exits).
+const GONE_TRIES: u32 = 1000;
 
 fn buf(offset: u32, len: u32) -> Operand {
     Operand::Buf {
@@ -317,6 +320,22 @@ fn run(net: &mut Net, c: &mut Checks) -> Result<(), Error> {
         Ok(100),
     );
     c.eq("and by IPC", net.call(ops::NOP, &[]), Ok(0));
+    // The hostile client ended with ring entries parked: once the
+    // supervisor has said so, its socket is gone (this client holds none).
+    let mut counts = None;
+    for _ in 0..GONE_TRIES {
+        let now = net.info()?.counts;
+        counts = Some(now);
+        if now.datagrams == 0 && now.clients == 0 {
+            break;
+        }
+        sys::yield_now();
+    }
+    c.that(
+        "the hostile client's session ended with its parked entries: its socket is gone",
+        counts.is_some_and(|n| n.datagrams == 0 && n.clients == 0),
+        counts,
+    );
     Ok(())
 }
 

@@ -135,19 +135,13 @@ fn malformed(net: &mut Net, region: u8, c: &mut Checks) -> Result<(), Error> {
     Ok(())
 }
 
-/// 32 endless waits parked, then one entry more: left untaken.
-fn past_the_depth(net: &mut Net, region: u8, c: &mut Checks) -> Result<(), Error> {
-    let idle = net.socket(SockKind::Datagram)?;
-    net.bind(idle, SockAddr::new([0; 4], 11))?;
-    let entry = PollEntry {
-        handle: idle.0 as u32,
-        events: Events::READABLE,
-        revents: Events(0),
-    };
-    entry.encode(&mut net.control()[POLL as usize..]);
+/// Pushes `count` waits that never end (on a UDP socket nothing is sent
+/// to) and rings the doorbell twice: the server has made a whole pass
+/// after the first before it takes the second. (untaken, answered).
+fn endless_waits(net: &mut Net, region: u8, count: u32) -> Result<(u32, usize), Error> {
     let list = (PollEntry::SIZE as u64) << 32 | POLL;
     let wait = op(ops::WAIT, &[list, 1, WAIT_FOREVER]);
-    let waits: Vec<(Descriptor, Vec<u8>)> = (0..DEPTH)
+    let waits: Vec<(Descriptor, Vec<u8>)> = (0..count)
         .map(|i| {
             let d = Descriptor {
                 offset: u64::from(i) * STRIDE,
@@ -158,13 +152,24 @@ fn past_the_depth(net: &mut Net, region: u8, c: &mut Checks) -> Result<(), Error
         })
         .collect();
     push(net, region, &waits)?;
-    // Two doorbells: the server has made a whole pass after the first
-    // before it takes the second.
     net.ring_doorbell(false)?;
     net.ring_doorbell(false)?;
+    Ok((untaken(net, region)?, take(net, region)?.len()))
+}
+
+/// 32 endless waits parked, then one entry more: left untaken.
+fn past_the_depth(net: &mut Net, region: u8, c: &mut Checks) -> Result<(), Error> {
+    let idle = net.socket(SockKind::Datagram)?;
+    net.bind(idle, SockAddr::new([0; 4], 11))?;
+    let entry = PollEntry {
+        handle: idle.0 as u32,
+        events: Events::READABLE,
+        revents: Events(0),
+    };
+    entry.encode(&mut net.control()[POLL as usize..]);
     c.eq(
         "32 endless waits are all taken, none answered (parked)",
-        (untaken(net, region)?, take(net, region)?.len()),
+        endless_waits(net, region, DEPTH)?,
         (0, 0),
     );
     let nop = op(ops::NOP, &[]);
@@ -229,6 +234,22 @@ fn run(net: &mut Net, c: &mut Checks) -> Result<(), Error> {
         "and still serves the session by IPC",
         net.call(ops::NOP, &[]),
         Ok(0),
+    );
+    // Rings again, entries parked on them, and the task ends: the
+    // supervisor's CLIENT_GONE must take everything back (the
+    // well-behaved client checks the sockets are gone).
+    if let Some(bytes) = net.data(region) {
+        Parts::format(bytes)?;
+    }
+    c.eq(
+        "RING again, over the region formatted anew",
+        name_ring(u64::from(region)),
+        Ok(conflux_net_client::ipc::OK),
+    );
+    c.eq(
+        "4 endless waits parked as the task ends",
+        endless_waits(net, region, 4)?,
+        (0, 0),
     );
     Ok(())
 }
