@@ -91,6 +91,12 @@ impl Clients {
         }
     }
 
+    /// Session slots, one per client the manifest names (0 in a system
+    /// whose tasks do not use the server).
+    pub fn count(&self) -> usize {
+        self.slots.len()
+    }
+
     /// Session slot `i`'s badge and client, if it has a session (the
     /// ring pass walks every slot).
     pub fn at(&mut self, i: usize) -> Option<(u64, &mut Client)> {

@@ -42,7 +42,7 @@ use cosy_abi::ring::{
 use cosy_abi::{code, CallError};
 use smoltcp::time::Instant;
 
-use crate::clients::{Client, MAX_CLIENTS};
+use crate::clients::Client;
 use crate::link::Link;
 use crate::serve::{buf_operand, fail, Server, MAX_STEPS};
 
@@ -305,7 +305,7 @@ impl Server {
             results: &mut results,
         };
         let mut total = 0;
-        for i in 0..MAX_CLIENTS {
+        for i in 0..self.clients.count() {
             let Some((badge, client)) = self.clients.at(i).filter(|(_, c)| c.rings.is_some())
             else {
                 continue;
@@ -351,7 +351,7 @@ impl Server {
     /// brings about, and which must not keep the server polling.
     pub fn rings_asleep(&mut self) -> bool {
         let mut asleep = true;
-        for i in 0..MAX_CLIENTS {
+        for i in 0..self.clients.count() {
             let Some((badge, client)) = self.clients.at(i).filter(|(_, c)| c.rings.is_some())
             else {
                 continue;
