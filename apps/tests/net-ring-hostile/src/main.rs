@@ -19,7 +19,7 @@ extern crate alloc;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use conflux_net_client::{Error, Events, Net, NetError, PollEntry, SockAddr, SockKind};
+use conflux_net_client::{Error, Events, Net, NetError, Operand, PollEntry, SockAddr, SockKind};
 use conflux_queue::{DataRegion, Descriptor, PopError};
 use conflux_socket_protocol::ops::{self, WAIT_FOREVER};
 use conflux_userlib::ipc::{Endpoint, Message, Notification};
@@ -167,6 +167,19 @@ fn past_the_depth(net: &mut Net, region: u8, c: &mut Checks) -> Result<(), Error
         revents: Events(0),
     };
     entry.encode(&mut net.control()[POLL as usize..]);
+    let into_the_ring = Operand::Buf {
+        region,
+        offset: 0,
+        len: 16,
+    };
+    c.eq(
+        "a per-call recv into the ring region is refused: it reads as empty",
+        net.call(
+            ops::RECV,
+            &[Operand::Value(idle.0), into_the_ring, Operand::Value(16)],
+        ),
+        Err(Error::Request(code::REF_OUT_OF_BOUNDS)),
+    );
     c.eq(
         "32 endless waits are all taken, none answered (parked)",
         endless_waits(net, region, DEPTH)?,

@@ -291,7 +291,14 @@ impl Server {
         // op without one is spared gathering the region slices.
         let mut slices;
         let regions: &mut [&mut [u8]] = if spec.takes_buffers() {
+            // A session's ring region reads as empty to every operand, as
+            // it does to ring entries: a parked ring entry run again here
+            // sees the regions it was checked against.
+            let ring = client.rings.as_ref().map(|r| r.region);
             slices = client.slices();
+            if let Some(r) = ring.and_then(|n| slices.get_mut(n)) {
+                *r = &mut [];
+            }
             &mut slices
         } else {
             &mut []
