@@ -15,7 +15,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use conflux_cosy_ipc::regions::Lent;
+use conflux_cosy_ipc::regions::{Lent, Slices};
 use conflux_cosy_ipc::{self as ipc, Request, Words};
 use conflux_netcore::parking::{self, Parked, Parking, Waiter, MAX_OPERANDS};
 use conflux_netcore::{quiet, Handle, NetCore};
@@ -25,7 +25,7 @@ use conflux_userlib::println;
 use cosy_abi::{Args, CallError, Insn, OpResult, Service};
 use smoltcp::time::Instant;
 
-use crate::clients::Clients;
+use crate::clients::{Client, Clients};
 use crate::link::Link;
 
 /// The most ops one compound may have.
@@ -291,14 +291,7 @@ impl Server {
         // op without one is spared gathering the region slices.
         let mut slices;
         let regions: &mut [&mut [u8]] = if spec.takes_buffers() {
-            // A session's ring region reads as empty to every operand, as
-            // it does to ring entries: a parked ring entry run again here
-            // sees the regions it was checked against.
-            let ring = client.rings.as_ref().map(|r| r.region);
-            slices = client.slices();
-            if let Some(r) = ring.and_then(|n| slices.get_mut(n)) {
-                *r = &mut [];
-            }
+            slices = operand_regions(client);
             &mut slices
         } else {
             &mut []
@@ -329,6 +322,21 @@ fn reply_of(result: Result<u64, CallError>) -> Message {
         Ok(value) => Message::new(ipc::OK, &[value]),
         Err(e) => fail(e),
     }
+}
+
+/// The regions `client`'s buffer operands may name: a session's ring
+/// region reads as empty to every operand, as it does to ring entries, so
+/// a parked ring entry run again sees the regions it was checked against.
+/// Out of line: the request path of an op without buffers does not carry
+/// it (test request-cost).
+#[inline(never)]
+fn operand_regions(client: &mut Client) -> Slices<'_> {
+    let ring = client.rings.as_ref().map(|r| r.region);
+    let mut slices = client.slices();
+    if let Some(r) = ring.and_then(|n| slices.get_mut(n)) {
+        *r = &mut [];
+    }
+    slices
 }
 
 /// The checks on the message itself (see the module docs).
