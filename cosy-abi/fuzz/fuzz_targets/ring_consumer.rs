@@ -6,14 +6,20 @@
 //! descriptor's tag and a code (never `NONE`), must answer a descriptor
 //! outside the data area with `ENTRY_OUT_OF_BOUNDS`, must not touch the
 //! client's region outside what operands name (guard bytes), and must
-//! still serve an honest entry queued after them all.
+//! still serve an honest entry queued after them all. With the count
+//! byte's top bit set, the server defers every operation whose call
+//! failed (`serve_one_deferring`, as the network server parks a `recv`):
+//! each deferred entry must have been taken in its turn, and every
+//! deferred answer must still fit the completion ring afterwards.
 #![no_main]
 
 use conflux_queue::{DataRegion, Descriptor, Header, Ring, Slot};
 use cosy_abi::code;
 use cosy_abi::memfs::{self, MemFs};
-use cosy_abi::ring::{entry, RingServer, Scratch, ServeTarget, Served, DEPTH};
-use cosy_abi::{Insn, OpResult};
+use cosy_abi::ring::{
+    entry, Completion, Defer, RingServer, Scratch, ServeTarget, Served, DEPTH,
+};
+use cosy_abi::{CallError, Insn, OpResult};
 use libfuzzer_sys::fuzz_target;
 
 const DATA_LEN: usize = 16384;
@@ -26,6 +32,18 @@ fn buf_word(w: u64) -> (usize, usize, usize) {
         w as u32 as usize,
         ((w >> 32) & 0xFF_FFFF) as usize,
     )
+}
+
+/// Defers every failed operation when `on`.
+struct Keep {
+    on: bool,
+}
+
+impl Defer for Keep {
+    fn defer(&mut self, _tag: u32, _op: u16, _words: &[u64], error: CallError) -> bool {
+        assert!(matches!(error, CallError::Service(_)), "{error:?} deferred");
+        self.on
+    }
 }
 
 fn descriptor(raw: &[u8]) -> Descriptor {
@@ -45,6 +63,9 @@ fn descriptor(raw: &[u8]) -> Descriptor {
 fuzz_target!(|input: &[u8]| {
     let Some((&count, rest)) = input.split_first() else {
         return;
+    };
+    let mut keep = Keep {
+        on: count & 0x80 != 0,
     };
     let count = usize::from(count) % DEPTH as usize;
     let Some((descs, bytes)) = rest.split_at_checked(16 * count) else {
@@ -93,20 +114,28 @@ fuzz_target!(|input: &[u8]| {
         max_steps: 2000,
     };
     let mut done = Vec::new();
+    let mut deferred = Vec::new();
     {
         let region = &mut arena[GUARD..GUARD + REGION];
         loop {
             let served = server
-                .serve_one(
+                .serve_one_deferring(
                     &mut data,
                     &mut fs,
                     &mut [&mut *region],
                     &target,
                     &mut scratch,
+                    deferred.len() as u32,
+                    &mut keep,
                 )
                 .expect("a ring with honest indices is never corrupt");
             match served {
-                Served::Completed(c) => done.push(c),
+                Served::Completed(c) => done.push(Some(c)),
+                Served::Deferred(tag) => {
+                    assert!(keep.on, "deferred without the hook's yes");
+                    deferred.push(tag);
+                    done.push(None);
+                }
                 Served::Empty => break,
                 Served::Backlogged => panic!("backlogged with room on the completion ring"),
             }
@@ -114,15 +143,34 @@ fuzz_target!(|input: &[u8]| {
     }
     assert_eq!(done.len(), descs.len() + 1);
     let area = DataRegion::new(DATA_LEN);
+    let mut kept = deferred.iter();
     for (c, d) in done.iter().zip(&descs) {
+        let Some(c) = c else {
+            // Taken in its turn; never one outside the area.
+            assert_eq!(kept.next(), Some(&d.id));
+            assert!(area.check(*d).is_ok());
+            continue;
+        };
         assert_eq!(c.tag, d.id);
         assert_ne!(c.status, code::NONE);
         if area.check(*d).is_err() {
             assert_eq!(c.status, code::ENTRY_OUT_OF_BOUNDS);
         }
     }
-    let end = done.last().unwrap();
+    let end = done.last().unwrap().expect("the honest NOP is answered at once");
     assert_eq!((end.tag, end.status), (u32::MAX, code::OK));
+    // Every deferred answer still has its place, in any order.
+    for tag in deferred.iter().rev() {
+        let answer = Completion {
+            tag: *tag,
+            status: code::OK,
+            value: 0,
+        };
+        server
+            .complete(answer)
+            .expect("a deferred answer always has its place");
+    }
+    assert_eq!(server.unreaped(), Ok(descs.len() as u32 + 1));
     assert!(arena[..GUARD]
         .iter()
         .chain(&arena[GUARD + REGION..])

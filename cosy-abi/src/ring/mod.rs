@@ -47,12 +47,14 @@ mod server;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_defer;
 
 pub use client::{ClientState, Reaped, RingClient, Ticket};
 pub use completion::Completion;
 pub use error::RingError;
 pub use poll::{Idle, Poller};
-pub use server::{RingServer, Scratch, ServeTarget, Served};
+pub use server::{Defer, NoDefer, RingServer, Scratch, ServeTarget, Served};
 
 use conflux_queue::link::Layout;
 use conflux_queue::{LayoutError, Ring};

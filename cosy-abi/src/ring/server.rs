@@ -7,6 +7,20 @@
 //! when the completion ring has room for its answer: a client that keeps
 //! to its depth always leaves that room, and one that does not stalls
 //! only its own ring ([`Served::Backlogged`]).
+//!
+//! # Take now, complete later
+//!
+//! A server whose operations may wait (the network server's `recv` on an
+//! empty socket) serves with [`RingServer::serve_one_deferring`]: when an
+//! operation fails, its `defer` hook may keep the entry (its op and operand
+//! words, copied) and answer it later with [`RingServer::complete`], in any
+//! order. A deferred entry is still in flight for the client, so it still
+//! holds a place in the completion ring: the server takes a new entry only
+//! while the ring has room for every deferred answer and one more. A
+//! client that keeps its depth never has more in flight than the ring
+//! holds, so that room is always there; one that moves the ring's head
+//! back has its connection called [`RingError::Corrupt`] when a deferred
+//! answer does not fit.
 
 use conflux_queue::{Consumer, DataRegion, PopError, Producer, Ring, ValidDescriptor};
 
@@ -15,7 +29,7 @@ use crate::code;
 use crate::program::{Insn, Program, Target, MAX_REGIONS};
 use crate::registers::Registers;
 use crate::report::{OpResult, Outcome, Report};
-use crate::service::Service;
+use crate::service::{CallError, Service};
 use crate::wire::{Compound, NO_OP};
 
 use super::entry::{CompoundEntry, Entry, OpEntry, UntrustedEntry};
@@ -51,6 +65,28 @@ pub enum Served {
     Backlogged,
     /// An entry was answered with this completion.
     Completed(Completion),
+    /// An operation was taken and kept by the `defer` hook of
+    /// [`RingServer::serve_one_deferring`]: answer it later with
+    /// [`RingServer::complete`]. The entry's tag.
+    Deferred(u32),
+}
+
+/// A [`RingServer::serve_one_deferring`] hook: called with a failed
+/// operation's tag, op number, operand words and error; true if the
+/// server keeps it to answer later.
+pub trait Defer {
+    /// Whether to keep the failed operation (the words are the entry's,
+    /// copied out of the ring once; the server copies what it keeps).
+    fn defer(&mut self, tag: u32, op: u16, words: &[u64], error: CallError) -> bool;
+}
+
+/// Defers nothing: every entry is answered at once.
+pub struct NoDefer;
+
+impl Defer for NoDefer {
+    fn defer(&mut self, _: u32, _: u16, _: &[u64], _: CallError) -> bool {
+        false
+    }
 }
 
 /// The server's end of one client's rings.
@@ -81,20 +117,54 @@ impl<'a> RingServer<'a> {
         target: &ServeTarget,
         scratch: &mut Scratch<'_>,
     ) -> Result<Served, RingError> {
+        self.serve_one_deferring(data, service, regions, target, scratch, 0, &mut NoDefer)
+    }
+
+    /// [`RingServer::serve_one`] for a server that keeps operations to
+    /// answer later (see the module docs): `deferred` is how many of this
+    /// client's entries it keeps now, `defer` is asked about each failed
+    /// operation (never about a compound's ops: a compound runs to its
+    /// end).
+    #[allow(clippy::too_many_arguments)]
+    pub fn serve_one_deferring<V: Service + ?Sized, D: Defer + ?Sized>(
+        &mut self,
+        data: &mut [u8],
+        service: &mut V,
+        regions: &mut [&mut [u8]],
+        target: &ServeTarget,
+        scratch: &mut Scratch<'_>,
+        deferred: u32,
+        defer: &mut D,
+    ) -> Result<Served, RingError> {
         if self.submissions.is_empty()? {
             return Ok(Served::Empty);
         }
-        if self.completions.free()? == 0 {
+        // Room for every deferred answer and this entry's.
+        if self.completions.free()? <= deferred {
             return Ok(Served::Backlogged);
         }
         let completion = match self.submissions.pop() {
             Ok(None) => return Ok(Served::Empty),
             Err(PopError::Corrupt(c)) => return Err(c.into()),
             Err(PopError::OutOfBounds(d)) => refuse(d.id, code::ENTRY_OUT_OF_BOUNDS),
-            Ok(Some(v)) => run_entry(v, data, service, regions, target, scratch),
+            Ok(Some(v)) => {
+                let tag = v.id();
+                match run_entry(v, data, service, regions, target, scratch, defer) {
+                    Some(c) => c,
+                    None => return Ok(Served::Deferred(tag)),
+                }
+            }
         };
         self.completions.push(completion.to_slot())?;
         Ok(Served::Completed(completion))
+    }
+
+    /// Answers an entry taken earlier and deferred. `Err(Corrupt)` if the
+    /// completion ring has no room, which only a client that moved its
+    /// head back can cause (a deferred answer always has its place).
+    pub fn complete(&mut self, completion: Completion) -> Result<(), RingError> {
+        self.completions.push(completion.to_slot())?;
+        Ok(())
     }
 
     /// Completions the client has not reaped yet.
@@ -124,53 +194,66 @@ fn refuse(tag: u32, status: u16) -> Completion {
     }
 }
 
-fn run_entry<V: Service + ?Sized>(
+/// The entry's answer, or `None` if `defer` kept it.
+fn run_entry<V: Service + ?Sized, D: Defer + ?Sized>(
     v: ValidDescriptor,
     data: &mut [u8],
     service: &mut V,
     regions: &mut [&mut [u8]],
     target: &ServeTarget,
     scratch: &mut Scratch<'_>,
-) -> Completion {
+    defer: &mut D,
+) -> Option<Completion> {
     let tag = v.id();
     let range = v.range();
     let Some(bytes) = data.get(range.clone()) else {
         // `data` is shorter than the area the server announced.
-        return refuse(tag, code::ENTRY_OUT_OF_BOUNDS);
+        return Some(refuse(tag, code::ENTRY_OUT_OF_BOUNDS));
     };
     match UntrustedEntry::new(bytes).check() {
-        Err(status) => refuse(tag, status),
-        Ok(Entry::Op(op)) => run_op(tag, &op, service, regions, target.buf),
+        Err(status) => Some(refuse(tag, status)),
+        Ok(Entry::Op(op)) => run_op(tag, &op, service, regions, target.buf, defer),
         Ok(Entry::Compound(c)) => {
             let body = range.start + c.body..range.end;
             // `body` lies inside `range`, which `data.get` accepted.
-            run_compound(tag, &c, &mut data[body], service, regions, target, scratch)
+            Some(run_compound(
+                tag,
+                &c,
+                &mut data[body],
+                service,
+                regions,
+                target,
+                scratch,
+            ))
         }
     }
 }
 
-fn run_op<V: Service + ?Sized>(
+fn run_op<V: Service + ?Sized, D: Defer + ?Sized>(
     tag: u32,
     op: &OpEntry,
     service: &mut V,
     regions: &mut [&mut [u8]],
     buf: BufWord,
-) -> Completion {
+    defer: &mut D,
+) -> Option<Completion> {
     let Some(spec) = service.ops().get(op.op).copied() else {
-        return refuse(tag, code::UNKNOWN_SERVICE_OP);
+        return Some(refuse(tag, code::UNKNOWN_SERVICE_OP));
     };
     if op.words().len() != spec.args.len() {
-        return refuse(tag, code::ARG_COUNT);
+        return Some(refuse(tag, code::ARG_COUNT));
     }
     let result = Args::from_words(op.words(), spec.args, buf, regions)
         .and_then(|mut args| service.call(op.op, &mut args));
     match result {
-        Ok(value) => Completion {
+        Ok(value) => Some(Completion {
             tag,
             status: code::OK,
             value,
-        },
-        Err(e) => refuse(tag, e.code()),
+        }),
+        // Only a call that ran may wait: a malformed operand never does.
+        Err(e @ CallError::Service(_)) if defer.defer(tag, op.op, op.words(), e) => None,
+        Err(e) => Some(refuse(tag, e.code())),
     }
 }
 

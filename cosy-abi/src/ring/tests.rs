@@ -16,7 +16,7 @@ use crate::memfs::{self, MemFs};
 use crate::wire::NO_OP;
 use crate::{code, Builder, Compound, Insn, OpResult, Outcome};
 
-const DATA_LEN: usize = 16384;
+pub(super) const DATA_LEN: usize = 16384;
 
 /// A buffer operand word as `cosy-ipc` packs it: offset bits 0..32,
 /// length 32..56, region 56..64.
@@ -28,23 +28,23 @@ fn buf_word(w: u64) -> (usize, usize, usize) {
     )
 }
 
-fn pack(region: u64, offset: u64, len: u64) -> u64 {
+pub(super) fn pack(region: u64, offset: u64, len: u64) -> u64 {
     region << 56 | len << 32 | offset
 }
 
-const TARGET: ServeTarget = ServeTarget {
+pub(super) const TARGET: ServeTarget = ServeTarget {
     buf: buf_word,
     max_steps: 1000,
 };
 
 /// Two rings in ordinary memory.
-struct Mem {
+pub(super) struct Mem {
     sq: (Header, Vec<Slot>),
     cq: (Header, Vec<Slot>),
 }
 
 impl Mem {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         let ring = || {
             (
                 Header::new(DEPTH),
@@ -57,33 +57,33 @@ impl Mem {
         }
     }
 
-    fn sq(&self) -> Ring<'_> {
+    pub(super) fn sq(&self) -> Ring<'_> {
         Ring::from_parts(&self.sq.0, &self.sq.1).unwrap()
     }
 
-    fn cq(&self) -> Ring<'_> {
+    pub(super) fn cq(&self) -> Ring<'_> {
         Ring::from_parts(&self.cq.0, &self.cq.1).unwrap()
     }
 
-    fn client(&self) -> RingClient<'_> {
+    pub(super) fn client(&self) -> RingClient<'_> {
         RingClient::new(self.sq(), self.cq(), DATA_LEN)
     }
 
-    fn server(&self) -> RingServer<'_> {
+    pub(super) fn server(&self) -> RingServer<'_> {
         RingServer::new(self.sq(), self.cq(), DATA_LEN)
     }
 }
 
 /// The service side: a MemFs with one file, and one client region.
-struct Side {
-    backing: Vec<u8>,
-    region: Vec<u8>,
-    insns: [Insn; 32],
-    results: [OpResult; 32],
+pub(super) struct Side {
+    pub(super) backing: Vec<u8>,
+    pub(super) region: Vec<u8>,
+    pub(super) insns: [Insn; 32],
+    pub(super) results: [OpResult; 32],
 }
 
 impl Side {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         let mut region = vec![0u8; 256];
         region[..2].copy_from_slice(b"in");
         Side {
@@ -574,6 +574,7 @@ proptest! {
                             Served::Completed(_) => served_not_reaped += 1,
                             Served::Empty => break,
                             Served::Backlogged => prop_assert!(false, "an honest client backlogged"),
+                            Served::Deferred(_) => prop_assert!(false, "serve_one deferred"),
                         }
                     }
                 }

@@ -56,6 +56,28 @@ pub enum Operand {
     },
 }
 
+impl Operand {
+    /// The operand's word, as a request or a ring entry carries it (a
+    /// buffer packed as [`BufArg`]); `TooLarge` if its offset or length
+    /// does not fit the packing.
+    pub fn word(&self) -> Result<u64, Failure> {
+        match *self {
+            Operand::Value(v) => Ok(v),
+            Operand::Buf {
+                region,
+                offset,
+                len,
+            } => BufArg {
+                region,
+                offset,
+                len,
+            }
+            .pack()
+            .ok_or(Failure::TooLarge),
+        }
+    }
+}
+
 /// A connection to a Cosy server.
 pub struct Session {
     caps: Caps,
@@ -195,20 +217,7 @@ impl Session {
         // and copy on every call.
         let mut msg = Message::new(VAN_BASE + u32::from(op), &[]).with_len(operands.len());
         for (i, o) in operands.iter().enumerate() {
-            let word = match *o {
-                Operand::Value(v) => v,
-                Operand::Buf {
-                    region,
-                    offset,
-                    len,
-                } => BufArg {
-                    region,
-                    offset,
-                    len,
-                }
-                .pack()
-                .ok_or(Failure::TooLarge)?,
-            };
+            let word = o.word()?;
             match msg.words.get_mut(i) {
                 Some(w) => *w = word,
                 None => set_long_word(i, word),

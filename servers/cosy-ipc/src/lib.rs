@@ -38,6 +38,8 @@ extern crate alloc;
 
 #[cfg(feature = "client")]
 pub mod client;
+#[cfg(feature = "client")]
+pub mod client_ring;
 mod compound;
 #[cfg(feature = "server")]
 pub mod regions;

@@ -4,6 +4,7 @@ use core::fmt;
 
 use conflux_abi::SysError;
 use conflux_cosy_ipc::client::Failure;
+use conflux_cosy_ipc::client_ring::RingFailure;
 use conflux_fs_protocol::{ipc, ops, FsError};
 use cosy_abi::code;
 
@@ -81,6 +82,17 @@ impl From<Failure> for Error {
             }
             Failure::Ipc(e) => e.into(),
             Failure::TooLarge => Error::TooLarge,
+        }
+    }
+}
+
+impl From<RingFailure> for Error {
+    fn from(f: RingFailure) -> Self {
+        match f {
+            RingFailure::Session(s) => s.into(),
+            RingFailure::Ring(e) => Error::Ring(e),
+            RingFailure::NoRing => Error::NoRing,
+            RingFailure::NothingInFlight => Error::NothingInFlight,
         }
     }
 }

@@ -87,7 +87,7 @@ const PATHS: usize = 2 * 4096;
 pub struct Fs {
     session: Session,
     /// The ring path, once [`Fs::ring_open`] set it up.
-    rings: Option<ring::Rings>,
+    rings: Option<conflux_cosy_ipc::client_ring::SessionRings>,
 }
 
 impl Fs {

@@ -4,6 +4,7 @@ use core::fmt;
 
 use conflux_abi::SysError;
 use conflux_cosy_ipc::client::Failure;
+use conflux_cosy_ipc::client_ring::RingFailure;
 use conflux_cosy_ipc::REJECTED;
 use conflux_socket_protocol::NetError;
 use cosy_abi::code;
@@ -32,6 +33,14 @@ pub enum Error {
     /// An arena could not place a compound's input or buffer in its
     /// region (`cosy_abi::Arena`): too little room left.
     Layout(cosy_abi::ArenaError),
+    /// The ring path: the rings refused (`Full` at the depth, an entry
+    /// too large for its slot, ...) or are unusable.
+    Ring(cosy_abi::ring::RingError),
+    /// A ring call before [`crate::Net::ring_open`].
+    NoRing,
+    /// [`crate::Net::ring_wait`] with no entry in flight: nothing would
+    /// ever wake it.
+    NothingInFlight,
 }
 
 impl Error {
@@ -72,6 +81,23 @@ impl From<Failure> for Error {
     }
 }
 
+impl From<RingFailure> for Error {
+    fn from(f: RingFailure) -> Self {
+        match f {
+            RingFailure::Session(s) => s.into(),
+            RingFailure::Ring(e) => Error::Ring(e),
+            RingFailure::NoRing => Error::NoRing,
+            RingFailure::NothingInFlight => Error::NothingInFlight,
+        }
+    }
+}
+
+impl From<cosy_abi::ring::RingError> for Error {
+    fn from(e: cosy_abi::ring::RingError) -> Self {
+        Error::Ring(e)
+    }
+}
+
 impl From<cosy_abi::ArenaError> for Error {
     fn from(e: cosy_abi::ArenaError) -> Self {
         Error::Layout(e)
@@ -104,6 +130,11 @@ impl fmt::Display for Error {
             Error::Compound(op) if op.op.is_some() => write!(f, "compound failed at {op}"),
             Error::Compound(op) => write!(f, "compound failed: {op}"),
             Error::Layout(e) => write!(f, "laying out the compound's region: {e}"),
+            Error::Ring(e) => write!(f, "ring to the network server: {e}"),
+            Error::NoRing => f.write_str("no ring: call Net::ring_open first"),
+            Error::NothingInFlight => {
+                f.write_str("waiting on the net ring with no entry in flight: submit first")
+            }
         }
     }
 }

@@ -16,6 +16,13 @@
 //!   copy). No op inside a compound waits: one that would block fails with
 //!   `WouldBlock`, so call [`Net::wait`] first.
 //!
+//! - **RING**: socket operations and compounds posted into a submission
+//!   ring the server polls, answers reaped from a completion ring, no IPC
+//!   per request while the server is busy ([`Net::ring_open`],
+//!   `ring.rs`, `docs/rings.md`). An operation that must wait (`recv` on
+//!   an empty blocking socket, `accept`) is answered when it finishes, so
+//!   answers come in any order: match them by [`Ticket`].
+//!
 //! ```ignore
 //! let mut net = Net::connect(conflux_net_client::manifest_caps!())?;
 //! let l = net.socket(SockKind::Stream)?;
@@ -31,6 +38,7 @@ extern crate alloc;
 
 mod error;
 mod info;
+mod ring;
 mod van;
 
 use conflux_cosy_ipc::client::Session;
@@ -42,6 +50,7 @@ pub use conflux_cosy_ipc::client::{Caps, Operand};
 pub use conflux_socket_protocol::{
     Events, NetError, NetInfo, PollEntry, SockAddr, SockKind, SocketCounts, Traffic,
 };
+pub use cosy_abi::ring::{Reaped, Ticket};
 pub use error::Error;
 
 /// What [`Net::run`] reports: how the compound ended, its exit value, and
@@ -72,6 +81,8 @@ const RECONNECT_TRIES: usize = 3;
 /// A connection to the network server.
 pub struct Net {
     session: Session,
+    /// The ring path, once [`Net::ring_open`] set it up.
+    rings: Option<conflux_cosy_ipc::client_ring::SessionRings>,
 }
 
 impl Net {
@@ -79,6 +90,7 @@ impl Net {
     pub fn connect(caps: Caps) -> Result<Net, Error> {
         Ok(Net {
             session: Session::connect(caps)?,
+            rings: None,
         })
     }
 
@@ -87,10 +99,13 @@ impl Net {
     /// and every data region again in the same order, so region numbers
     /// stay valid. After [`Error::ServerRestarted`] this is how a client
     /// reaches the new server instance: its sockets are gone, listeners
-    /// must be opened again. The first call through a capability made for
+    /// must be opened again, and so must the rings ([`Net::ring_open`]).
+    /// The first call through a capability made for
     /// the old instance fails with `ServerRestarted` too (the kernel
     /// refreshes the capability then), so that is tried again.
     pub fn reconnect(&mut self) -> Result<(), Error> {
+        // The old session's rings went with it: open them again.
+        self.rings = None;
         let mut result = self.session.reconnect().map_err(Error::from);
         for _ in 0..RECONNECT_TRIES {
             if result != Err(Error::ServerRestarted) {

@@ -14,6 +14,13 @@
 //! that is detached or reconnected has its parked requests answered
 //! `Cancelled`. At most [`MAX_PARKED`] requests wait at once; past that a
 //! blocking socket's op gets `WouldBlock` like a non-blocking one's.
+//!
+//! A ring entry parks the same way ([`Waiter::Ring`], `docs/rings.md`),
+//! but holds no reply slot: it is answered by a completion on its
+//! client's ring, tagged as the entry was. Ring entries are not counted
+//! against [`MAX_PARKED`]: each client's are bounded by its ring's depth
+//! (an entry is taken only while its completion ring has room for every
+//! parked answer and one more), which [`Parking::ring_parked`] counts.
 
 use alloc::vec::Vec;
 
@@ -26,12 +33,21 @@ pub const MAX_PARKED: usize = 16;
 /// The most operands an op takes.
 pub const MAX_OPERANDS: usize = 6;
 
+/// Who a parked request answers when it finishes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Waiter {
+    /// A caller by IPC: the reply slot its reply capability is in.
+    Reply(usize),
+    /// An entry of the client's ring: its tag, echoed in the completion.
+    Ring(u32),
+}
+
 /// One parked request.
 #[derive(Clone, Copy, Debug)]
 pub struct Parked {
     pub badge: u64,
-    /// Where the caller's reply capability is.
-    pub reply: usize,
+    /// Whom to answer.
+    pub waiter: Waiter,
     pub op: u16,
     pub operands: [u64; MAX_OPERANDS],
     /// When a `wait` gives up (answered 0).
@@ -72,9 +88,35 @@ pub struct Parking {
 }
 
 impl Parking {
-    /// Whether another request may park.
+    /// Whether another request by IPC may park (ring entries do not
+    /// count: see the module docs).
     pub fn has_room(&self) -> bool {
-        self.list.len() < MAX_PARKED
+        let replies = self
+            .list
+            .iter()
+            .filter(|p| matches!(p.waiter, Waiter::Reply(_)))
+            .count();
+        replies < MAX_PARKED
+    }
+
+    /// How many of `badge`'s ring entries are parked: still in flight for
+    /// it, each owed a place in its completion ring.
+    pub fn ring_parked(&self, badge: u64) -> u32 {
+        let n = self
+            .list
+            .iter()
+            .filter(|p| p.badge == badge && matches!(p.waiter, Waiter::Ring(_)))
+            .count();
+        n as u32
+    }
+
+    /// Takes out `badge`'s parked ring entries (its rings were dropped).
+    pub fn take_ring(&mut self, badge: u64) -> Vec<Parked> {
+        let (theirs, rest) = core::mem::take(&mut self.list)
+            .into_iter()
+            .partition(|p| p.badge == badge && matches!(p.waiter, Waiter::Ring(_)));
+        self.list = rest;
+        theirs
     }
 
     pub fn push(&mut self, p: Parked) {
@@ -142,15 +184,52 @@ mod tests {
         for (badge, reply) in [(1, 10), (2, 11), (1, 12)] {
             p.push(Parked {
                 badge,
-                reply,
+                waiter: Waiter::Reply(reply),
                 op: ops::RECV,
                 operands: [0; MAX_OPERANDS],
                 deadline: None,
             });
         }
-        let theirs: Vec<usize> = p.take_client(1).iter().map(|q| q.reply).collect();
-        assert_eq!(theirs, [10, 12]);
+        let theirs: Vec<Waiter> = p.take_client(1).iter().map(|q| q.waiter).collect();
+        assert_eq!(theirs, [Waiter::Reply(10), Waiter::Reply(12)]);
         assert_eq!(p.take_all().len(), 1);
         assert!(p.is_empty() && p.has_room());
+    }
+
+    fn parked(badge: u64, waiter: Waiter) -> Parked {
+        Parked {
+            badge,
+            waiter,
+            op: ops::RECV,
+            operands: [0; MAX_OPERANDS],
+            deadline: None,
+        }
+    }
+
+    #[test]
+    fn ring_entries_do_not_take_the_ipc_path_s_places() {
+        let mut p = Parking::default();
+        // A full ring's depth of one client's entries, and another's.
+        for tag in 0..32 {
+            p.push(parked(1, Waiter::Ring(tag)));
+        }
+        p.push(parked(2, Waiter::Ring(7)));
+        assert!(p.has_room(), "ring entries left the IPC path no room");
+        assert_eq!(
+            (p.ring_parked(1), p.ring_parked(2), p.ring_parked(3)),
+            (32, 1, 0)
+        );
+        for slot in 0..MAX_PARKED {
+            assert!(p.has_room());
+            p.push(parked(1, Waiter::Reply(slot)));
+        }
+        assert!(!p.has_room(), "MAX_PARKED calls by IPC fill the place");
+        assert_eq!(p.ring_parked(1), 32, "IPC calls are not ring entries");
+        // Dropping client 1's rings takes its ring entries only.
+        let dropped = p.take_ring(1);
+        assert_eq!(dropped.len(), 32);
+        assert!(dropped.iter().all(|q| matches!(q.waiter, Waiter::Ring(_))));
+        assert_eq!(p.take_client(1).len(), MAX_PARKED);
+        assert_eq!(p.ring_parked(2), 1);
     }
 }

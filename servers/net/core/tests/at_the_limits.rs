@@ -8,7 +8,7 @@
 mod common;
 
 use common::{addr, call, call_in, Net, A, IP_A, IP_B};
-use conflux_netcore::parking::{Parked, Parking, MAX_OPERANDS, MAX_PARKED};
+use conflux_netcore::parking::{Parked, Parking, Waiter, MAX_OPERANDS, MAX_PARKED};
 use conflux_netcore::{MAX_CLIENT_PINGS, MAX_PINGS};
 use conflux_socket_protocol::ops::{BIND, MAX_WAIT_ENTRIES, PING, SOCKET, WAIT};
 use conflux_socket_protocol::NetError::{self, *};
@@ -65,7 +65,7 @@ fn the_server_past_its_pings_answers_no_buffers_until_one_ends() {
 fn parked(badge: u64) -> Parked {
     Parked {
         badge,
-        reply: 0,
+        waiter: Waiter::Reply(0),
         op: PING,
         operands: [0; MAX_OPERANDS],
         deadline: None,

@@ -94,6 +94,12 @@ cosy_abi::service_errors! {
         /// CLIENT_GONE from a caller without the supervisor's badge: only
         /// the supervisor says that a client's task has ended.
         NotSupervisor (NOT_SUPERVISOR) = 130, "refused: only the supervisor (init) may say that a client is gone";
+        /// RING named a region that is not an attached data region
+        /// formatted as rings (or is the control region).
+        BadRing (BAD_RING) = 131, "the region is not an attached data region formatted as rings (cosy_abi::ring::Parts::format): attach it, format it, then send RING to the network server";
+        /// RING_ENTER from a session without rings, or whose rings the
+        /// server dropped because their indices were impossible.
+        NoRing (NO_RING) = 132, "this session has no rings on the network server: send RING first; if it had, the server found the rings' indices impossible and dropped them (its waiting ring entries with them)";
     }
 }
 

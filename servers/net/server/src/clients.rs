@@ -38,6 +38,8 @@ pub struct Client {
     /// Its quota was reported in the log this session (once: a client at
     /// its quota must not be able to flood the console).
     pub quota_reported: bool,
+    /// Its rings, once it named them with RING (`rings`).
+    pub rings: Option<crate::rings::Rings>,
 }
 
 impl Client {
@@ -89,6 +91,19 @@ impl Clients {
         }
     }
 
+    /// Session slots, one per client the manifest names (0 in a system
+    /// whose tasks do not use the server).
+    pub fn count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Session slot `i`'s badge and client, if it has a session (the
+    /// ring pass walks every slot).
+    pub fn at(&mut self, i: usize) -> Option<(u64, &mut Client)> {
+        let badge = *self.badges.get(i)?;
+        Some((badge, self.slots.get_mut(i)?.as_mut()?))
+    }
+
     /// The client with this badge.
     pub fn get(&mut self, badge: u64) -> Result<&mut Client, NetError> {
         let i = self.index(badge)?;
@@ -103,6 +118,7 @@ impl Clients {
             regions: Regions::default(),
             prepared: Default::default(),
             quota_reported: false,
+            rings: None,
         };
         client
             .regions

@@ -17,16 +17,28 @@
 //! its next answer; if answers arrived meanwhile it signals itself, so
 //! the next receive returns at once.
 //!
-//! Reply slots: one per parked request and one to receive into. After
+//! With rings in use (`rings`), each turn of the loop first serves every
+//! session's rings (answering the last request before it) and polls the
+//! stack after a pass that took entries, so their sends go out and
+//! parked entries are retried. While the rings had work recently the
+//! loop takes messages — calls, and the driver's and timer's signals,
+//! which a non-blocking receive returns as a blocking one does — without
+//! blocking, and yields when none came; once they are idle it sets every
+//! ring's signal-me flag, looks once more, and sleeps in its receive as
+//! before, where a client's RING_ENTER, a frame or the timer wakes it.
+//!
+//! Reply slots: one per parked request, one per ring waiter and one to
+//! receive into. After
 //! every request that brought a capability, the slot where it landed is
 //! emptied, so an unexpected capability can never make the kernel drop
 //! the next client's region.
 
 use conflux_abi::time::{TICK_NS, TIMER_MAX_TICKS};
+use conflux_abi::SysError;
 use conflux_cosy_ipc::replies::ReplySlots;
-use conflux_netcore::parking::MAX_PARKED;
-use conflux_userlib::ipc::{Endpoint, Message, Notification, Slot};
-use conflux_userlib::println;
+use conflux_userlib::ipc::{Endpoint, Message, Notification, Received, Slot};
+use conflux_userlib::{println, sys};
+use cosy_abi::ring::Poller;
 use smoltcp::time::{Duration, Instant};
 
 use crate::serve::Server;
@@ -43,18 +55,20 @@ pub fn clock(timer: Notification) -> Instant {
 }
 
 /// Serves `ep` for ever; `timer` is the bound notification the driver and
-/// the timer signal. Reply slots are `replies..replies + MAX_PARKED + 1`;
+/// the timer signal. Reply slots are `replies.0..replies.0 + replies.1`
+/// (one per parked request, one per ring waiter, one to receive into);
 /// transferred capabilities land in `received`.
 pub fn serve(
     server: &mut Server,
     ep: Endpoint,
     timer: Notification,
-    replies: usize,
+    replies: (usize, usize),
     received: usize,
 ) -> ! {
-    let mut slots = ReplySlots::new(replies, MAX_PARKED + 1);
+    let mut slots = ReplySlots::new(replies.0, replies.1);
     // The answer to the last request, sent with the next receive.
     let mut pending: Option<(usize, Message)> = None;
+    let mut poller = Poller::new(crate::rings::SPIN);
     // Frames may have come before the first call: look, and ask the
     // driver to signal from now on.
     step(server, timer);
@@ -62,46 +76,119 @@ pub fn serve(
         for (slot, msg) in core::mem::take(&mut server.outbox) {
             slots.answer(slot, &msg);
         }
+        let mut turn = Turn {
+            server: &mut *server,
+            slots: &mut slots,
+            pending: &mut pending,
+            received,
+        };
+        if turn.server.rings_used && turn.rings(ep, timer, &mut poller) {
+            continue;
+        }
         let (slot, answer) = match pending.take() {
             Some(p) => p,
             None => match slots.take() {
                 Some(s) => (s, Message::default()),
                 None => {
-                    // Parked requests hold at most MAX_PARKED slots.
+                    // Parked requests and ring waiters hold at most all
+                    // the slots but one.
                     println!("no free reply slot (a server bug); waiting for the timer");
                     let _ = timer.wait();
                     continue;
                 }
             },
         };
-        let poll = match ep.reply_recv(slot, received, &answer) {
+        let got = ep.reply_recv(slot, received, &answer);
+        let mut turn = Turn {
+            server: &mut *server,
+            slots: &mut slots,
+            pending: &mut pending,
+            received,
+        };
+        if turn.took(slot, got) {
+            step(server, timer);
+        }
+    }
+}
+
+/// What one turn of the loop works on.
+struct Turn<'a> {
+    server: &'a mut Server,
+    slots: &'a mut ReplySlots,
+    pending: &'a mut Option<(usize, Message)>,
+    received: usize,
+}
+
+impl Turn<'_> {
+    /// Handles what a receive into `slot` brought; true if the stack
+    /// must be polled after it.
+    #[inline(always)]
+    fn took(&mut self, slot: usize, got: Result<Received, SysError>) -> bool {
+        match got {
             Ok(got) if got.notified().is_some() => {
-                slots.free(slot);
+                self.slots.free(slot);
                 true
             }
             Ok(got) => {
-                let handled = server.handle(got.badge, &got.msg, slot);
-                // `None`: parked; the request keeps its reply slot.
+                let handled = self.server.handle(got.badge, &got.msg, slot);
+                // `None`: parked or held; the request keeps its reply slot.
                 if let Some(answer) = handled.answer {
-                    pending = Some((slot, answer));
+                    *self.pending = Some((slot, answer));
                 }
                 // The slot fills only when a capability arrives, and the
                 // kernel says so in the message: emptying it after every
                 // request would be a syscall each for nothing.
                 if got.msg.cap.is_some() {
-                    let _ = Slot(received).delete();
+                    let _ = Slot(self.received).delete();
                 }
                 !handled.quiet
             }
             Err(e) => {
                 println!("receive on the net endpoint failed: {e}; waiting again");
-                slots.free(slot);
+                self.slots.free(slot);
                 true
             }
-        };
-        if poll {
-            step(server, timer);
         }
+    }
+
+    /// The rings' turn (see the module docs): answers the last request,
+    /// serves every ring, and while they had work recently takes one
+    /// message without blocking (or yields). True if it did, so the loop
+    /// skips its blocking receive. Out of line: the request path of a
+    /// server without rings does not carry it (test request-cost).
+    #[inline(never)]
+    fn rings(&mut self, ep: Endpoint, timer: Notification, poller: &mut Poller) -> bool {
+        if let Some((slot, msg)) = self.pending.take() {
+            self.slots.answer(slot, &msg);
+        }
+        let (taken, polling) = self.server.ring_pass(poller);
+        if taken > 0 {
+            // The entries may have queued data or changed sockets.
+            step(self.server, timer);
+        }
+        for (slot, msg) in core::mem::take(&mut self.server.outbox) {
+            self.slots.answer(slot, &msg);
+        }
+        if !polling {
+            return false;
+        }
+        let Some(slot) = self.slots.take() else {
+            return false;
+        };
+        let got = match ep.nb_recv(slot, self.received) {
+            Ok(Some(got)) => Ok(got),
+            Ok(None) => {
+                self.slots.free(slot);
+                // Nothing came: tasks sharing the server's CPU run.
+                sys::yield_now();
+                return true;
+            }
+            Err(e) => Err(e),
+        };
+        if self.took(slot, got) {
+            step(self.server, timer);
+        }
+        true
     }
 }
 

@@ -22,6 +22,7 @@ mod compound;
 mod events;
 mod fault;
 mod link;
+mod rings;
 mod serve;
 
 use conflux_cosy_ipc::MAX_REGIONS;
@@ -47,11 +48,13 @@ const GATEWAY: Ipv4Address = Ipv4Address::new(10, 0, 2, 2);
 const RECEIVED: usize = config::caps::FIRST_FREE;
 /// Client regions' capability slots follow.
 const CLIENT_CAPS: usize = RECEIVED + 1;
-/// Then the reply slots, one per parked request and one more.
+/// Then the reply slots: one per parked request, one per client's ring
+/// waiter (RING_ENTER with RING_WAIT), and one more.
 const REPLIES: usize = CLIENT_CAPS + MAX_CLIENTS * MAX_REGIONS;
+const REPLY_SLOTS: usize = MAX_PARKED + MAX_CLIENTS + 1;
 const _: () = assert!(
-    REPLIES + MAX_PARKED < conflux_abi::cap::CAP_SLOTS,
-    "the network server's capability slots do not fit its table: each client the manifest names takes MAX_REGIONS slots; give fewer tasks a capability to the `net` endpoint"
+    REPLIES + REPLY_SLOTS <= conflux_abi::cap::CAP_SLOTS,
+    "the network server's capability slots do not fit its table: each client the manifest names takes MAX_REGIONS slots and one reply slot; give fewer tasks a capability to the `net` endpoint"
 );
 /// Heap kept for everything but sockets: the client table, prepared
 /// compounds (each client's, at most `MAX_PREPARED` of `MAX_OPS`
@@ -114,5 +117,5 @@ fn main() {
         l.share
     );
     let mut server = Server::new(core, Clients::new(CLIENT_CAPS), now);
-    events::serve(&mut server, ep, done, REPLIES, RECEIVED);
+    events::serve(&mut server, ep, done, (REPLIES, REPLY_SLOTS), RECEIVED);
 }

@@ -15,9 +15,9 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use conflux_cosy_ipc::regions::Lent;
+use conflux_cosy_ipc::regions::{Lent, Slices};
 use conflux_cosy_ipc::{self as ipc, Request, Words};
-use conflux_netcore::parking::{self, Parked, Parking, MAX_OPERANDS};
+use conflux_netcore::parking::{self, Parked, Parking, Waiter, MAX_OPERANDS};
 use conflux_netcore::{quiet, Handle, NetCore};
 use conflux_socket_protocol::{ops, NetError};
 use conflux_userlib::ipc::{long_word, Message};
@@ -25,7 +25,7 @@ use conflux_userlib::println;
 use cosy_abi::{Args, CallError, Insn, OpResult, Service};
 use smoltcp::time::Instant;
 
-use crate::clients::Clients;
+use crate::clients::{Client, Clients};
 use crate::link::Link;
 
 /// The most ops one compound may have.
@@ -56,6 +56,8 @@ pub struct Server {
     pub outbox: Vec<(usize, Message)>,
     /// The time of the last poll.
     pub now: Instant,
+    /// Some session has named rings: the loop serves them (`rings`).
+    pub rings_used: bool,
 }
 
 /// What [`Server::handle`] did with a request.
@@ -87,7 +89,7 @@ fn words<'m>(msg: &'m Message, long: &'m mut Option<Words>) -> Result<&'m [u64],
 }
 
 /// A buffer operand's word as (region, offset, length).
-fn buf_operand(word: u64) -> (usize, usize, usize) {
+pub(crate) fn buf_operand(word: u64) -> (usize, usize, usize) {
     let b = ipc::BufArg::unpack(word);
     (usize::from(b.region), b.offset as usize, b.len as usize)
 }
@@ -107,6 +109,7 @@ impl Server {
             results: vec![OpResult::EMPTY; MAX_OPS],
             outbox: Vec::new(),
             now,
+            rings_used: false,
         }
     }
 
@@ -163,12 +166,11 @@ impl Server {
             Request::RunPrepared { handle } => self.run_prepared(badge, handle, after(words, 1)),
             Request::Release { handle } => self.release(badge, handle),
             Request::ClientGone { badge: gone } => self.client_gone(badge, gone),
+            Request::Ring { region } => self.ring_setup(badge, region),
+            Request::RingEnter { wait } => return self.ring_enter(badge, wait, reply),
             // The network server has no SHUTDOWN: it runs as long as the
-            // system does; and no rings yet (docs/rings.md).
-            Request::Shutdown
-            | Request::Unknown
-            | Request::Ring { .. }
-            | Request::RingEnter { .. } => fail(NetError::NoSuchOp),
+            // system does.
+            Request::Shutdown | Request::Unknown => fail(NetError::NoSuchOp),
         })
     }
 
@@ -224,12 +226,16 @@ impl Server {
     }
 
     /// Ends `badge`'s session: its parked requests are answered
-    /// `Cancelled`, its sockets closed, its regions unmapped. True if it
-    /// had one.
+    /// `Cancelled` (its parked ring entries go with its rings, its ring
+    /// waiter is answered `Cancelled` too), its sockets closed, its
+    /// regions unmapped. True if it had one.
     pub fn end_session(&mut self, badge: u64) -> bool {
         for p in self.parked.take_client(badge) {
-            self.outbox.push((p.reply, fail(NetError::Cancelled)));
+            if let Waiter::Reply(slot) = p.waiter {
+                self.outbox.push((slot, fail(NetError::Cancelled)));
+            }
         }
+        self.end_rings(badge);
         self.core.stack().end_session(badge);
         self.clients.disconnect(badge)
     }
@@ -243,22 +249,22 @@ impl Server {
         }
         let p = Parked {
             badge,
-            reply,
+            waiter: Waiter::Reply(reply),
             op,
             operands,
             deadline: parking::deadline(op, &operands, self.now),
         };
-        self.attempt(p)
+        self.attempt(p).map(reply_of)
     }
 
-    /// Runs `p`'s op; the reply, or `None` if it was parked (again).
-    pub fn attempt(&mut self, p: Parked) -> Option<Message> {
+    /// Runs `p`'s op; how it ended, or `None` if it was parked (again).
+    pub fn attempt(&mut self, p: Parked) -> Option<Result<u64, CallError>> {
         let e = match self.call(p.badge, p.op, &p.operands) {
-            Ok(value) => return Some(Message::new(ipc::OK, &[value])),
+            Ok(value) => return Some(Ok(value)),
             Err(e) => e,
         };
         let Some(net) = NetError::from_call(e) else {
-            return Some(fail(e));
+            return Some(Err(e));
         };
         let stack = self.core.stack();
         let blocking = !Handle::from_word(p.operands[0])
@@ -266,13 +272,15 @@ impl Server {
             .unwrap_or(true);
         let expired = p.deadline.is_some_and(|d| d <= self.now);
         if expired && p.op == ops::WAIT {
-            return Some(Message::new(ipc::OK, &[0]));
+            return Some(Ok(0));
         }
-        if parking::parks(p.op, net, blocking) && self.parked.has_room() {
+        // A ring entry's place is its ring's (`rings`), not a reply slot.
+        let room = matches!(p.waiter, Waiter::Ring(_)) || self.parked.has_room();
+        if parking::parks(p.op, net, blocking) && room {
             self.parked.push(p);
             return None;
         }
-        Some(fail(e))
+        Some(Err(e))
     }
 
     /// Op `op` with `operands` on behalf of `badge`.
@@ -283,7 +291,7 @@ impl Server {
         // op without one is spared gathering the region slices.
         let mut slices;
         let regions: &mut [&mut [u8]] = if spec.takes_buffers() {
-            slices = client.slices();
+            slices = operand_regions(client);
             &mut slices
         } else {
             &mut []
@@ -296,20 +304,45 @@ impl Server {
     /// socket, or a deadline); those that finish are answered.
     pub fn retry_parked(&mut self) {
         for p in self.parked.take_all() {
-            let reply = p.reply;
-            if let Some(answer) = self.attempt(p) {
-                self.outbox.push((reply, answer));
+            let (badge, waiter) = (p.badge, p.waiter);
+            let Some(result) = self.attempt(p) else {
+                continue;
+            };
+            match waiter {
+                Waiter::Reply(slot) => self.outbox.push((slot, reply_of(result))),
+                Waiter::Ring(tag) => self.ring_done(badge, tag, result),
             }
         }
     }
 }
 
+/// The reply to a call that ended with `result`.
+fn reply_of(result: Result<u64, CallError>) -> Message {
+    match result {
+        Ok(value) => Message::new(ipc::OK, &[value]),
+        Err(e) => fail(e),
+    }
+}
+
+/// The regions `client`'s buffer operands may name: a session's ring
+/// region reads as empty to every operand, as it does to ring entries, so
+/// a parked ring entry run again sees the regions it was checked against.
+/// Out of line: the request path of an op without buffers does not carry
+/// it (test request-cost).
+#[inline(never)]
+fn operand_regions(client: &mut Client) -> Slices<'_> {
+    let ring = client.rings.as_ref().map(|r| r.region);
+    let mut slices = client.slices();
+    if let Some(r) = ring.and_then(|n| slices.get_mut(n)) {
+        *r = &mut [];
+    }
+    slices
+}
+
 /// The checks on the message itself (see the module docs).
 fn admit(msg: &Message, request: &Request, words: &[u64]) -> Result<(), NetError> {
     let operands = |op: u16| ops::TABLE.get(op).map(|s| s.args.len());
-    if let Request::Unknown | Request::Shutdown | Request::Ring { .. } | Request::RingEnter { .. } =
-        request
-    {
+    if let Request::Unknown | Request::Shutdown = request {
         return Err(NetError::NoSuchOp);
     }
     if let Request::Op(op) = request {
