@@ -215,18 +215,22 @@ impl Server {
     }
 
     /// Before sleeping: asks every ring's client for a doorbell and looks
-    /// once more. True if every ring is still empty (sleep).
+    /// once more. True if no ring has an entry the server could take
+    /// (sleep): each is empty, or backlogged — its completion ring full
+    /// because its client does not reap, so its entries wait for that
+    /// client's next call, which wakes the server, and do not keep it
+    /// polling meanwhile.
     pub fn rings_asleep(&mut self) -> bool {
         let mut asleep = true;
         for i in 0..MAX_CLIENTS {
             let Some(client) = self.clients.at(i).filter(|c| c.rings.is_some()) else {
                 continue;
             };
+            let idle = with_rings(client, |s, _, _, _| {
+                Ok::<_, RingError>(s.prepare_to_wait()? || s.unreaped()? >= DEPTH)
+            });
             // An error is found again, and reported, by the next pass.
-            if !matches!(
-                with_rings(client, |s, _, _, _| s.prepare_to_wait()),
-                Ok(Ok(true))
-            ) {
+            if !matches!(idle, Ok(Ok(true))) {
                 asleep = false;
             }
         }
