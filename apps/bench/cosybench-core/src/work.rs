@@ -67,9 +67,9 @@ mod tests {
 
     #[test]
     fn the_expected_answer_is_the_smoke_tests_worked_out_by_hand() {
-        // cosybench-smoke: 40 reads and 20 writes of 4 KiB in a 256 KiB
-        // file, 245,760 bytes plus 5,181,440 of offsets (its test's
-        // figure, 5,427,200, came from the guest, not from this code).
+        // cosybench-smoke's dbsim: 40 reads and 20 writes of 4 KiB in a
+        // 256 KiB file, 245,760 bytes plus 5,181,440 of offsets; the
+        // figure its test expects of the guest.
         let w = Work {
             reads: 40,
             blocks: 64,
