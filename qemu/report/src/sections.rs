@@ -176,14 +176,21 @@ pub const SECTIONS: &[Section] = &[
     Section {
         title: "Rings against synchronous IPC (FlexSC on Conflux)",
         benches: &["rings"],
-        about: "Exception-less rings to the servers against synchronous IPC on one and two CPUs (issue 27). FlexSC (OSDI 2010) reported Apache +116 % (2.16x), BIND +105 %, MySQL +40 % throughput with exception-less calls, on its own hardware: a ratio to set beside `ring / sync-ipc-*`. For throughput metrics above 1 is better; for latencies below 1.",
+        about: "Exception-less rings to the servers against synchronous IPC on one and two CPUs (issue 27): the NOP, dbsim and ls -l one request at a time (`*_latency`), and the many-client dbsim with a row per number of clients (`dbsim_clients_rate`: requests/s over all clients; `dbsim_clients_latency`: per request). Paths: `sync-ipc-*` one IPC per operation, `sync-compound-*` the request as one compound by IPC, `ring*` an entry per operation, `ring-compound*` the request as one compound entry. FlexSC (OSDI 2010) reported Apache +116 % (2.16x), BIND +105 %, MySQL +40 % throughput with exception-less calls, on its own hardware: a ratio to set beside `ring / sync-ipc-*`. For throughput metrics above 1 is better; for latencies below 1.",
         command: "`cargo make bench rings`",
-        expect: &[("sync-ipc-1cpu", TCG), ("sync-ipc-2cpu", TCG), ("ring", TCG), ("ring-compound", TCG)],
+        expect: &[
+            ("sync-ipc-1cpu", TCG),
+            ("sync-ipc-2cpu", TCG),
+            ("sync-compound-2cpu", TCG),
+            ("ring", TCG),
+            ("ring-compound", TCG),
+        ],
         ratios: &[
             r("ring", "sync-ipc-1cpu"),
             r("ring-compound", "sync-ipc-1cpu"),
             r("ring", "sync-ipc-2cpu"),
             r("ring-compound", "sync-ipc-2cpu"),
+            r("ring-compound", "sync-compound-2cpu"),
         ],
         layout: Layout::PerWorkload,
         paper: no_paper,

@@ -8,9 +8,9 @@
 //! Metrics, per path prefix and N: `<p>_dbsim_n<N>_request` (each
 //! request's latency over every request of every client: median, p99,
 //! mean) and `<p>_dbsim_n<N>_per_op` (from the start to the last client's
-//! last answer, divided by the requests of all clients: the runner turns
-//! it into requests/s). One untimed run of every client per path warms
-//! the file's blocks first.
+//! last answer, divided by the requests of all clients; the median of
+//! [`ROUNDS`] rounds, which the runner turns into requests/s). One
+//! untimed run of every client per path warms the file's blocks first.
 
 use alloc::boxed::Box;
 use alloc::format;
@@ -24,6 +24,11 @@ use conflux_userlib::println;
 use conflux_userlib::sys::rdtsc;
 use cosybench_core::many::{Path, Report, Run, DONE, JOB, QUIT};
 use cosybench_core::wire;
+
+/// Rounds of each path at each N: the rate is their median, the
+/// latencies are pooled. Three, because a round is short (60 requests a
+/// client) and a busy host can stall a round's vCPU.
+const ROUNDS: usize = 3;
 
 /// Client tasks' names start with this.
 const CLIENT_TASK: &str = "ringbench-client";
@@ -151,8 +156,11 @@ pub fn run(counts: &[usize], requests: usize) -> Result<(), String> {
             let run = Run { path, requests };
             clients.round(n, run)?;
             for &count in counts.iter().filter(|c| **c <= n) {
-                let (start, reports) = clients.round(count, run)?;
-                record(path, count, start, &reports);
+                let mut rounds = Vec::with_capacity(ROUNDS);
+                for _ in 0..ROUNDS {
+                    rounds.push(clients.round(count, run)?);
+                }
+                record(path, count, &rounds);
             }
         }
         println!("ringbench: ok: {n} clients, every request of every run answered as it must");
@@ -164,17 +172,22 @@ pub fn run(counts: &[usize], requests: usize) -> Result<(), String> {
     result.and(quit)
 }
 
-/// Prints the metrics of one round of `count` clients.
-fn record(path: Path, count: usize, start: u64, reports: &[Report]) {
+/// Prints the metrics of `count` clients' rounds (each its start and
+/// the clients' reports).
+fn record(path: Path, count: usize, rounds: &[(u64, Vec<Report>)]) {
     let p = path.prefix();
-    let total: usize = reports.iter().map(|r| r.latencies.len()).sum();
+    let reports = || rounds.iter().flat_map(|(_, r)| r);
+    let total: usize = reports().map(|r| r.latencies.len()).sum();
     let mut latency = Samples::new(leak(format!("{p}_dbsim_n{count}_request")), total);
-    for l in reports.iter().flat_map(|r| &r.latencies) {
+    for l in reports().flat_map(|r| &r.latencies) {
         latency.push(*l);
     }
     latency.report();
-    let end = reports.iter().map(|r| r.finished).max().unwrap_or(start);
-    let mut per = Samples::new(leak(format!("{p}_dbsim_n{count}_per_op")), 1);
-    per.push(end.saturating_sub(start) / total.max(1) as u64);
+    let mut per = Samples::new(leak(format!("{p}_dbsim_n{count}_per_op")), rounds.len());
+    for (start, reports) in rounds {
+        let end = reports.iter().map(|r| r.finished).max().unwrap_or(*start);
+        let requests: usize = reports.iter().map(|r| r.latencies.len()).sum();
+        per.push(end.saturating_sub(*start) / requests.max(1) as u64);
+    }
     per.report();
 }
