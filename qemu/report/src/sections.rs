@@ -191,6 +191,8 @@ pub const SECTIONS: &[Section] = &[
             r("ring", "sync-ipc-2cpu"),
             r("ring-compound", "sync-ipc-2cpu"),
             r("ring-compound", "sync-compound-2cpu"),
+            r("ring-1cpu", "sync-ipc-1cpu"),
+            r("ring-compound-1cpu", "sync-ipc-1cpu"),
         ],
         layout: Layout::PerWorkload,
         paper: no_paper,
