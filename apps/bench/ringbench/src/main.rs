@@ -33,6 +33,8 @@
 
 extern crate alloc;
 
+use alloc::format;
+
 mod many;
 mod workloads;
 
@@ -163,9 +165,10 @@ fn main() {
     };
     let mut fs = Fs::connect_or_fail(conflux_fs_client::manifest_caps!());
     let result = (|| {
-        sync(&mut fs, nop)?;
-        fs.ring_open(config::caps::RING, config::caps::RING_ADDR)?;
-        rings(&mut fs, nop)?;
+        sync(&mut fs, nop).map_err(|e| format!("the NOP by IPC: {e}"))?;
+        fs.ring_open(config::caps::RING, config::caps::RING_ADDR)
+            .map_err(|e| format!("open the rings in region `ring`: {e}"))?;
+        rings(&mut fs, nop).map_err(|e| format!("the NOP through the rings: {e}"))?;
         workloads::run(&mut fs, workloads)
     })();
     // After a failure the clients are only told to quit, so the system
@@ -176,7 +179,10 @@ fn main() {
         println!("CHECK FAILED: ringbench: the many-client dbsim: {e}");
     }
     // The server is shut down whatever happened, so the system ends.
-    let result = result.and(fs.shutdown());
+    let shutdown = fs
+        .shutdown()
+        .map_err(|e| format!("shut the file server down: {e}"));
+    let result = result.and(shutdown);
     match (result, many) {
         (Ok(()), Ok(())) => println!("ringbench: done"),
         (Err(e), _) => println!("CHECK FAILED: ringbench: {e}"),

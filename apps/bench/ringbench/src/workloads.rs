@@ -7,6 +7,7 @@
 
 use alloc::boxed::Box;
 use alloc::format;
+use alloc::string::String;
 
 use conflux_fs_client::{Error, Fs};
 use conflux_userlib::bench::Samples;
@@ -24,22 +25,23 @@ pub const LS_DIR: &str = "/ring/ls-100";
 pub const LS_ENTRIES: u64 = 100;
 
 /// Times `request` `sizes.rounds` times after `sizes.warmup` untimed,
-/// each answer compared with `want`.
+/// each answer compared with `want`; the first failure, said in full.
 fn timed(
     metric: &str,
     want: u64,
     sizes: &Sizes,
     mut request: impl FnMut() -> Result<u64, Error>,
-) -> Result<(), Error> {
+) -> Result<(), String> {
     let name: &'static str = Box::leak(metric.into());
     let mut s = Samples::new(name, sizes.rounds);
     for i in 0..sizes.warmup + sizes.rounds {
         let t0 = rdtsc();
-        let answer = request()?;
+        let answer = request().map_err(|e| format!("{metric}: request {i} failed: {e}"))?;
         let dt = rdtsc() - t0;
         if answer != want {
-            println!("CHECK FAILED: {metric}: a request answered {answer}, not {want}");
-            return Err(Error::Request(0));
+            return Err(format!(
+                "{metric}: request {i} answered {answer}, not {want}: the path lost or repeated work"
+            ));
         }
         if i >= sizes.warmup {
             s.push(dt);
@@ -51,9 +53,9 @@ fn timed(
 }
 
 /// Both workloads through every path.
-pub fn run(fs: &mut Fs, sizes: &Sizes) -> Result<(), Error> {
+pub fn run(fs: &mut Fs, sizes: &Sizes) -> Result<(), String> {
     let w = work(0);
-    let c = Compounds::new(w).map_err(|_| Error::TooLarge)?;
+    let c = Compounds::new(w).map_err(|e| format!("build dbsim's and ls -l's compounds: {e:?}"))?;
     for path in Path::ALL {
         let p = path.prefix();
         timed(&format!("{p}_dbsim_latency"), expected(w), sizes, || {
