@@ -4,7 +4,10 @@
 //! the three configurations ([`Config`]), running a compound after
 //! placing its inputs ([`run_in`]), the dbsim workload ([`dbsim`]) and
 //! the messages the benchmark hands jobs to its clients with ([`job`]),
-//! and fs-ops' operations and buffers ([`fs_ops`]).
+//! fs-ops' operations and buffers ([`fs_ops`]), and `ls -l`'s listing and
+//! compounds ([`ls_l`]), and both through each path to the file server,
+//! rings included ([`paths`], the rings benchmark's, and [`many`], its
+//! many-client runs' messages).
 //! A client runs the same code for a job as the benchmark runs for its
 //! own share, so every process of a run does the same kind of work.
 #![no_std]
@@ -20,6 +23,11 @@ pub mod dbsim;
 pub mod fs_ops;
 pub mod job;
 pub mod layout;
+#[cfg(target_os = "none")]
+pub mod ls_l;
+pub mod many;
+#[cfg(target_os = "none")]
+pub mod paths;
 #[cfg(target_os = "none")]
 pub mod wire;
 pub mod work;

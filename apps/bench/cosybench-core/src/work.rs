@@ -35,6 +35,19 @@ pub struct Work {
     pub seed: u64,
 }
 
+/// What a run of `w` must answer in every configuration and path: the
+/// bytes read and written plus the sum of the blocks' offsets (every
+/// block is whole: the file is `blocks` blocks long).
+pub fn expected(w: Work) -> u64 {
+    let mut x = w.seed;
+    (0..w.reads).fold(0, |total, i| {
+        x = next(x);
+        let at = x % w.blocks * BLOCK;
+        let written = if i & 1 == 1 { BLOCK } else { 0 };
+        total + BLOCK + at + written
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,5 +63,22 @@ mod tests {
         // xorshift64's first step from 1, by hand: 1 ^ 1 << 13 = 0x2001;
         // ^ 0x2001 >> 7 = 0x2041; ^ 0x2041 << 17.
         assert_eq!(next(1), 0x2041 | (0x2041 << 17));
+    }
+
+    #[test]
+    fn the_expected_answer_is_the_smoke_tests_worked_out_by_hand() {
+        // cosybench-smoke's dbsim: 40 reads and 20 writes of 4 KiB in a
+        // 256 KiB file, 245,760 bytes plus 5,181,440 of offsets; the
+        // figure its test expects of the guest.
+        let w = Work {
+            reads: 40,
+            blocks: 64,
+            seed: SEED,
+        };
+        assert_eq!(expected(w), 5_427_200);
+        assert_eq!(expected(Work { reads: 0, ..w }), 0);
+        // One read: its block and its offset, nothing written.
+        let at = next(SEED) % 64 * BLOCK;
+        assert_eq!(expected(Work { reads: 1, ..w }), BLOCK + at);
     }
 }

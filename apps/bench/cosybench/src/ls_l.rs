@@ -1,7 +1,8 @@
 //! `ls -l` (FSL-02-01 §4.3, HotOS 2003): read a directory and stat every
-//! entry. VAN makes one IPC per `readdir` batch and one per `statat`;
-//! COSY and COSY-FAST run the whole listing as one compound (written
-//! with `cosy!`): COSY-FAST's batches of entries and stats land in the
+//! entry (the listing and its compounds are `cosybench_core::ls_l`'s,
+//! which the rings benchmark runs too). VAN makes one IPC per `readdir`
+//! batch and one per `statat`; COSY and COSY-FAST run the whole listing
+//! as one compound (written with `cosy!`): COSY-FAST's batches of entries and stats land in the
 //! app's buffers in the data region; COSY's land in the control region
 //! and are copied into the app's buffers there (names copied back out
 //! for each `statat`), as Cosy copied them to and from user buffers.
@@ -17,44 +18,19 @@
 //! `-warm` (`5000-cold`). The answer is the number of entries listed
 //! (the server lists no `.` and `..`), which must be VAN's in every
 //! configuration.
-//!
-//! As `ls -l` would print them, each batch's entries and stats are in
-//! shared memory when the compound goes on to the next batch, which
-//! overwrites them: the app of a compound sees the last batch only.
 
 use alloc::format;
 use alloc::string::String;
 
 use conflux_fs_client::Error;
-use conflux_fs_protocol::ops::{CLOSE, OPEN, O_DIRECTORY, READDIR, STATAT, TABLE};
-use conflux_fs_protocol::record::{Dirent, Stat};
 use conflux_userlib::bench::Samples;
 use conflux_userlib::sys::rdtsc;
-use cosy_abi::Builder;
-use cosy_macro::cosy;
 
 use crate::measure::{self, Config};
 use crate::plan::Step;
 use crate::Bench;
-use cosybench_core::layout::{put_path, APP, PATH_A, PATH_B, PATH_LEN};
-
-/// Entries one `readdir` asks for: VAN's batch too (`Fs::readdir`).
-const BATCH: u32 = 64;
-/// Where a batch of entries goes, in the region the compound uses.
-const ENTRIES: u32 = 4096;
-const BATCH_BYTES: u32 = BATCH * Dirent::SIZE as u32;
-/// Where the batch's stats go, the i-th for the i-th entry.
-const STATS: u32 = ENTRIES + BATCH_BYTES;
-const DIRENT: u64 = Dirent::SIZE as u64;
-const STAT_LEN: u64 = Stat::SIZE as u64;
-/// The name field of an entry (NUL-terminated within it).
-const NAME_AT: u32 = ENTRIES + Dirent::NAME_OFFSET as u32;
-const NAME_LEN: u32 = (Dirent::SIZE - Dirent::NAME_OFFSET) as u32;
-/// COSY: the name a `statat` looks up, copied there from the app's entry.
-const OP_NAME: u32 = PATH_B;
-/// COSY: the app's copies of the batch (at [`APP`]) and of its stats.
-const APP_NAME: u32 = APP + Dirent::NAME_OFFSET as u32;
-const APP_STATS: u32 = APP + BATCH_BYTES;
+use cosybench_core::layout::{put_path, PATH_A};
+use cosybench_core::ls_l::compound;
 
 /// The configurations and the copy each lists cold.
 const COPIES: [(Config, &str); 3] = [
@@ -62,78 +38,6 @@ const COPIES: [(Config, &str); 3] = [
     (Config::Cosy, "cosy"),
     (Config::CosyFast, "cosy-fast"),
 ];
-
-/// The listing as one compound, the path at [`PATH_A`], written with
-/// `cosy!`: COSY-FAST's (`fast` = `Some(data region)`: each batch of
-/// entries and its stats land in the app's buffers there) or COSY's
-/// (`None`: in the control region, each batch copied into the app's
-/// buffer at [`APP`], each name copied out of it for its `statat` and
-/// each stat copied into it, as Cosy's `readdir` and `stat` into user
-/// buffers did). Exit value: the entries listed.
-pub fn compound(fast: Option<u8>) -> Builder {
-    match fast {
-        Some(region) => cosy!(TABLE, || {
-            #![fail_fast]
-            #![step_budget(u32::MAX)]
-            let path = buf(region, PATH_A, PATH_LEN);
-            let batch = buf(region, ENTRIES, BATCH_BYTES);
-            let mut entry = 0;
-            let mut record = 0;
-            // Entry i's name and stat move with its offsets in the batch.
-            let name = buf_at(region, entry, NAME_AT, NAME_LEN);
-            let stat = buf_at(region, record, STATS, STAT_LEN as u32);
-            let fd = open(path, O_DIRECTORY, 0);
-            let mut total = 0;
-            loop {
-                let n = readdir(fd, batch, BATCH_BYTES);
-                if n == 0 {
-                    break;
-                }
-                for i in 0..n {
-                    entry = i * DIRENT;
-                    record = i * STAT_LEN;
-                    statat(fd, name, stat);
-                }
-                total += n;
-            }
-            close(fd);
-            total
-        }),
-        None => cosy!(TABLE, || {
-            #![fail_fast]
-            #![step_budget(u32::MAX)]
-            let path = buf(0, PATH_A, PATH_LEN);
-            let batch = buf(0, ENTRIES, BATCH_BYTES);
-            let app_batch = buf(0, APP, BATCH_BYTES);
-            let op_name = buf(0, OP_NAME, NAME_LEN);
-            let op_stat = buf(0, STATS, STAT_LEN as u32);
-            let mut entry = 0;
-            let mut record = 0;
-            // Entry i's name and stat in the app's buffers.
-            let name = buf_at(0, entry, APP_NAME, NAME_LEN);
-            let stat = buf_at(0, record, APP_STATS, STAT_LEN as u32);
-            let fd = open(path, O_DIRECTORY, 0);
-            let mut total = 0;
-            loop {
-                let n = readdir(fd, batch, BATCH_BYTES);
-                if n == 0 {
-                    break;
-                }
-                copy(app_batch, batch, n * DIRENT);
-                for i in 0..n {
-                    entry = i * DIRENT;
-                    record = i * STAT_LEN;
-                    copy(op_name, name, NAME_LEN);
-                    statat(fd, op_name, op_stat);
-                    copy(stat, op_stat, STAT_LEN);
-                }
-                total += n;
-            }
-            close(fd);
-            total
-        }),
-    }
-}
 
 pub fn run(b: &mut Bench, step: &Step<'_>) {
     let built = (compound(None).build(), compound(Some(b.data)).build());
@@ -203,22 +107,10 @@ fn cold(
     }
 }
 
-/// One IPC per batch of entries and one per entry's stat.
+/// One IPC per batch of entries and one per entry's stat
+/// (`cosybench_core::ls_l::van`).
 fn van(b: &mut Bench, path: &str) -> Result<u64, Error> {
-    let fd = b.fs.open(path, O_DIRECTORY, 0)?;
-    let mut total = 0;
-    loop {
-        let entries = b.fs.readdir(fd)?;
-        if entries.is_empty() {
-            break;
-        }
-        for entry in &entries {
-            b.fs.statat(fd, entry.name())?;
-        }
-        total += entries.len() as u64;
-    }
-    b.fs.close(fd)?;
-    Ok(total)
+    cosybench_core::ls_l::van(&mut b.fs, path)
 }
 
 /// The compound over `region` (0: control), the path put in first; one
