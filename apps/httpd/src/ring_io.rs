@@ -4,9 +4,10 @@
 //! together ([`RingIo::prefetch`]): every entry, then one doorbell at
 //! most (none while the network server polls), then every answer reaped.
 //! Sends go one entry at a time, since each one's count decides the
-//! next; the answer is polled for a while before sleeping on it, since
-//! the network server, polling on its own CPU, usually posts it within
-//! that time.
+//! next. An answer is polled for before httpd sleeps on it, for an
+//! adaptive number of looks (`conflux_http::spin`): the network server,
+//! polling on its own CPU, usually posts it within a few hundred; on one
+//! CPU it cannot, and the budget falls to none.
 //!
 //! Entries cannot name httpd's own memory, so bytes pass through a data
 //! region shared with the network server (`net_bufs`): one 4 KiB slot
@@ -15,6 +16,7 @@
 
 use alloc::vec::Vec;
 
+use conflux_http::spin::Spin;
 use conflux_net_client::{Error as NetErr, Net, Operand, Reaped, Socket, Ticket};
 use conflux_socket_protocol::ops as net_ops;
 
@@ -33,8 +35,6 @@ const SINGLE_LEN: u32 = 32 * 1024;
 pub const BUFS_SIZE: usize = (SINGLE_AT + SINGLE_LEN) as usize;
 /// Entries in flight at once (the rings' depth).
 const BATCH: usize = 32;
-/// Empty looks at the completion ring before sleeping on it.
-const SPIN: u32 = 512;
 
 /// Where the manifest maps the two regions.
 #[derive(Clone, Copy)]
@@ -58,6 +58,8 @@ pub struct RingIo {
     /// The buffers region's number in the session.
     bufs: u8,
     fetched: Vec<Fetched>,
+    /// How long to poll for an answer before sleeping on it.
+    spin: Spin,
 }
 
 impl RingIo {
@@ -72,27 +74,35 @@ impl RingIo {
             caps,
             bufs,
             fetched: Vec::new(),
+            spin: Spin::new(),
         })
     }
 
-    /// The next answer: polled [`SPIN`] times, then slept on.
-    fn next(net: &mut Net) -> Result<Reaped, NetErr> {
-        for _ in 0..SPIN {
+    /// The next answer: polled for the spin budget, then slept on.
+    fn next(&mut self, net: &mut Net) -> Result<Reaped, NetErr> {
+        let budget = self.spin.budget();
+        for look in 0..budget {
             if let Some(r) = net.ring_reap()? {
+                self.spin.answered(look + 1);
                 return Ok(r);
             }
             core::hint::spin_loop();
         }
+        // One more look first: with no budget this is the only one.
+        if let Some(r) = net.ring_reap()? {
+            return Ok(r);
+        }
+        self.spin.slept();
         net.ring_wait()
     }
 
     /// One entry, waited for; answers of entries an earlier failure left
     /// behind are dropped on the way.
-    fn one(net: &mut Net, op: u16, operands: &[Operand]) -> Result<u64, NetErr> {
+    fn one(&mut self, net: &mut Net, op: u16, operands: &[Operand]) -> Result<u64, NetErr> {
         let ticket = net.ring_submit(op, operands)?;
         net.ring_flush()?;
         loop {
-            let r = Self::next(net)?;
+            let r = self.next(net)?;
             if r.ticket == ticket {
                 return value(&r);
             }
@@ -114,7 +124,7 @@ impl RingIo {
         }
         net.ring_flush()?;
         while !posted.is_empty() {
-            let r = Self::next(net)?;
+            let r = self.next(net)?;
             let Some(at) = posted.iter().position(|p| p.0 == r.ticket) else {
                 continue; // left behind by an earlier failure
             };
@@ -161,7 +171,7 @@ impl SocketIo for RingIo {
             None => {
                 let room = buf.len().min(SINGLE_LEN as usize) as u32;
                 let operands = recv_operands(sock, self.bufs, SINGLE_AT, room);
-                let n = Self::one(net, net_ops::RECV, &operands)?;
+                let n = self.one(net, net_ops::RECV, &operands)?;
                 (SINGLE_AT, (n as usize).min(room as usize))
             }
         };
@@ -181,7 +191,7 @@ impl SocketIo for RingIo {
             offset: SINGLE_AT,
             len: n as u32,
         };
-        let sent = Self::one(net, net_ops::SEND, &pages_operands(sock, span))?;
+        let sent = self.one(net, net_ops::SEND, &pages_operands(sock, span))?;
         Ok((sent as usize).min(n))
     }
 
@@ -191,7 +201,7 @@ impl SocketIo for RingIo {
         sock: Socket,
         span: PagesSpan,
     ) -> Result<usize, NetErr> {
-        let sent = Self::one(net, net_ops::SEND, &pages_operands(sock, span))?;
+        let sent = self.one(net, net_ops::SEND, &pages_operands(sock, span))?;
         Ok((sent as usize).min(span.len as usize))
     }
 }

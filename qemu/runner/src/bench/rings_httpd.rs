@@ -57,7 +57,7 @@ pub fn run() -> Result<(), String> {
         let built = image::build_named(system)?;
         crate::forwards::check_free(&built.manifest)?;
         let body = generated(&built.manifest, SMALL)?;
-        let (points, _) = super::measure_beside(
+        let (points, console) = super::measure_beside(
             &format!("bench rings-httpd ({system})"),
             &built,
             Duration::from_secs(900),
@@ -72,10 +72,21 @@ pub fn run() -> Result<(), String> {
             },
         )?;
         records(system, &points)?;
+        keep_console(system, &console);
         figures.push((system, points));
     }
     print_table(&figures);
     Ok(())
+}
+
+/// Keeps the guest's console in `target/bench/rings-httpd-SYSTEM.log`:
+/// httpd says there when it cut, evicted or turned a client away, which
+/// explains a round that came out slow.
+fn keep_console(system: &str, console: &str) {
+    let path = super::results_path().with_file_name(format!("rings-httpd-{system}.log"));
+    if let Err(e) = std::fs::write(&path, console) {
+        eprintln!("cannot keep the console in {}: {e}", path.display());
+    }
 }
 
 /// Every N against one booted system.
