@@ -5,9 +5,9 @@
 //! most (none while the network server polls), then every answer reaped.
 //! Sends go one entry at a time, since each one's count decides the
 //! next. An answer is polled for before httpd sleeps on it, for an
-//! adaptive number of looks (`conflux_http::spin`): the network server,
-//! polling on its own CPU, usually posts it within a few hundred; on one
-//! CPU it cannot, and the budget falls to none.
+//! adaptive number of looks (`conflux_http::spin`) when the network
+//! server polls on another CPU (`build.rs` sets `cfg(net_apart)` from
+//! the manifest's placement), and not at all when it shares httpd's.
 //!
 //! Entries cannot name httpd's own memory, so bytes pass through a data
 //! region shared with the network server (`net_bufs`): one 4 KiB slot
@@ -74,7 +74,11 @@ impl RingIo {
             caps,
             bufs,
             fetched: Vec::new(),
-            spin: Spin::new(),
+            spin: if cfg!(net_apart) {
+                Spin::apart()
+            } else {
+                Spin::shared()
+            },
         })
     }
 
@@ -88,11 +92,10 @@ impl RingIo {
             }
             core::hint::spin_loop();
         }
-        // One more look first: with no budget this is the only one.
-        if let Some(r) = net.ring_reap()? {
-            return Ok(r);
+        if budget > 0 {
+            self.spin.slept();
         }
-        self.spin.slept();
+        // Looks again before sleeping, and sleeps only if there is none.
         net.ring_wait()
     }
 
