@@ -116,7 +116,7 @@ fn main() {
             .filter_map(|c| c.due)
             .min()
             .map_or(TICK_MS, |due| due.saturating_sub(now).clamp(1, TICK_MS));
-        if let Err(e) = net.wait(&mut entries, timeout) {
+        if let Err(e) = sockio.wait(&mut net, &mut entries, timeout) {
             if restart::note(&e) {
                 listener = recover(&mut net, &mut *sockio, &mut fs, &mut clients);
             } else {

@@ -12,12 +12,15 @@
 //! Entries cannot name httpd's own memory, so bytes pass through a data
 //! region shared with the network server (`net_bufs`): one 4 KiB slot
 //! per prefetched receive, then an area for the one entry in flight
-//! outside a batch (a send of text, or a receive not prefetched).
+//! outside a batch (a round's `wait` and its poll entries, a send of
+//! text, or a receive not prefetched).
 
 use alloc::vec::Vec;
 
 use conflux_http::spin::Spin;
-use conflux_net_client::{Error as NetErr, Net, Operand, Reaped, Socket, Ticket};
+use conflux_net_client::{
+    Error as NetErr, Events, Net, Operand, PollEntry, Reaped, Socket, Ticket,
+};
 use conflux_socket_protocol::ops as net_ops;
 
 use crate::sockio::{pages_operands, PagesSpan, Read, SocketIo};
@@ -140,6 +143,46 @@ impl RingIo {
 }
 
 impl SocketIo for RingIo {
+    /// One WAIT entry, parked by the server until a socket is ready or
+    /// the timeout passes; httpd polls for its answer, then sleeps on it.
+    fn wait(
+        &mut self,
+        net: &mut Net,
+        entries: &mut [PollEntry],
+        timeout_ms: u64,
+    ) -> Result<usize, NetErr> {
+        let len = entries.len() * PollEntry::SIZE;
+        if len > SINGLE_LEN as usize {
+            return Err(NetErr::TooLarge);
+        }
+        let at = SINGLE_AT as usize;
+        let area = net.data(self.bufs).ok_or(NetErr::NoRing)?;
+        for (e, bytes) in entries
+            .iter()
+            .zip(area[at..at + len].chunks_exact_mut(PollEntry::SIZE))
+        {
+            e.encode(bytes);
+        }
+        let operands = [
+            Operand::Buf {
+                region: self.bufs,
+                offset: SINGLE_AT,
+                len: len as u32,
+            },
+            Operand::Value(entries.len() as u64),
+            Operand::Value(timeout_ms),
+        ];
+        let ready = self.one(net, net_ops::WAIT, &operands)?;
+        let area = net.data(self.bufs).ok_or(NetErr::NoRing)?;
+        for (e, bytes) in entries
+            .iter_mut()
+            .zip(area[at..at + len].chunks_exact(PollEntry::SIZE))
+        {
+            e.revents = PollEntry::decode(bytes).map_or(Events::INVALID, |d| d.revents);
+        }
+        Ok(ready as usize)
+    }
+
     /// After a reconnect (the network server restarted): the session
     /// shared the buffers region again under the same number, but its
     /// rings went with the old server.

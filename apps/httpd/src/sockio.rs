@@ -9,11 +9,12 @@
 //! the ring mode posts as one batch (one doorbell at most) and the IPC
 //! mode leaves to [`SocketIo::recv`].
 //!
-//! Connection setup and teardown (`accept`, `close`, options) and `wait`
-//! stay IPC in both modes: they are a few per connection, not per
-//! request.
+//! `wait` goes the same way (in the ring mode, an entry the network
+//! server parks until a socket is ready or the timeout passes).
+//! Connection setup and teardown (`accept`, `close`, options) stay IPC in
+//! both modes: they are a few per connection, not per request.
 
-use conflux_net_client::{Error as NetErr, Net, Operand, Socket};
+use conflux_net_client::{Error as NetErr, Net, Operand, PollEntry, Socket};
 use conflux_socket_protocol::ops as net_ops;
 
 /// A receive the round is about to make: the socket and the most bytes
@@ -35,6 +36,14 @@ pub struct PagesSpan {
 
 /// The socket operations httpd makes per request.
 pub trait SocketIo {
+    /// Waits until one of `entries` is ready or `timeout_ms` passes;
+    /// fills in their `revents` and returns how many are ready.
+    fn wait(
+        &mut self,
+        net: &mut Net,
+        entries: &mut [PollEntry],
+        timeout_ms: u64,
+    ) -> Result<usize, NetErr>;
     /// Every receive this round will make, in the order it makes them
     /// (a hint: a receive not named here still works).
     fn prefetch(&mut self, net: &mut Net, reads: &[Read]);
@@ -54,6 +63,15 @@ pub trait SocketIo {
 pub struct IpcIo;
 
 impl SocketIo for IpcIo {
+    fn wait(
+        &mut self,
+        net: &mut Net,
+        entries: &mut [PollEntry],
+        timeout_ms: u64,
+    ) -> Result<usize, NetErr> {
+        net.wait(entries, timeout_ms)
+    }
+
     fn prefetch(&mut self, _net: &mut Net, _reads: &[Read]) {}
 
     fn reopen(&mut self, _net: &mut Net) -> Result<(), NetErr> {
