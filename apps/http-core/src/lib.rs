@@ -34,6 +34,7 @@ pub mod range;
 pub mod request;
 pub mod response;
 pub mod seats;
+pub mod spin;
 pub mod stats;
 pub mod status;
 pub mod tally;

@@ -25,9 +25,20 @@ use crate::answer::{self, When};
 use crate::notes::Notes;
 use crate::out::{Broken, Out, Pages, Pumped, SLOT};
 use crate::restart;
+use crate::sockio::{Read, SocketIo};
 
 /// How long a connection's last answer may wait for the peer to close.
 const LINGER_MS: u64 = 2000;
+
+/// Bytes one round reads from a connection at most.
+const RECV_BUF: usize = 4096;
+
+/// Whether `revents` says there is something to read (data, the peer's
+/// close, or an error the receive reports).
+fn wants_input(revents: Events) -> bool {
+    let input = Events::READABLE.union(Events::HANGUP).union(Events::ERROR);
+    !revents.intersect(input).is_empty()
+}
 
 /// How a connection leaves the loop at the end of the round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +55,8 @@ pub enum End {
 /// What serving needs besides the connection.
 pub struct Io<'a> {
     pub net: &'a mut Net,
+    /// How socket operations reach the network server (IPC or rings).
+    pub sockio: &'a mut dyn SocketIo,
     pub fs: &'a mut Fs,
     pub pages: Pages,
     pub notes: &'a mut Notes,
@@ -181,7 +194,7 @@ impl Client {
             return;
         }
         if let Some((_, until)) = self.linger {
-            self.drain(io.net, until, now);
+            self.drain(io, until, now);
             return;
         }
         self.due = None;
@@ -231,16 +244,29 @@ impl Client {
         }
     }
 
+    /// The receive [`Client::serve`] will make this round with
+    /// `revents`, if it is sure to make one: an open connection with no
+    /// answer going out (an answer that cannot finish would stop the
+    /// round before its read) and room for more of its request. The
+    /// ring mode posts these together before the round.
+    pub fn read_ahead(&self, revents: Events) -> Option<Read> {
+        let sure = self.end == End::Open && self.linger.is_none() && self.out.is_none();
+        let room = self.conn.room().min(RECV_BUF);
+        (sure && wants_input(revents) && room > 0).then_some(Read {
+            sock: self.sock,
+            room,
+        })
+    }
+
     /// Reads what arrived; `Some(peer_closed)`, or `None` when the
     /// connection cannot go on.
     fn read(&mut self, revents: Events, io: &mut Io<'_>, now: u64) -> Option<bool> {
-        let input = Events::READABLE.union(Events::HANGUP).union(Events::ERROR);
-        if revents.intersect(input).is_empty() || self.conn.room() == 0 {
+        if !wants_input(revents) || self.conn.room() == 0 {
             return Some(false);
         }
-        let mut buf = [0u8; 4096];
+        let mut buf = [0u8; RECV_BUF];
         let room = self.conn.room().min(buf.len());
-        match io.net.recv(self.sock, &mut buf[..room]) {
+        match io.sockio.recv(io.net, self.sock, &mut buf[..room]) {
             Ok(0) => Some(true),
             Ok(n) => {
                 self.conn.received(&buf[..n], now);
@@ -265,10 +291,10 @@ impl Client {
     }
 
     /// Reads and drops what a lingering connection still gets.
-    fn drain(&mut self, net: &mut Net, until: u64, now: u64) {
+    fn drain(&mut self, io: &mut Io<'_>, until: u64, now: u64) {
         let mut buf = [0u8; 4096];
         loop {
-            match net.recv(self.sock, &mut buf) {
+            match io.sockio.recv(io.net, self.sock, &mut buf) {
                 Ok(0) => break,
                 Ok(_) => continue,
                 Err(e) if e.net() == Some(NetError::WouldBlock) && now < until => {
@@ -294,7 +320,7 @@ impl Client {
         // A turned-away connection's answer is text: it never uses the slot.
         let slot = self.slot.unwrap_or(0) * SLOT;
         let before = out.progress().0;
-        let pumped = out.pump(io.net, io.fs, self.sock, io.pages, slot, now);
+        let pumped = out.pump(io.net, io.sockio, io.fs, self.sock, io.pages, slot, now);
         io.counters.bytes_sent += out.progress().0 - before;
         match pumped {
             Pumped::Blocked => {

@@ -15,6 +15,11 @@
 //! read. Answers carry `Date` and `Last-Modified`, honour `Range` (one
 //! range: 206; several: the whole file) and `If-Modified-Since` (304)
 //! ([`answer`]); the counters are on the status page at `/?status`.
+//!
+//! Socket operations go through [`sockio::SocketIo`]: one IPC each, or,
+//! when the manifest gives httpd a `net_ring` region, entries on its
+//! session's rings with a round's receives posted as one batch
+//! ([`ring_io`]).
 #![no_std]
 #![no_main]
 #![forbid(unsafe_code)]
@@ -28,7 +33,11 @@ mod clock;
 mod notes;
 mod out;
 mod restart;
+#[cfg_attr(not(net_ring), allow(dead_code))]
+mod ring_io;
+mod sockio;
 
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use conflux_fs_client::Fs;
@@ -41,6 +50,7 @@ use conflux_userlib::println;
 use client::{Client, End, Io};
 use notes::Notes;
 use out::Pages;
+use sockio::{Read, SocketIo};
 
 conflux_userlib::entry!(main);
 
@@ -71,11 +81,13 @@ fn main() {
                 ))
             }),
     };
+    let mut sockio = socket_io(&mut net);
     let mut listener = listen(&mut net)
         .unwrap_or_else(|e| fail(&alloc::format!("cannot listen on port {PORT}: {e}")));
     println!("serving http on port {PORT}");
     let mut clients: Vec<Client> = Vec::new();
     let mut entries: Vec<PollEntry> = Vec::new();
+    let mut reads: Vec<Read> = Vec::new();
     let mut notes = Notes::new();
     let mut counters = Counters::new();
     let started = clock.now_ms();
@@ -104,9 +116,9 @@ fn main() {
             .filter_map(|c| c.due)
             .min()
             .map_or(TICK_MS, |due| due.saturating_sub(now).clamp(1, TICK_MS));
-        if let Err(e) = net.wait(&mut entries, timeout) {
+        if let Err(e) = sockio.wait(&mut net, &mut entries, timeout) {
             if restart::note(&e) {
-                listener = recover(&mut net, &mut fs, &mut clients);
+                listener = recover(&mut net, &mut *sockio, &mut fs, &mut clients);
             } else {
                 // Never at once: a failure that lasts would spin the CPU
                 // and flood the console (issue 26).
@@ -134,8 +146,14 @@ fn main() {
         // Connections first, each with the events `wait` saw for it, so
         // that admission judges how long each has been quiet after this
         // round's progress; new ones go at the end, served next round.
+        reads.clear();
+        reads.extend(clients.iter().enumerate().filter_map(|(i, c)| {
+            c.read_ahead(entries.get(i + 1).map_or(Events::default(), |e| e.revents))
+        }));
+        sockio.prefetch(&mut net, &reads);
         let mut io = Io {
             net: &mut net,
+            sockio: &mut *sockio,
             fs: &mut fs,
             pages,
             notes: &mut notes,
@@ -161,7 +179,7 @@ fn main() {
             );
         }
         if restart::take() {
-            listener = recover(&mut net, &mut fs, &mut clients);
+            listener = recover(&mut net, &mut *sockio, &mut fs, &mut clients);
             continue;
         }
         clients.retain_mut(|c| {
@@ -179,7 +197,12 @@ fn main() {
 /// to the file server; httpd reconnects (sharing the same regions again,
 /// so the pages keep their number) and listens again. Returns the new
 /// listener.
-fn recover(net: &mut Net, fs: &mut Fs, clients: &mut Vec<Client>) -> Socket {
+fn recover(
+    net: &mut Net,
+    sockio: &mut dyn SocketIo,
+    fs: &mut Fs,
+    clients: &mut Vec<Client>,
+) -> Socket {
     let lost = clients.len();
     for c in clients.iter_mut() {
         c.drop_file(fs);
@@ -189,6 +212,11 @@ fn recover(net: &mut Net, fs: &mut Fs, clients: &mut Vec<Client>) -> Socket {
     if let Err(e) = net.reconnect() {
         fail(&alloc::format!(
             "the network server restarted and httpd cannot reconnect: {e}"
+        ));
+    }
+    if let Err(e) = sockio.reopen(net) {
+        fail(&alloc::format!(
+            "the network server restarted and httpd cannot open its rings again: {e}"
         ));
     }
     let listener = listen(net).unwrap_or_else(|e| {
@@ -229,6 +257,33 @@ fn recover_fs(fs: &mut Fs, clients: &mut [Client], waited: &mut bool) {
             *waited = true;
         }
         Err(_) => {}
+    }
+}
+
+/// The IPC mode, or the ring mode when the manifest gives httpd its
+/// `net_ring` and `net_bufs` regions (`build.rs` sets `net_ring`).
+fn socket_io(net: &mut Net) -> Box<dyn SocketIo> {
+    #[cfg(net_ring)]
+    {
+        let caps = ring_io::RingCaps {
+            ring: config::caps::NET_RING,
+            ring_addr: config::caps::NET_RING_ADDR,
+            bufs: config::caps::NET_BUFS,
+            bufs_addr: config::caps::NET_BUFS_ADDR,
+        };
+        let io = ring_io::RingIo::open(net, caps).unwrap_or_else(|e| {
+            fail(&alloc::format!(
+                "cannot open the rings to the network server (regions net_ring and net_bufs, the latter at least {} bytes): {e}",
+                ring_io::BUFS_SIZE
+            ))
+        });
+        println!("socket operations go through the network server's rings");
+        Box::new(io)
+    }
+    #[cfg(not(net_ring))]
+    {
+        let _ = net;
+        Box::new(sockio::IpcIo)
     }
 }
 

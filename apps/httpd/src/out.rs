@@ -18,7 +18,8 @@ use conflux_fs_protocol::ops as fs_ops;
 use conflux_http::pace::{Pace, Verdict};
 use conflux_http::Status;
 use conflux_net_client::{Error as NetErr, Net, NetError, Operand};
-use conflux_socket_protocol::ops as net_ops;
+
+use crate::sockio::{PagesSpan, SocketIo};
 
 use conflux_net_client::Socket;
 
@@ -140,9 +141,11 @@ impl Out {
 
     /// Sends what the socket takes at `now`; `slot` is this connection's
     /// slot.
+    #[allow(clippy::too_many_arguments)]
     pub fn pump(
         &mut self,
         net: &mut Net,
+        io: &mut dyn SocketIo,
         fs: &mut Fs,
         sock: Socket,
         pages: Pages,
@@ -152,7 +155,7 @@ impl Out {
         let total = self.len();
         let pace = self.pace.get_or_insert_with(|| Pace::new(total, now));
         while self.sent < self.text.len() {
-            match net.send(sock, &self.text[self.sent..]) {
+            match io.send(net, sock, &self.text[self.sent..]) {
                 Ok(n) => {
                     self.sent += n;
                     pace.sent(n as u64, now);
@@ -196,18 +199,12 @@ impl Out {
                     }
                 }
             }
-            let sent = net.call(
-                net_ops::SEND,
-                &[
-                    Operand::Value(sock.0),
-                    Operand::Buf {
-                        region: pages.net_region,
-                        offset: slot + f.start,
-                        len: f.end - f.start,
-                    },
-                    Operand::Value(u64::from(f.end - f.start)),
-                ],
-            );
+            let span = PagesSpan {
+                region: pages.net_region,
+                offset: slot + f.start,
+                len: f.end - f.start,
+            };
+            let sent = io.send_pages(net, sock, span);
             match sent {
                 Ok(n) => {
                     let n = (n as u32).min(f.end - f.start);

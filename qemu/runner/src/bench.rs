@@ -21,8 +21,9 @@ mod linux;
 mod net;
 mod netbackend;
 mod rings;
+mod rings_httpd;
 
-const BENCHES: [&str; 13] = [
+const BENCHES: [&str; 14] = [
     "boot",
     "ipc",
     "blk",
@@ -35,6 +36,7 @@ const BENCHES: [&str; 13] = [
     "flow-file-tcp",
     "netbackend",
     "rings",
+    "rings-httpd",
     "linux",
 ];
 
@@ -423,6 +425,7 @@ pub fn run(name: Option<&str>) -> Result<(), String> {
             "cosy" => cosy::run()?,
             "fs-ops" => fs_ops::run()?,
             "rings" => rings::run()?,
+            "rings-httpd" => rings_httpd::run()?,
             "flow" => flow::run()?,
             "flow-file-tcp" => file_tcp::run()?,
             "netbackend" => netbackend::run()?,

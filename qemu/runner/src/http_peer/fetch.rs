@@ -64,6 +64,9 @@ pub struct Stats {
     /// How the first cut answer ended, for the log.
     pub first_cut: Option<String>,
     pub elapsed: Duration,
+    /// Each answered request's time, in microseconds, from sending it to
+    /// its answer's last byte (a reconnect's time included).
+    pub latencies_us: Vec<f64>,
 }
 
 impl Stats {
@@ -81,6 +84,7 @@ impl Stats {
         self.reconnects += other.reconnects;
         self.cut += other.cut;
         self.first_cut = self.first_cut.take().or(other.first_cut);
+        self.latencies_us.extend(other.latencies_us);
     }
 }
 
@@ -179,6 +183,7 @@ fn request(
         "{} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
         if plan.head { "HEAD" } else { "GET" }
     );
+    let sent = Instant::now();
     // A kept-alive connection the server closed gets one new try.
     let head = loop {
         let reused = conn.as_ref().is_some_and(|(_, served)| *served > 0);
@@ -209,6 +214,7 @@ fn request(
     let (open, served) = conn.as_mut().expect("answered on it");
     stats.body_bytes += answer(plan, open, &head, expected)?;
     stats.requests += 1;
+    stats.latencies_us.push(sent.elapsed().as_secs_f64() * 1e6);
     *served += 1;
     if head.close {
         *conn = None;

@@ -1,0 +1,276 @@
+//! httpd's socket operations as entries on its session's rings
+//! (`docs/rings.md`, "The network server's rings"): FlexSC's
+//! exception-less calls for a server. A round's receives are posted
+//! together ([`RingIo::prefetch`]): every entry, then one doorbell at
+//! most (none while the network server polls), then every answer reaped.
+//! Sends go one entry at a time, since each one's count decides the
+//! next. An answer is polled for before httpd sleeps on it, for an
+//! adaptive number of looks (`conflux_http::spin`) when the network
+//! server polls on another CPU (`build.rs` sets `cfg(net_apart)` from
+//! the manifest's placement), and not at all when it shares httpd's.
+//!
+//! Entries cannot name httpd's own memory, so bytes pass through a data
+//! region shared with the network server (`net_bufs`): one 4 KiB slot
+//! per prefetched receive, then an area for the one entry in flight
+//! outside a batch (a round's `wait` and its poll entries, a send of
+//! text, or a receive not prefetched).
+
+use alloc::vec::Vec;
+
+use conflux_http::spin::Spin;
+use conflux_net_client::{
+    Error as NetErr, Events, Net, Operand, PollEntry, Reaped, Socket, Ticket,
+};
+use conflux_socket_protocol::ops as net_ops;
+
+use crate::sockio::{pages_operands, PagesSpan, Read, SocketIo};
+
+/// Bytes of one prefetched receive's slot (one round's read, as in the
+/// IPC mode).
+pub const RECV_SLOT: u32 = 4096;
+/// Receives prefetched in one round: every connection and every one
+/// turned away fit (`MAX_CONNS` 48 + `MAX_TURNED_AWAY` 15).
+pub const RECV_SLOTS: usize = 64;
+/// Where the single entry's area starts, and its size.
+const SINGLE_AT: u32 = RECV_SLOT * RECV_SLOTS as u32;
+const SINGLE_LEN: u32 = 32 * 1024;
+/// The least size of the `net_bufs` region.
+pub const BUFS_SIZE: usize = (SINGLE_AT + SINGLE_LEN) as usize;
+/// Entries in flight at once (the rings' depth).
+const BATCH: usize = 32;
+
+/// Where the manifest maps the two regions.
+#[derive(Clone, Copy)]
+pub struct RingCaps {
+    pub ring: usize,
+    pub ring_addr: u64,
+    pub bufs: usize,
+    pub bufs_addr: u64,
+}
+
+/// A prefetched receive: its socket and what it got (offset and length
+/// in the buffers region, or why it failed).
+struct Fetched {
+    sock: Socket,
+    got: Result<(u32, usize), NetErr>,
+}
+
+/// The ring mode.
+pub struct RingIo {
+    caps: RingCaps,
+    /// The buffers region's number in the session.
+    bufs: u8,
+    fetched: Vec<Fetched>,
+    /// How long to poll for an answer before sleeping on it.
+    spin: Spin,
+}
+
+impl RingIo {
+    /// Opens the session's rings and shares the buffers region.
+    pub fn open(net: &mut Net, caps: RingCaps) -> Result<RingIo, NetErr> {
+        let bufs = net.attach(caps.bufs, caps.bufs_addr)?;
+        if net.data(bufs).map_or(0, |d| d.len()) < BUFS_SIZE {
+            return Err(NetErr::TooLarge);
+        }
+        net.ring_open(caps.ring, caps.ring_addr)?;
+        Ok(RingIo {
+            caps,
+            bufs,
+            fetched: Vec::new(),
+            spin: if cfg!(net_apart) {
+                Spin::apart()
+            } else {
+                Spin::shared()
+            },
+        })
+    }
+
+    /// The next answer: polled for the spin budget, then slept on.
+    fn next(&mut self, net: &mut Net) -> Result<Reaped, NetErr> {
+        let budget = self.spin.budget();
+        for look in 0..budget {
+            if let Some(r) = net.ring_reap()? {
+                self.spin.answered(look + 1);
+                return Ok(r);
+            }
+            core::hint::spin_loop();
+        }
+        if budget > 0 {
+            self.spin.slept();
+        }
+        // Looks again before sleeping, and sleeps only if there is none.
+        net.ring_wait()
+    }
+
+    /// One entry, waited for; answers of entries an earlier failure left
+    /// behind are dropped on the way.
+    fn one(&mut self, net: &mut Net, op: u16, operands: &[Operand]) -> Result<u64, NetErr> {
+        let ticket = net.ring_submit(op, operands)?;
+        net.ring_flush()?;
+        loop {
+            let r = self.next(net)?;
+            if r.ticket == ticket {
+                return value(&r);
+            }
+        }
+    }
+
+    /// Posts one batch of receives (at most [`BATCH`]), slots from
+    /// `first`, and reaps their answers into `fetched`.
+    fn batch(&mut self, net: &mut Net, reads: &[Read], first: usize) -> Result<(), NetErr> {
+        let mut posted: Vec<(Ticket, Socket, u32)> = Vec::with_capacity(reads.len());
+        for (i, r) in reads.iter().enumerate() {
+            let offset = (first + i) as u32 * RECV_SLOT;
+            let room = r.room.min(RECV_SLOT as usize) as u32;
+            let operands = recv_operands(r.sock, self.bufs, offset, room);
+            // A receive that cannot be posted is made alone by `recv`.
+            if let Ok(t) = net.ring_submit(net_ops::RECV, &operands) {
+                posted.push((t, r.sock, offset));
+            }
+        }
+        net.ring_flush()?;
+        while !posted.is_empty() {
+            let r = self.next(net)?;
+            let Some(at) = posted.iter().position(|p| p.0 == r.ticket) else {
+                continue; // left behind by an earlier failure
+            };
+            let (_, sock, offset) = posted.swap_remove(at);
+            let got = value(&r).map(|n| (offset, (n as usize).min(RECV_SLOT as usize)));
+            self.fetched.push(Fetched { sock, got });
+        }
+        Ok(())
+    }
+}
+
+impl SocketIo for RingIo {
+    /// One WAIT entry, parked by the server until a socket is ready or
+    /// the timeout passes; httpd polls for its answer, then sleeps on it.
+    fn wait(
+        &mut self,
+        net: &mut Net,
+        entries: &mut [PollEntry],
+        timeout_ms: u64,
+    ) -> Result<usize, NetErr> {
+        let len = entries.len() * PollEntry::SIZE;
+        if len > SINGLE_LEN as usize {
+            return Err(NetErr::TooLarge);
+        }
+        let at = SINGLE_AT as usize;
+        let area = net.data(self.bufs).ok_or(NetErr::NoRing)?;
+        for (e, bytes) in entries
+            .iter()
+            .zip(area[at..at + len].chunks_exact_mut(PollEntry::SIZE))
+        {
+            e.encode(bytes);
+        }
+        let operands = [
+            Operand::Buf {
+                region: self.bufs,
+                offset: SINGLE_AT,
+                len: len as u32,
+            },
+            Operand::Value(entries.len() as u64),
+            Operand::Value(timeout_ms),
+        ];
+        let ready = self.one(net, net_ops::WAIT, &operands)?;
+        let area = net.data(self.bufs).ok_or(NetErr::NoRing)?;
+        for (e, bytes) in entries
+            .iter_mut()
+            .zip(area[at..at + len].chunks_exact(PollEntry::SIZE))
+        {
+            e.revents = PollEntry::decode(bytes).map_or(Events::INVALID, |d| d.revents);
+        }
+        Ok(ready as usize)
+    }
+
+    /// After a reconnect (the network server restarted): the session
+    /// shared the buffers region again under the same number, but its
+    /// rings went with the old server.
+    fn reopen(&mut self, net: &mut Net) -> Result<(), NetErr> {
+        self.fetched.clear();
+        net.ring_open(self.caps.ring, self.caps.ring_addr).map(drop)
+    }
+
+    fn prefetch(&mut self, net: &mut Net, reads: &[Read]) {
+        self.fetched.clear();
+        let reads = &reads[..reads.len().min(RECV_SLOTS)];
+        for (n, chunk) in reads.chunks(BATCH).enumerate() {
+            if let Err(e) = self.batch(net, chunk, n * BATCH) {
+                // The rings failed (the server restarted, say): every
+                // receive of the round gets the error, as by IPC.
+                for r in reads {
+                    if !self.fetched.iter().any(|f| f.sock == r.sock) {
+                        self.fetched.push(Fetched {
+                            sock: r.sock,
+                            got: Err(e),
+                        });
+                    }
+                }
+                return;
+            }
+        }
+    }
+
+    fn recv(&mut self, net: &mut Net, sock: Socket, buf: &mut [u8]) -> Result<usize, NetErr> {
+        let (offset, n) = match self.fetched.iter().position(|f| f.sock == sock) {
+            Some(at) => self.fetched.swap_remove(at).got?,
+            None => {
+                let room = buf.len().min(SINGLE_LEN as usize) as u32;
+                let operands = recv_operands(sock, self.bufs, SINGLE_AT, room);
+                let n = self.one(net, net_ops::RECV, &operands)?;
+                (SINGLE_AT, (n as usize).min(room as usize))
+            }
+        };
+        let n = n.min(buf.len());
+        let start = offset as usize;
+        let data = net.data(self.bufs).ok_or(NetErr::NoRing)?;
+        buf[..n].copy_from_slice(&data[start..start + n]);
+        Ok(n)
+    }
+
+    fn send(&mut self, net: &mut Net, sock: Socket, data: &[u8]) -> Result<usize, NetErr> {
+        let n = data.len().min(SINGLE_LEN as usize);
+        let area = net.data(self.bufs).ok_or(NetErr::NoRing)?;
+        area[SINGLE_AT as usize..SINGLE_AT as usize + n].copy_from_slice(&data[..n]);
+        let span = PagesSpan {
+            region: self.bufs,
+            offset: SINGLE_AT,
+            len: n as u32,
+        };
+        let sent = self.one(net, net_ops::SEND, &pages_operands(sock, span))?;
+        Ok((sent as usize).min(n))
+    }
+
+    fn send_pages(
+        &mut self,
+        net: &mut Net,
+        sock: Socket,
+        span: PagesSpan,
+    ) -> Result<usize, NetErr> {
+        let sent = self.one(net, net_ops::SEND, &pages_operands(sock, span))?;
+        Ok((sent as usize).min(span.len as usize))
+    }
+}
+
+/// A RECV of up to `room` bytes into `offset` of region `region`.
+fn recv_operands(sock: Socket, region: u8, offset: u32, room: u32) -> [Operand; 3] {
+    [
+        Operand::Value(sock.0),
+        Operand::Buf {
+            region,
+            offset,
+            len: room,
+        },
+        Operand::Value(u64::from(room)),
+    ]
+}
+
+/// An answer's value, or the error its status names.
+fn value(r: &Reaped) -> Result<u64, NetErr> {
+    let c = r.completion;
+    if c.is_ok() {
+        Ok(c.value)
+    } else {
+        Err(NetErr::from_status(u32::from(c.status), c.value))
+    }
+}
