@@ -14,6 +14,7 @@ mod disks;
 mod exchanges;
 mod forwards;
 mod guest_test;
+mod host_cpu;
 mod host_test;
 mod http_peer;
 mod image;

@@ -36,6 +36,7 @@ use conflux_manifest::{Manifest, Protocol};
 
 use super::{append, Record};
 use crate::accel::Accel;
+use crate::host_cpu::{self, Busy};
 use crate::image;
 use crate::qemu::{whole_lines, Console};
 use crate::udp_peer::Blast;
@@ -161,10 +162,19 @@ fn host_port(manifest: &Manifest, port: u16) -> Option<u16> {
         .map(|f| f.host)
 }
 
+/// What one run was given: the rate it was offered (`None`: the guest's
+/// own records) and how busy the host's CPUs were from the start of the
+/// run to its result (`None`: not readable here).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Fed {
+    pub rate: Option<u32>,
+    pub host: Option<Busy>,
+}
+
 /// Feeds every run the guest announces until it prints `done`; a run on
-/// port 0 makes its own records and is only waited for. Returns each
-/// run's offered rate (`None`: not fed).
-fn feed(console: &Console, manifest: &Manifest) -> Result<Vec<Option<u32>>, String> {
+/// port 0 makes its own records and is only waited for. Returns what
+/// each run was given.
+fn feed(console: &Console, manifest: &Manifest) -> Result<Vec<Fed>, String> {
     let deadline = Instant::now() + Duration::from_secs(3600);
     let mut offered = Vec::new();
     for n in 0.. {
@@ -188,17 +198,20 @@ fn feed(console: &Console, manifest: &Manifest) -> Result<Vec<Option<u32>>, Stri
             .filter(|(c, s, _)| *c == config && *s == size)
             .count();
         let done = format!("flowbench: result config={config} size={size} ");
-        if port == 0 {
-            offered.push(None);
+        let start = host_cpu::sample();
+        let rate = if port == 0 {
             println!("bench flow: {config} {size} B: the guest's own records");
+            None
         } else {
             let rate = RATES[before % RATES.len()];
-            offered.push(Some(rate));
             blast(manifest, port, size, rate, &config)?;
-        }
+            Some(rate)
+        };
         if !console.wait_until(deadline, |out| out.contains(&done)) {
             return Err(format!("no result for {config} {size} B"));
         }
+        let host = start.zip(host_cpu::sample()).and_then(|(a, b)| b.since(&a));
+        offered.push(Fed { rate, host });
     }
     Ok(offered)
 }
@@ -291,7 +304,7 @@ fn run_placement(
     system: &str,
     placement: &str,
     accel: Accel,
-) -> Result<(Vec<Outcome>, Vec<Option<u32>>), String> {
+) -> Result<(Vec<Outcome>, Vec<Fed>), String> {
     let built = image::build_named(system)?;
     crate::forwards::check_free(&built.manifest)?;
     let manifest = built.manifest.clone();
@@ -389,11 +402,13 @@ fn compare(placements: &[(&str, Vec<Outcome>)], tsc_hz: f64) -> Vec<String> {
 /// best run's packets and bytes per second of records stored whole (or,
 /// into a `null` sink, counted), the flow/memory-centric ratio of the best
 /// runs beside the paper's, and the flow's share of its slowest stage
-/// alone. `offered[i]` is the rate run `i` was offered (`None`: the
-/// guest's own records).
+/// alone. `fed[i]` is what run `i` was given: its offered rate (`None`:
+/// the guest's own records) and the host's CPU use meanwhile, printed
+/// beside each run and recorded for the best ones (`host_cpus_busy`), since
+/// a run that had the host's every core busy measured the host.
 fn report(
     results: &[Outcome],
-    offered: &[Option<u32>],
+    fed: &[Fed],
     tsc_hz: f64,
     (placement, what, mode): (&str, &str, &'static str),
 ) -> (Vec<Record<'static>>, Vec<String>) {
@@ -406,29 +421,38 @@ fn report(
     let mut table = vec![
         format!("bench flow, placement {placement} ({what}; {mode}; {COUNT} datagrams per run, offered at {RATES:?}/s; rates count records read back whole from the disk (null sinks: records counted there), over guest time; best run recorded; stage-crypto and stage-disk make their own records)"),
         format!(
-            "  {:<15} {:>6} {:>9} {:>8} {:>8} {:>12} {:>12}",
-            "config", "size", "offered", "stored", "lost", "packets/s", "MiB/s"
+            "  {:<15} {:>6} {:>9} {:>8} {:>8} {:>12} {:>12} {:>10}",
+            "config", "size", "offered", "stored", "lost", "packets/s", "MiB/s", "host busy"
         ),
     ];
     let rate_of = |o: &Outcome| rate_of(o, tsc_hz);
     for (i, o) in results.iter().enumerate() {
         let pps = rate_of(o);
+        let given = fed.get(i);
         table.push(format!(
-            "  {:<15} {:>6} {:>9} {:>8} {:>8} {:>12.0} {:>12.2}",
+            "  {:<15} {:>6} {:>9} {:>8} {:>8} {:>12.0} {:>12.2} {:>10}",
             o.config,
             o.size,
-            match offered.get(i) {
-                Some(Some(r)) => format!("{r}/s"),
-                Some(None) => "own".into(),
+            match given {
+                Some(Fed { rate: Some(r), .. }) => format!("{r}/s"),
+                Some(Fed { rate: None, .. }) => "own".into(),
                 None => "?".into(),
             },
             o.stored,
             u64::from(COUNT).saturating_sub(o.counted()),
             pps,
-            pps * f64::from(o.size) / (1024.0 * 1024.0)
+            pps * f64::from(o.size) / (1024.0 * 1024.0),
+            given
+                .and_then(|g| g.host)
+                .map_or("?".into(), |b| b.to_string())
         ));
     }
     let best = best_runs(results, tsc_hz);
+    // The host's CPU use during a best run.
+    let host_of = |o: &Outcome| -> Option<Busy> {
+        let i = results.iter().position(|r| std::ptr::eq(r, o))?;
+        fed.get(i)?.host
+    };
     for o in &best {
         let pps = rate_of(o);
         let bps = pps * f64::from(o.size);
@@ -447,7 +471,9 @@ fn report(
         // A stage alone is a rate to compare the flow with; what it lost
         // is in the table.
         let kept = if stage { 3 } else { 4 };
-        for (metric, value, unit) in metrics.into_iter().take(kept) {
+        let host =
+            host_of(o).map(|b| ("host_cpus_busy", (b.cores * 100.0).round() / 100.0, "cores"));
+        for (metric, value, unit) in metrics.into_iter().take(kept).chain(host) {
             records.push(Record {
                 bench: "flow",
                 config,
@@ -478,6 +504,14 @@ fn report(
             &STAGES.map(find),
             rate_of,
         ));
+        if let Some(b) = find("flow")
+            .and_then(|f| host_of(f))
+            .filter(Busy::saturated)
+        {
+            table.push(format!(
+                "  (the host's CPUs were all busy during that flow run, {b} cores: the host set its pace, not the guest)"
+            ));
+        }
         // Each stage's utilisation in the flow: the flow's rate as a share
         // of what the stage takes alone (1.0: the flow keeps it busy).
         if let Some(f) = find("flow") {
@@ -588,13 +622,18 @@ flowbench: done
 
     #[test]
     fn the_report_compares_in_one_run_and_names_the_paper() {
-        let offered = [Some(100), Some(100), Some(100), None, None];
-        let (records, table) = report(
-            &outcomes(CONSOLE),
-            &offered,
-            1e9,
-            ("1cpu", "one CPU", "tcg"),
-        );
+        let busy = |cores| Some(Busy { cores, cpus: 2 });
+        let fed = |rate, host| Fed { rate, host };
+        // The flow's run had both host CPUs busy; the last run was not
+        // measured.
+        let given = [
+            fed(Some(100), busy(0.5)),
+            fed(Some(100), busy(1.95)),
+            fed(Some(100), busy(1.0)),
+            fed(None, busy(1.2)),
+            fed(None, None),
+        ];
+        let (records, table) = report(&outcomes(CONSOLE), &given, 1e9, ("1cpu", "one CPU", "tcg"));
         let pps: Vec<f64> = records
             .iter()
             .filter(|r| r.metric == "packets_per_s")
@@ -649,5 +688,28 @@ flowbench: done
             "{table:?}"
         );
         assert!(table.iter().any(|l| l.contains("at 1024 B: not measured")));
+        // The host's CPU use: beside every run, recorded for the best
+        // runs that have it, and named when it set the flow's pace.
+        let host: Vec<(&str, f64)> = records
+            .iter()
+            .filter(|r| r.metric == "host_cpus_busy")
+            .map(|r| (r.config, r.value))
+            .collect();
+        assert_eq!(
+            host,
+            [
+                ("memory-centric-1cpu", 0.5),
+                ("flow-1cpu", 1.95),
+                ("stage-udp-1cpu", 1.0),
+                ("stage-crypto-1cpu", 1.2)
+            ]
+        );
+        assert!(table.iter().any(|l| l.ends_with(" ?")), "{table:?}");
+        assert!(
+            table
+                .iter()
+                .any(|l| l.contains("all busy during that flow run, 1.95/2 cores")),
+            "{table:?}"
+        );
     }
 }
