@@ -92,6 +92,11 @@ pub const ENTRY_KIND: u16 = 0x0202;
 pub const ENTRY_RESERVED: u16 = 0x0203;
 /// A ring entry announces more words than its kind takes.
 pub const ENTRY_WORDS: u16 = 0x0204;
+/// A compound entry's calls did more work (bytes moved, syncs:
+/// `Service::work`) than one ring entry may; it stopped at the op that
+/// would have gone past. A longer compound goes by IPC, where it runs in
+/// slices.
+pub const ENTRY_WORK_EXHAUSTED: u16 = 0x0205;
 
 /// Service-defined errors are `SERVICE | code`, code 1..=0x7FFF.
 pub const SERVICE: u16 = 0x8000;
@@ -165,6 +170,9 @@ pub fn describe(code: u16) -> &'static str {
         ENTRY_KIND => "ring entry of unknown kind",
         ENTRY_RESERVED => "ring entry's reserved bytes not zero",
         ENTRY_WORDS => "ring entry with more words than its kind takes",
+        ENTRY_WORK_EXHAUSTED => {
+            "compound entry did more work than one ring entry may (send it by IPC)"
+        }
         c if c & SERVICE != 0 => "service error",
         _ => "unknown code",
     }

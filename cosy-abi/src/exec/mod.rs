@@ -382,6 +382,19 @@ impl Execution {
         self.steps
     }
 
+    /// Ends a paused run here with `code`, as a fail-fast error at the
+    /// op it would have run next: the report to write back. A server
+    /// that gives a run one slice only (a ring entry) ends it this way
+    /// when the slice runs out.
+    pub fn stop(&mut self, code: u16) -> Report {
+        if !self.ended {
+            self.ended = true;
+            self.report.outcome = Outcome::Stopped;
+            self.report.stop = Some(fault(self.pc, code));
+        }
+        self.report
+    }
+
     /// The registers as they are now (the final ones once the run ended).
     pub fn registers(&self) -> Registers {
         let mut regs = Registers::new();

@@ -26,6 +26,7 @@ use conflux_queue::{Consumer, DataRegion, PopError, Producer, Ring, ValidDescrip
 
 use crate::args::{Args, BufWord};
 use crate::code;
+use crate::exec::Progress;
 use crate::program::{Insn, Program, Target, MAX_REGIONS};
 use crate::registers::Registers;
 use crate::report::{OpResult, Outcome, Report};
@@ -292,8 +293,21 @@ fn run_compound<V: Service + ?Sized>(
         }
     };
     // At most 32 parameters (checked with the entry), one per register.
-    let mut regs = Registers::with_params(entry.params()).unwrap_or_default();
-    let report = program.run(service, regions, &mut regs, scratch.results);
+    let regs = Registers::with_params(entry.params()).unwrap_or_default();
+    // One slice as long as the step limit: an entry runs to its end in
+    // one go, so its calls' work (bytes moved, syncs: `Service::work`) is
+    // bounded as its steps are, and one that would go past stops at that
+    // op (a longer compound goes by IPC, where it runs in slices).
+    let report = match program.start(&regs, regions, scratch.results) {
+        Err(report) => report,
+        Ok(mut run) => {
+            let slice = target.max_steps;
+            match program.resume(&mut run, service, regions, scratch.results, slice) {
+                Progress::Done(report) => report,
+                Progress::Paused => run.stop(code::ENTRY_WORK_EXHAUSTED),
+            }
+        }
+    };
     // The client may have rewritten the bytes meanwhile: write the
     // results only where they still describe this compound.
     if let Ok(mut view) = Compound::new_checked(&mut *body) {

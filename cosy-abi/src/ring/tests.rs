@@ -407,6 +407,113 @@ fn a_compound_the_verifier_refuses_has_its_rejection_written() {
     assert_eq!(report.outcome, Outcome::Rejected);
 }
 
+/// MemFs whose NOP counts as `nop_work` steps of work, as a big read's
+/// bytes do in the file server.
+struct Heavy<'a> {
+    fs: MemFs<'a>,
+    nop_work: u32,
+}
+
+impl crate::Service for Heavy<'_> {
+    fn ops(&self) -> crate::OpTable<'_> {
+        self.fs.ops()
+    }
+
+    fn call(
+        &mut self,
+        opcode: u16,
+        args: &mut crate::Args<'_, '_>,
+    ) -> Result<u64, crate::CallError> {
+        self.fs.call(opcode, args)
+    }
+
+    fn work(&self, opcode: u16, _: Option<u64>) -> u32 {
+        if opcode == memfs::NOP {
+            self.nop_work
+        } else {
+            0
+        }
+    }
+}
+
+/// `for i in 0..n { nop() }; exit(n)`.
+fn nops(n: u64) -> Vec<u8> {
+    let mut b = Builder::new();
+    let i = b.reg();
+    b.for_loop(i, 0u64, crate::Cmp::LtU, n, 1u64, |b| {
+        b.call_void(memfs::NOP, ());
+    });
+    b.exit(i);
+    b.build().unwrap()
+}
+
+#[test]
+fn a_compound_entry_doing_more_work_than_an_entry_may_stops_and_the_ring_goes_on() {
+    let mem = Mem::new();
+    let (mut client, mut server, mut side) = (mem.client(), mem.server(), Side::new());
+    let mut data = vec![0u8; DATA_LEN];
+    // TARGET allows 1000 steps: ten NOPs of 300 steps' work each cannot
+    // all run; after the fourth the entry's work is past the limit and
+    // nothing more starts. One call of 999 steps' work as the last op:
+    // a call is never cut, and nothing follows it.
+    let heavy = client.submit_compound(&mut data, &nops(10), &[]).unwrap();
+    let last = {
+        let mut b = Builder::new();
+        b.call_void(memfs::NOP, ());
+        client
+            .submit_compound(&mut data, &b.build().unwrap(), &[])
+            .unwrap()
+    };
+    let light = client
+        .submit_compound(&mut data, &add_five(), &[1])
+        .unwrap();
+    let mut backing = vec![0u8; 8 * 512];
+    let served = {
+        let mut fs = Heavy {
+            fs: MemFs::new(&mut backing, 512),
+            nop_work: 300,
+        };
+        let mut scratch = Scratch {
+            insns: &mut side.insns,
+            results: &mut side.results,
+        };
+        let mut regions = [&mut side.region[..]];
+        let mut n = 0;
+        while let Served::Completed(c) = server
+            .serve_one(&mut data, &mut fs, &mut regions, &TARGET, &mut scratch)
+            .unwrap()
+        {
+            // The second compound's calls are heavier still.
+            fs.nop_work = if c.tag == heavy.tag() { 999 } else { 300 };
+            n += 1;
+        }
+        n
+    };
+    assert_eq!(served, 3);
+    let reaped = reap_all(&mut client);
+    let by = |t: Ticket| reaped.iter().find(|r| r.ticket == t).unwrap().clone();
+    let stopped = by(heavy);
+    assert_eq!(stopped.completion.status, code::ENTRY_WORK_EXHAUSTED);
+    let report = Compound::new_checked(&data[stopped.compound.unwrap()])
+        .unwrap()
+        .report();
+    assert_eq!(report.outcome, Outcome::Stopped);
+    let stop = report.stop.unwrap();
+    assert_eq!(stop.code, code::ENTRY_WORK_EXHAUSTED);
+    // Stopped at the op after the fourth call (op 3, the `LOOP` back to
+    // the call), far inside the step limit: it was the work that ran out.
+    assert_eq!(stop.op, Some(3));
+    assert!(report.steps < 20, "{report}");
+    assert!(report.to_string().contains("ring entry"), "{report}");
+    let ended = by(last);
+    assert_eq!(ended.completion.status, code::OK);
+    let fine = by(light);
+    assert_eq!(
+        (fine.completion.status, fine.completion.value),
+        (code::OK, 6)
+    );
+}
+
 #[test]
 fn a_client_past_its_depth_stalls_only_itself() {
     let mem = Mem::new();

@@ -3,7 +3,8 @@
 //! written and read back by single ring operations (checked by CRC), a
 //! compound entry (open, pread, close) with its results area, the depth
 //! at and past its limit (`Full` for the 33rd entry in flight), a
-//! compound over the ring's step limit stopped by its budget. Then it
+//! compound over the ring's step limit stopped by its budget, and one
+//! moving more bytes than an entry may stopped by its work. Then it
 //! waits until the hostile client is done and checks it is still served,
 //! and shuts the server down.
 #![no_std]
@@ -19,7 +20,7 @@ use conflux_fs_protocol::ops::{self, O_CREAT, O_RDWR};
 use conflux_userlib::ipc::Notification;
 use conflux_userlib::testing::{pattern, Checks};
 use cosy_abi::ring::{RingError, DEPTH};
-use cosy_abi::{code, Builder, Compound};
+use cosy_abi::{code, Builder, Cmp, Compound};
 
 conflux_userlib::entry!(main);
 
@@ -183,6 +184,50 @@ fn compounds(fs: &mut Fs, c: &mut Checks) -> Result<(), Error> {
         "a runaway compound stops at the ring's step limit",
         r.completion.status,
         code::BUDGET_EXHAUSTED,
+    );
+
+    // 1000 preads of 8 KiB: well inside the step limit, but 8 MiB moved,
+    // more than one entry may move; it stops at the op after the read
+    // that took it past, with its own code, and the session goes on.
+    let open = one(
+        fs,
+        ops::OPEN,
+        &[
+            buf(PATH, 11),
+            Operand::Value(ops::O_RDONLY),
+            Operand::Value(0),
+        ],
+    )?;
+    let fd = open.completion.value;
+    let mut b = Builder::new();
+    let (i, n) = (b.reg(), b.reg());
+    let into = b.buf(0, BYTES, LEN);
+    b.for_loop(i, 0u64, Cmp::LtU, 1000u64, 1u64, |b| {
+        b.call(n, ops::PREAD, (fd, into, u64::from(LEN), 0u64));
+    });
+    b.exit(i);
+    let heavy = b.build().map_err(|_| Error::TooLarge)?;
+    fs.ring_submit_compound(&heavy, &[])?;
+    fs.ring_flush()?;
+    let r = fs.ring_wait()?;
+    let report = fs
+        .ring_entry(&r)
+        .and_then(|e| Compound::new_checked(e).ok())
+        .map(|v| v.report());
+    c.that(
+        "a compound moving more than an entry may stops: ENTRY_WORK_EXHAUSTED, in its results area too",
+        r.completion.status == code::ENTRY_WORK_EXHAUSTED
+            && report.is_some_and(|r| {
+                r.stop.map(|f| f.code) == Some(code::ENTRY_WORK_EXHAUSTED)
+                    && r.steps < 2 * 1000
+            }),
+        (r.completion, report),
+    );
+    let closed = one(fs, ops::CLOSE, &[Operand::Value(fd)])?;
+    c.eq(
+        "and its session goes on: the file closes",
+        closed.completion.status,
+        code::OK,
     );
     Ok(())
 }

@@ -36,9 +36,10 @@ use crate::jobs::fs_fail;
 use crate::request::buf_operand;
 use crate::serve::{Fs, Server};
 
-/// The most steps one compound entry may take. A ring entry runs to its
-/// end in one go (it is not sliced as an IPC compound is), so this is far
-/// below the IPC limit: a longer compound goes by IPC.
+/// The most steps one compound entry may take, and the most work its
+/// calls may do (`EntryWork`). A ring entry runs to its end in one go (it
+/// is not sliced as an IPC compound is), so this is far below the IPC
+/// limit: a longer compound goes by IPC.
 pub const RING_MAX_STEPS: u32 = 10_000;
 /// Empty passes over the rings before the server sleeps.
 pub const SPIN: u32 = 64;
@@ -54,6 +55,42 @@ const TARGET: ServeTarget = ServeTarget {
 pub struct Rings {
     pub region: usize,
     pub waiter: Option<usize>,
+}
+
+/// The work of one sync in a compound entry, in steps: ten fit in an
+/// entry ([`RING_MAX_STEPS`]).
+const SYNC_WORK: u32 = RING_MAX_STEPS / 10;
+
+/// The file operations as a compound entry counts their work: bytes moved
+/// as an IPC slice does (`FileService::work`: one step per 256 bytes),
+/// so an entry moves at most about 2.5 MiB, but a sync as
+/// [`SYNC_WORK`] steps instead of "end the slice now". An IPC compound is
+/// paused at a sync so other clients go first and resumes later; an
+/// entry has no later slice (`cosy_abi::ring`: past its work it stops
+/// with `ENTRY_WORK_EXHAUSTED`), and a write, a sync and an exit must
+/// still fit in one.
+struct EntryWork<'a>(FileService<'a, conflux_fs_core::BlockCache<crate::disk::BlkDisk>>);
+
+impl cosy_abi::Service for EntryWork<'_> {
+    fn ops(&self) -> cosy_abi::OpTable<'_> {
+        self.0.ops()
+    }
+
+    fn call(
+        &mut self,
+        opcode: u16,
+        args: &mut cosy_abi::Args<'_, '_>,
+    ) -> Result<u64, cosy_abi::CallError> {
+        self.0.call(opcode, args)
+    }
+
+    fn work(&self, opcode: u16, value: Option<u64>) -> u32 {
+        match self.0.work(opcode, value) {
+            // A sync: `FileService::work`'s "end the slice now".
+            u32::MAX => SYNC_WORK,
+            bytes => bytes,
+        }
+    }
 }
 
 /// Runs `f` over `client`'s rings, attached again for this call (the
@@ -85,11 +122,11 @@ fn serve_client(
     client: &mut Client,
 ) -> Result<u32, RingError> {
     with_rings(client, |server, data, regions, session| {
-        let mut service = FileService {
+        let mut service = EntryWork(FileService {
             fs,
             inodes,
             session,
-        };
+        });
         let mut scratch = Scratch { insns, results };
         let mut served = 0;
         while served < DEPTH {
