@@ -26,6 +26,7 @@ use conflux_fs_core::{FileService, Inodes, Session};
 use conflux_fs_protocol::{ipc, FsError};
 use conflux_userlib::ipc::Message;
 use conflux_userlib::println;
+use conflux_userlib::sys::rdtsc;
 use cosy_abi::ring::{
     Idle, Parts, Poller, RingError, RingServer, Scratch, ServeTarget, Served, DEPTH,
 };
@@ -41,6 +42,13 @@ use crate::serve::{Fs, Server};
 /// is not sliced as an IPC compound is), so this is far below the IPC
 /// limit: a longer compound goes by IPC.
 pub const RING_MAX_STEPS: u32 = 10_000;
+/// A client's turn in a pass over the rings: at most a depth of entries,
+/// and no more entries once this many TSC ticks have passed (16 IPC
+/// slices), so a client whose entries each do as much work as one may
+/// (`EntryWork`) holds the others up by about one entry, not 32. Its
+/// other entries wait in its ring for the next pass; only when they are
+/// served changes, never what they do.
+const TURN_TSC: u64 = 16 * conflux_fs_protocol::ipc::SLICE_TSC;
 /// Empty passes over the rings before the server sleeps.
 pub const SPIN: u32 = 64;
 
@@ -129,11 +137,15 @@ fn serve_client(
         });
         let mut scratch = Scratch { insns, results };
         let mut served = 0;
+        let until = rdtsc().saturating_add(TURN_TSC);
         while served < DEPTH {
             match server.serve_one(data, &mut service, regions, &TARGET, &mut scratch)? {
                 // The file server defers nothing (`serve_one`).
                 Served::Completed(_) | Served::Deferred(_) => served += 1,
                 Served::Empty | Served::Backlogged => break,
+            }
+            if rdtsc() >= until {
+                break;
             }
         }
         // Taken either way: a waiter is answered below whether or not the
