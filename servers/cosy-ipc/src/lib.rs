@@ -45,6 +45,7 @@ mod compound;
 pub mod regions;
 #[cfg(feature = "server")]
 pub mod replies;
+pub mod slots;
 mod words;
 
 use cosy_abi::typed::{OpFailure, RunOutcome, RunReport, ServiceError};

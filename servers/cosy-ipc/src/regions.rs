@@ -4,11 +4,17 @@
 //! and only lent ones are taken ([`Lent`]): a lent region stays mapped in
 //! the server until the server unmaps it, whatever the client revokes,
 //! so no client can make the server fault by pulling memory from under
-//! it. Each client slot of the server has fixed capability slots and a fixed
-//! stretch of the region window for its regions ([`Layout`]), so one
-//! client's regions can never land on another's; the kernel reports each
-//! region's size when mapping it, so a client cannot claim a larger one.
-//! The control region is number 0, data regions 1.. ([`MAX_REGIONS`]).
+//! it. A region's capability slot comes either from a fixed place for
+//! each client ([`Layout`]: the network server's regions, the file
+//! server's control regions) or from a pool shared by every session
+//! ([`SlotPool`]: the file server's data regions), taken when the region
+//! is attached and given back when it is unmapped. Either way a slot has
+//! one holder at a time, and its window in the address space is fixed by
+//! the slot number, so one client's regions can never land on another's:
+//! a client names its regions by number in its own table, never by slot.
+//! The kernel reports each region's size when mapping it, so a client
+//! cannot claim a larger one. The control region is number 0, data
+//! regions 1.. ([`MAX_REGIONS`]).
 
 use core::ops::{Deref, DerefMut};
 
@@ -16,6 +22,7 @@ use conflux_abi::layout::REGION_BASE;
 use conflux_userlib::ipc::{Message, Slot};
 use conflux_userlib::window::Window;
 
+use crate::slots::SlotPool;
 use crate::MAX_REGIONS;
 
 /// Where client `i`'s region `j` lives: capability slot and address.
@@ -26,8 +33,9 @@ pub struct Layout {
     pub cap_base: usize,
 }
 
-/// Client regions are mapped far above the manifest's own mappings,
-/// 128 MiB apart (the largest region is 64 MiB).
+/// Client regions are mapped far above the manifest's own mappings, one
+/// window for each capability slot, 128 MiB apart (the largest region is
+/// 64 MiB): 8 GiB for the whole table.
 const WINDOW_BASE: u64 = REGION_BASE + 0x100_0000_0000;
 const WINDOW_STRIDE: u64 = 128 << 20;
 
@@ -41,6 +49,16 @@ pub enum RegionError {
     /// The region was shared, not lent: its holder could revoke it under
     /// the server.
     NotLent,
+}
+
+/// Why [`Regions::attach_pooled`] mapped no region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PooledError {
+    /// As for a region in a fixed slot.
+    Region(RegionError),
+    /// Every slot of the shared pool holds some session's region: the
+    /// server's capability table is full until a session ends.
+    PoolEmpty,
 }
 
 /// A capability that arrived lent, in the server's receive slot: the only
@@ -93,8 +111,9 @@ pub struct Regions {
 impl Regions {
     /// Maps the lent region `received` as number `number` of client slot
     /// `index` (0 for CONNECT's control region, the next free one for
-    /// ATTACH when `number` is `None`); returns its number. The receive
-    /// slot is emptied either way.
+    /// ATTACH when `number` is `None`), in that client's fixed capability
+    /// slot (`layout`); returns its number. The receive slot is emptied
+    /// either way.
     pub fn attach(
         &mut self,
         layout: Layout,
@@ -102,25 +121,53 @@ impl Regions {
         number: Option<usize>,
         received: Lent,
     ) -> Result<usize, RegionError> {
-        let Lent(received) = received;
-        let number = number
-            .or_else(|| self.windows.iter().position(Option::is_none))
-            .filter(|n| *n < MAX_REGIONS)
-            .ok_or(RegionError::Full);
-        let number = match number {
-            Ok(n) => n,
-            Err(e) => {
-                let _ = Slot(received).delete();
-                return Err(e);
-            }
+        let number = self.number(number, received)?;
+        let slot = layout.cap_base + index * MAX_REGIONS + number;
+        self.attach_in(slot, number, received)
+    }
+
+    /// Maps the lent region `received` as the next free data region, in
+    /// a capability slot taken from `pool` (given back by
+    /// [`Regions::unmap_all_into`], or here if the mapping fails); returns
+    /// its number. `Full` if the session has every region it may have,
+    /// `PoolEmpty` if every pooled slot is held. The receive slot is
+    /// emptied either way.
+    pub fn attach_pooled(
+        &mut self,
+        pool: &mut SlotPool,
+        received: Lent,
+    ) -> Result<usize, PooledError> {
+        let number = self.number(None, received).map_err(PooledError::Region)?;
+        let Some(slot) = pool.take() else {
+            let _ = Slot(received.0).delete();
+            return Err(PooledError::PoolEmpty);
         };
-        let at = index * MAX_REGIONS + number;
-        let slot = layout.cap_base + at;
+        self.attach_in(slot, number, received).map_err(|e| {
+            pool.give(slot);
+            PooledError::Region(e)
+        })
+    }
+
+    /// Maps the lent region `received` as number `number`, in capability
+    /// slot `slot`, which the caller owns for this session (a fixed slot,
+    /// or one taken from a pool); its window is the slot's. The receive
+    /// slot is emptied either way.
+    pub fn attach_in(
+        &mut self,
+        slot: usize,
+        number: usize,
+        received: Lent,
+    ) -> Result<usize, RegionError> {
+        let Lent(received) = received;
+        if number >= MAX_REGIONS {
+            let _ = Slot(received).delete();
+            return Err(RegionError::Full);
+        }
         let _ = Slot(slot).delete();
         let copied = Slot(received).copy(slot);
         let _ = Slot(received).delete();
         copied.map_err(|_| RegionError::NotARegion)?;
-        let vaddr = WINDOW_BASE + at as u64 * WINDOW_STRIDE;
+        let vaddr = WINDOW_BASE + slot as u64 * WINDOW_STRIDE;
         let window = Window::map(slot, vaddr, true).map_err(|_| {
             // Not a region, or not writable, or not mappable: refuse it.
             let _ = Slot(slot).delete();
@@ -128,6 +175,18 @@ impl Regions {
         })?;
         self.windows[number] = Some(window);
         Ok(number)
+    }
+
+    /// `number`, or the lowest unused region number; `Full` (with the
+    /// receive slot emptied) if there is none.
+    fn number(&self, number: Option<usize>, received: Lent) -> Result<usize, RegionError> {
+        let number = number
+            .or_else(|| self.windows.iter().position(Option::is_none))
+            .filter(|n| *n < MAX_REGIONS);
+        number.ok_or_else(|| {
+            let _ = Slot(received.0).delete();
+            RegionError::Full
+        })
     }
 
     /// Region `number`'s window, if mapped.
@@ -153,10 +212,18 @@ impl Regions {
 
     /// Unmaps every region and deletes its capability.
     pub fn unmap_all(&mut self) {
+        self.unmap_all_into(&mut SlotPool::new(0, 0));
+    }
+
+    /// Unmaps every region, deletes its capability, and gives each slot
+    /// that came from `pool` back to it (a fixed slot is not the pool's,
+    /// and stays out of it).
+    pub fn unmap_all_into(&mut self, pool: &mut SlotPool) {
         for window in self.windows.iter_mut().filter_map(Option::take) {
             let slot = window.slot();
             let _ = window.unmap();
             let _ = Slot(slot).delete();
+            pool.give(slot);
         }
     }
 }

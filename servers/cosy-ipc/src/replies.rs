@@ -7,22 +7,20 @@
 
 use conflux_userlib::ipc::{reply, Message};
 
+use crate::slots::SlotPool;
+
 /// Which of `count` reply slots from `base` hold the reply capability of
 /// a call not answered yet.
 #[derive(Debug)]
 pub struct ReplySlots {
-    base: usize,
-    count: usize,
-    taken: u64,
+    pool: SlotPool,
 }
 
 impl ReplySlots {
     /// Slots `base..base + count` (at most 64), all free.
     pub fn new(base: usize, count: usize) -> ReplySlots {
         ReplySlots {
-            base,
-            count: count.min(64),
-            taken: 0,
+            pool: SlotPool::new(base, count),
         }
     }
 
@@ -30,16 +28,12 @@ impl ReplySlots {
     /// server keeps, there is always one; `None` is a server bug, which
     /// the caller reports.
     pub fn take(&mut self) -> Option<usize> {
-        let free = (0..self.count).find(|i| self.taken & 1 << i == 0)?;
-        self.taken |= 1 << free;
-        Some(self.base + free)
+        self.pool.take()
     }
 
     /// Frees `slot` (a kept call was answered, or a receive got nothing).
     pub fn free(&mut self, slot: usize) {
-        if let Some(i) = slot.checked_sub(self.base).filter(|i| *i < self.count) {
-            self.taken &= !(1 << i);
-        }
+        self.pool.give(slot);
     }
 
     /// Answers the call whose reply capability is in `slot` and frees it.

@@ -3,7 +3,8 @@
 //! arguments and other clients' handles (`arguments`), regions shared
 //! instead of lent and revoked under the server (`lending`), sessions
 //! hoarded under many badges and a minted badge (`sessions`), a session's
-//! prepared compounds and regions past their limits (`limits`), each checked
+//! prepared compounds and regions past their limits (`limits`), the
+//! server's capability table filled by many sessions' regions (`table`), each checked
 //! for its exact error, while a well-behaved client (test-fs-worker) runs a
 //! CRC-checked workload on the same server. Then it waits for the worker
 //! and shuts the server down (its badge is an administrator's), so the
@@ -20,6 +21,7 @@ mod lending;
 mod limits;
 mod messages;
 mod sessions;
+mod table;
 
 use conflux_fs_client::{Error, Fs};
 use conflux_userlib::ipc::{Endpoint, Message, Notification};
@@ -48,6 +50,7 @@ fn main() {
     lending::revoke_under_the_server(&mut c, &mut fs, 1);
     sessions::run(&mut c, &mut fs);
     limits::run(&mut c, &mut fs);
+    table::run(&mut c, &mut fs);
     c.eq(
         "the server still serves: stat /README",
         fs.stat("/README").map(|s| s.size > 0),

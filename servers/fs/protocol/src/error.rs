@@ -93,6 +93,12 @@ cosy_abi::service_errors! {
         /// RING_ENTER from a session without rings, or whose rings the
         /// server dropped because their indices were impossible.
         NoRing (NO_RING) = 134, "this session has no rings: send RING first; if it had, the server found the rings' indices impossible and dropped them";
+        /// ATTACH found every capability slot the file server keeps for
+        /// data regions held by some session (the slots are shared by all
+        /// sessions and taken as regions are attached); the session keeps
+        /// the regions it has. A slot comes free when a session ends
+        /// (DETACH, a reconnect, or the client's task ending).
+        TableFull (TABLE_FULL) = 135, "the file server's capability table is full: every slot for a data region is held by some session; work with the regions you have, or end a session (DETACH) to free its slots, then attach again";
     }
 }
 

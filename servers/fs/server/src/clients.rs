@@ -4,8 +4,15 @@
 //! 1..), and the compounds it prepared.
 //!
 //! Regions arrive by capability transfer and are mapped by the shared
-//! Cosy region table (`conflux_cosy_ipc::regions`), which keeps each
-//! client's regions in capability slots and addresses of their own.
+//! Cosy region table (`conflux_cosy_ipc::regions`). Each client's control
+//! region has a capability slot reserved for its badge, so every client
+//! the manifest names can always connect; its data regions take slots
+//! from one pool shared by all sessions (`SlotPool`), as they are
+//! attached, and give them back when the session ends (DETACH, a
+//! reconnect, CLIENT_GONE). When the pool is empty, ATTACH is refused
+//! with `TableFull` and the session keeps what it has. A client names its
+//! regions by number in its own table, never by slot, so it can never
+//! reach another's.
 //! Reconnecting (a restarted client) drops the old session first,
 //! and with it any compound still running (the caller learns it was
 //! cancelled from the server, which owns the reply).
@@ -13,7 +20,8 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use conflux_cosy_ipc::regions::{Layout, Lent, RegionError, Regions, Slices};
+use conflux_cosy_ipc::regions::{Lent, PooledError, RegionError, Regions, Slices};
+use conflux_cosy_ipc::slots::SlotPool;
 use conflux_fs_core::{Grant, Inodes, Session};
 use conflux_fs_protocol::FsError;
 use cosy_abi::{Insn, Program};
@@ -25,8 +33,9 @@ use crate::jobs::Job;
 /// no client can be locked out by others, however many they are or how
 /// often they reconnect. A badge the manifest does not list (minted at
 /// run time) is refused with `UnknownClient`. The capability table bounds
-/// how many there can be (see `main.rs`): a manifest with more fails to
-/// build with a message saying so.
+/// how many there can be (each takes a control-region slot and a reply
+/// slot; see `main.rs`): a manifest with more fails to build with a
+/// message saying so.
 pub const MAX_CLIENTS: usize = crate::config::caps::FS_CLIENTS.len();
 /// Prepared compounds one client may keep.
 pub const MAX_PREPARED: usize = conflux_cosy_ipc::MAX_PREPARED;
@@ -68,16 +77,21 @@ impl Client {
 /// Every client slot, and the capability slots they use.
 pub struct Clients {
     slots: [Option<Client>; MAX_CLIENTS],
-    /// Where each client's regions go.
-    layout: Layout,
+    /// Client `i`'s control region lives in capability slot
+    /// `control_base + i`.
+    control_base: usize,
+    /// The slots data regions take, shared by every session.
+    pool: SlotPool,
 }
 
 impl Clients {
-    /// No clients yet; region capabilities go from `cap_base` on.
-    pub fn new(cap_base: usize) -> Self {
+    /// No clients yet; control regions go from `control_base` on (one
+    /// slot per client), data regions into slots taken from `pool`.
+    pub fn new(control_base: usize, pool: SlotPool) -> Self {
         Clients {
             slots: core::array::from_fn(|_| None),
-            layout: Layout { cap_base },
+            control_base,
+            pool,
         }
     }
 
@@ -119,34 +133,27 @@ impl Clients {
             job: None,
             rings: None,
         });
-        if let Err(e) = self.attach_at(index, Some(0), received) {
+        let control = self.control_base + index;
+        let client = self.slots[index].as_mut().ok_or(FsError::NotConnected)?;
+        if let Err(e) = client.regions.attach_in(control, 0, received) {
             self.slots[index] = None;
-            return Err(e);
+            return Err(region_error(e));
         }
         self.slots[index].as_mut().ok_or(FsError::NotConnected)
     }
 
-    /// Maps the lent region `received` as the client's next data region;
-    /// returns its number.
+    /// Maps the lent region `received` as the client's next data region,
+    /// in a slot from the shared pool; returns its number. `SessionFull`
+    /// past `MAX_REGIONS`, `TableFull` when the pool is empty.
     pub fn attach(&mut self, badge: u64, received: Lent) -> Result<usize, FsError> {
         let index = self.index(badge)?;
-        self.attach_at(index, None, received)
-    }
-
-    fn attach_at(
-        &mut self,
-        index: usize,
-        number: Option<usize>,
-        received: Lent,
-    ) -> Result<usize, FsError> {
         let client = self.slots[index].as_mut().ok_or(FsError::NotConnected)?;
         client
             .regions
-            .attach(self.layout, index, number, received)
+            .attach_pooled(&mut self.pool, received)
             .map_err(|e| match e {
-                RegionError::Full => FsError::SessionFull,
-                RegionError::NotARegion => FsError::Invalid,
-                RegionError::NotLent => FsError::NotLent,
+                PooledError::Region(e) => region_error(e),
+                PooledError::PoolEmpty => FsError::TableFull,
             })
     }
 
@@ -168,8 +175,17 @@ impl Clients {
             return false;
         };
         client.session.close_all(inodes);
-        client.regions.unmap_all();
+        client.regions.unmap_all_into(&mut self.pool);
         true
+    }
+}
+
+/// The file server's name for why a region was not mapped.
+fn region_error(e: RegionError) -> FsError {
+    match e {
+        RegionError::Full => FsError::SessionFull,
+        RegionError::NotARegion => FsError::Invalid,
+        RegionError::NotLent => FsError::NotLent,
     }
 }
 

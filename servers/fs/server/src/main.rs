@@ -34,6 +34,7 @@ mod rings;
 mod serve;
 
 use conflux_blk_client::{Caps, Connection};
+use conflux_cosy_ipc::slots::SlotPool;
 use conflux_ext4::{blocks_in_image, FileSystem, FixedClock, MetaSizes};
 use conflux_fs_core::pages::PAGE;
 use conflux_fs_core::{BlockCache, Disk, Files, Pages};
@@ -61,13 +62,21 @@ const PAGES: usize = config::HEAP_SIZE / 16 * 7 / PAGE;
 const META_BYTES: usize = config::HEAP_SIZE / 8;
 /// Where a transferred capability lands.
 const RECEIVED: usize = config::caps::FIRST_FREE;
-/// Client regions' capability slots follow.
-const CLIENT_CAPS: usize = RECEIVED + 1;
-/// Then the reply slots, one per client and one more.
-const REPLIES: usize = CLIENT_CAPS + MAX_CLIENTS * ipc::MAX_REGIONS;
+/// Then each client's control-region slot, reserved for its badge, so
+/// every client the manifest names can always connect.
+const CONTROL_CAPS: usize = RECEIVED + 1;
+/// Then the reply slots: one per client (its running compound or waiting
+/// RING_ENTER) and one to receive into (`endpoint_loop`).
+const REPLIES: usize = CONTROL_CAPS + MAX_CLIENTS;
+/// The rest of the table holds data regions, taken by whichever session
+/// attaches one (`clients`): ATTACH past it is refused `TableFull`.
+const POOL: usize = REPLIES + MAX_CLIENTS + 1;
 const _: () = assert!(
-    REPLIES + MAX_CLIENTS < conflux_abi::cap::CAP_SLOTS,
-    "the manifest gives the file server more clients than its capability table holds (each takes MAX_REGIONS region slots and a reply slot): give fewer tasks a capability to its endpoint, or share badges"
+    POOL < conflux_abi::cap::CAP_SLOTS,
+    "the manifest gives the file server more clients than its capability table holds: \
+     each badge takes a control-region slot and a reply slot, and at least one slot \
+     must be left for data regions; give fewer tasks a capability to its endpoint, \
+     or share badges"
 );
 /// Inode times: the system has no real-time clock task yet, so files get
 /// the time the image was built with (2026-11-24T00:00:00Z).
@@ -151,7 +160,13 @@ fn main() {
         totals.free_inodes,
         totals.total_inodes
     );
-    let mut server = Server::new(fs, Clients::new(CLIENT_CAPS));
+    let pool = SlotPool::new(POOL, conflux_abi::cap::CAP_SLOTS - POOL);
+    println!(
+        "{} clients; {} capability slots for their data regions, shared",
+        MAX_CLIENTS,
+        pool.capacity()
+    );
+    let mut server = Server::new(fs, Clients::new(CONTROL_CAPS, pool));
     let mut injection = fault::Injection::new(restarted);
     let shutdown = endpoint_loop::serve(
         &mut server,
