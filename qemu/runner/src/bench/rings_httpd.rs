@@ -14,13 +14,16 @@
 //! request of every round, host wall clock from sending a request to its
 //! answer's last byte. Records: `bench: "rings"`, `config` the system's
 //! name, `param` N, metrics `httpd_rps`, `httpd_latency_median`,
-//! `httpd_latency_p99`; mode tcg. The table gives ring/sync per N.
+//! `httpd_latency_p99`, and `host_cpus_busy` (the host's CPUs busy over
+//! the N's rounds, from `/proc/stat`); mode tcg. The table gives
+//! ring/sync per N, and the host's CPU use beside it.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::net::{fetch, generated, Get, SMALL};
 use super::{append, Record};
+use crate::host_cpu::{self, Busy};
 use crate::http_peer::Expected;
 use crate::image;
 
@@ -47,6 +50,9 @@ struct Point {
     rps: f64,
     median_us: f64,
     p99_us: f64,
+    /// The host's CPUs kept busy over the N's rounds (QEMU, the clients
+    /// and anything else the host ran), if `/proc/stat` could be read.
+    host: Option<Busy>,
 }
 
 /// Boots each system, measures every N, prints the table and appends
@@ -99,6 +105,7 @@ fn measure(port: u16, body: &Arc<[u8]>) -> Result<Vec<Point>, String> {
         let per_client = (REQUESTS / n).max(8);
         let mut rates = Vec::new();
         let mut latencies = Vec::new();
+        let start = host_cpu::sample();
         for _ in 0..ROUNDS {
             let stats = fetch(port, SMALL, &expected, Get, n, per_client)?;
             rates.push(stats.requests_per_sec());
@@ -108,6 +115,7 @@ fn measure(port: u16, body: &Arc<[u8]>) -> Result<Vec<Point>, String> {
             rps: quantile(&mut rates, 0.5),
             median_us: quantile(&mut latencies, 0.5),
             p99_us: quantile(&mut latencies, 0.99),
+            host: start.zip(host_cpu::sample()).and_then(|(a, b)| b.since(&a)),
         });
     }
     Ok(points)
@@ -127,17 +135,23 @@ fn records(system: &str, points: &[Point]) -> Result<(), String> {
     let params: Vec<String> = CLIENTS.iter().map(u32::to_string).collect();
     let mut out = Vec::new();
     for (p, param) in points.iter().zip(&params) {
+        let host = p
+            .host
+            .map(|b| ("host_cpus_busy", (b.cores * 100.0).round() / 100.0, "cores"));
         for (metric, value, unit) in [
-            ("httpd_rps", p.rps, "requests_per_s"),
-            ("httpd_latency_median", p.median_us, "us"),
-            ("httpd_latency_p99", p.p99_us, "us"),
-        ] {
+            ("httpd_rps", p.rps.round(), "requests_per_s"),
+            ("httpd_latency_median", p.median_us.round(), "us"),
+            ("httpd_latency_p99", p.p99_us.round(), "us"),
+        ]
+        .into_iter()
+        .chain(host)
+        {
             out.push(Record {
                 bench: BENCH,
                 config: system,
                 param,
                 metric,
-                value: value.round(),
+                value,
                 unit,
                 mode: "tcg",
             });
@@ -146,16 +160,18 @@ fn records(system: &str, points: &[Point]) -> Result<(), String> {
     append(&out)
 }
 
-/// Per N and CPU count: sync and ring requests/s, their ratio, and the
-/// median and p99 latencies.
+/// Per N and CPU count: sync and ring requests/s, their ratio, the
+/// median and p99 latencies, and how busy the host's CPUs were meanwhile
+/// (sync, ring): a run that had them all busy measured the host too.
 fn print_table(figures: &[(&str, Vec<Point>)]) {
     println!(
         "bench rings-httpd (httpd, 1 KiB over keep-alive, N host clients; tcg, host wall clock)"
     );
     println!(
-        "  {:<5} {:>3} {:>10} {:>10} {:>6}   {:>17} {:>17}",
+        "  {:<5} {:>3} {:>10} {:>10} {:>6}   {:>17} {:>17}   host busy sync, ring",
         "cpus", "N", "sync r/s", "ring r/s", "ring/sync", "sync med/p99 ms", "ring med/p99 ms"
     );
+    let busy = |p: &Point| p.host.map_or("?".to_owned(), |b| b.to_string());
     for cpus in ["2cpu", "1cpu"] {
         let find = |mode: &str| {
             figures
@@ -168,14 +184,16 @@ fn print_table(figures: &[(&str, Vec<Point>)]) {
         };
         for ((n, s), r) in CLIENTS.iter().zip(sync).zip(ring) {
             println!(
-                "  {cpus:<5} {n:>3} {:>10.0} {:>10.0} {:>9.2}   {:>8.2}/{:<8.2} {:>8.2}/{:<8.2}",
+                "  {cpus:<5} {n:>3} {:>10.0} {:>10.0} {:>9.2}   {:>8.2}/{:<8.2} {:>8.2}/{:<8.2}   {}, {}",
                 s.rps,
                 r.rps,
                 r.rps / s.rps.max(1e-9),
                 s.median_us / 1000.0,
                 s.p99_us / 1000.0,
                 r.median_us / 1000.0,
-                r.p99_us / 1000.0
+                r.p99_us / 1000.0,
+                busy(s),
+                busy(r)
             );
         }
     }
