@@ -21,12 +21,17 @@
 //!   (`param` "n08_median", ...) and "dbsim_clients_rate" (`param` "n08",
 //!   dbsim requests per second over all clients), so the report's table
 //!   has a row per N.
+//!
+//! Each system's boot also gets a record of how busy the host's CPUs
+//! were over it (`config` the system, `param` "boot", metric
+//! `host_cpus_busy`, from `/proc/stat`), printed as a line: 2-CPU figures
+//! from a boot that kept every host CPU busy measure the host too.
 
 use std::time::Duration;
 
 use super::{append, host_tsc_hz, parse_bench_lines, Record};
 use crate::accel::Accel;
-use crate::{image, qemu};
+use crate::{host_cpu, image, qemu};
 use conflux_abi::bench::Stat;
 
 const BENCH: &str = "rings";
@@ -137,7 +142,11 @@ pub fn run() -> Result<(), String> {
     let mut all = Vec::new();
     for (system, configs) in SYSTEMS {
         let built = image::build_named(system)?;
+        let start = host_cpu::sample();
         let run = qemu::run_captured(&built, Accel::Tcg, TIMEOUT, "")?;
+        // How busy the host was over the boot: its 2-CPU figures measure
+        // the host too when every host CPU was busy.
+        let host = start.zip(host_cpu::sample()).and_then(|(a, b)| b.since(&a));
         if run.output.contains("CHECK FAILED") || !run.output.contains("ringbench: done") {
             return Err(format!(
                 "{system}: the ringbench task or a client failed or did not finish; console:\n{}",
@@ -150,6 +159,15 @@ pub fn run() -> Result<(), String> {
             .filter(|l| l.stat() != Stat::Samples)
             .flat_map(|l| map(&configs, l.metric(), l.stat(), l.value(), hz))
             .collect();
+        let busy = host.map(|b| Record {
+            bench: BENCH,
+            config: system,
+            param: "boot",
+            metric: "host_cpus_busy",
+            value: (b.cores * 100.0).round() / 100.0,
+            unit: "cores",
+            mode: "tcg",
+        });
         let records: Vec<Record> = rows
             .iter()
             .map(|r| Record {
@@ -161,8 +179,12 @@ pub fn run() -> Result<(), String> {
                 unit: r.unit,
                 mode: "tcg",
             })
+            .chain(busy)
             .collect();
         append(&records)?;
+        if let Some(b) = host {
+            println!("bench rings: {system}: the host's CPUs were {b} busy over the boot");
+        }
         all.extend(rows);
     }
     print!("{}", tables(&all, hz));
