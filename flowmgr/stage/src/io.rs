@@ -79,11 +79,6 @@ pub struct FlowIo {
     /// asked ([`FlowIo::take_backed`]): a step that waited for an empty
     /// buffer, or a datagram dropped for want of one.
     backed: bool,
-    /// A source handed its data: whether it should stop taking more for
-    /// now ([`FlowIo::take_hold`]), and whether its edge has taken a
-    /// buffer since it last said so.
-    hold: bool,
-    drained: bool,
     /// The source's rate limit, if it has one.
     bucket: Option<Bucket>,
     /// The flow's priority, 0..=7 (see [`crate::Stages::run`]).
@@ -134,8 +129,6 @@ impl FlowIo {
             paused: false,
             last: Step::Progress,
             backed: false,
-            hold: false,
-            drained: true,
             bucket: None,
             priority: 0,
             retries: 0,
@@ -586,30 +579,11 @@ impl FlowIo {
             filled = true;
             Ok(Some(fill(dst)))
         });
-        if filled {
-            self.drained = true;
-        } else if step != Step::Finished {
+        if !filled && step != Step::Finished {
             self.count_drop();
-            if step == Step::WaitOutput {
-                self.backed = true;
-                // Downstream had been taking buffers: it will take more.
-                self.hold |= core::mem::take(&mut self.drained);
-            }
+            self.backed |= step == Step::WaitOutput;
         }
         filled
-    }
-
-    /// Whether a source that is handed its data ([`FlowIo::offer`]: the
-    /// NIC's frames) should stop taking more for now: an offer just found
-    /// the edge full after the edge had taken buffers since the last time
-    /// this said so. The data not yet taken then waits where it is (in the
-    /// device, and behind it in QEMU) while the task gives way to the
-    /// stages downstream, instead of a whole burst being dropped at a full
-    /// edge. Once per filling: if the edge does not drain (downstream
-    /// stopped or dead), the next offers are dropped as before, so a flow
-    /// never holds up the device's other traffic for more than one turn.
-    pub fn take_hold(&mut self) -> bool {
-        core::mem::take(&mut self.hold)
     }
 
     /// Whether the flow found its output edge full (a step waited for an

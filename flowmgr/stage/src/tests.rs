@@ -410,53 +410,10 @@ fn a_full_flow_counts_drops_instead_of_blocking_a_source() {
     // Safety: the leaked edge page.
     let s = unsafe { edge::observe(rig.edges[0].0, EDGE_BYTES) }.unwrap();
     assert_eq!((s.queued, s.upstream[2]), (4, 6));
-    // The edge filled after taking buffers: the source is told, once, to
-    // stop taking data for now; offers to an edge that does not drain
-    // are dropped without a second hold.
-    let io = src.get(0).unwrap().0;
-    assert!(io.take_hold());
-    assert!(!io.offer(&mut rig.os, |_| 1));
-    assert!(!io.take_hold());
     // Paused: everything offered is dropped.
     let m = src.handle(&mut w, &mut rig.os, label::PAUSE, &[0], None);
     assert_eq!(m.status, StageStatus::Ok);
     assert!(!src.get(0).unwrap().0.offer(&mut rig.os, |_| 1));
-    // A paused flow is not full: no hold.
-    assert!(!src.get(0).unwrap().0.take_hold());
-}
-
-#[test]
-fn a_source_is_told_to_hold_once_per_filling_of_a_draining_edge() {
-    let mut rig = Rig::new();
-    let (mut w0, mut w1) = (Toy::default(), Toy::default());
-    let (mut src, mut sink) = (Stages::new(config(0)), Stages::new(config(1)));
-    rig.attach(&mut src, &mut w0, 0, 0);
-    rig.attach(&mut sink, &mut w1, 0, 1);
-    start(
-        &mut src,
-        &mut w0,
-        &mut rig.os,
-        spec(0, StageSpec::Udp { port: 9 }, None, Some(IN)),
-    );
-    start(
-        &mut sink,
-        &mut w1,
-        &mut rig.os,
-        spec(0, StageSpec::Null, Some(IN), None),
-    );
-    let fill = |src: &mut Stages<Toy>, os: &mut _| {
-        let io = src.get(0).unwrap().0;
-        let taken = (0..6).filter(|_| io.offer(os, |_| 1)).count();
-        (taken, io.take_hold(), io.take_hold())
-    };
-    // Four buffers fit; the fifth offer finds the edge full: hold, once.
-    assert_eq!(fill(&mut src, &mut rig.os), (4, true, false));
-    // Not drained: offers are dropped with no second hold.
-    assert_eq!(fill(&mut src, &mut rig.os), (0, false, false));
-    // The sink drains the edge: the next filling holds again.
-    sink.run(|_, io, _| io.sink(&mut rig.os, |_, _| Ok(())));
-    let (taken, hold, again) = fill(&mut src, &mut rig.os);
-    assert!(taken > 0 && hold && !again, "{taken} {hold} {again}");
 }
 
 #[test]

@@ -7,13 +7,8 @@
 //! buffer it arrived in goes straight back to the device, unanswered; the
 //! server never sees the datagram. A datagram for a flow that is backed
 //! up (no empty buffer) or paused is dropped and counted on the flow's
-//! edge. The first such drop after the edge had been draining also ends
-//! the driver's pass over received frames ([`Stage::hold`]): the rest of
-//! a burst waits in the device while the task gives way downstream, and
-//! is taken on the next turn. Only once per filling, so a flow whose
-//! downstream stopped never holds up the device's other traffic.
-//! Everything else — ARP, TCP, other ports, anything malformed — goes to
-//! the network server as before.
+//! edge: a flow never holds up the device. Everything else — ARP, TCP,
+//! other ports, anything malformed — goes to the network server as before.
 
 use crate::serve::State;
 use alloc::boxed::Box;
@@ -71,8 +66,6 @@ impl Work for Ports {
 /// notification bound to it.
 pub struct Stage {
     flows: StageEndpoint<Ports>,
-    /// A flow asked to stop taking frames for now ([`Stage::hold`]).
-    hold: bool,
 }
 
 impl Stage {
@@ -91,7 +84,7 @@ impl Stage {
             role.first_free,
             Ports::default(),
         )?;
-        Ok(Box::new(Self { flows, hold: false }))
+        Ok(Box::new(Self { flows }))
     }
 
     /// Gives `frame`'s payload to the flow listening on its UDP port, if
@@ -119,19 +112,7 @@ impl Stage {
             n
         });
         f.datagrams += u64::from(taken);
-        self.hold |= io.take_hold();
         true
-    }
-
-    /// Whether the driver should stop taking received frames for now: a
-    /// datagram just found its flow's edge full while the flow's
-    /// downstream was draining it (`FlowIo::take_hold`). The frames not
-    /// yet taken stay in the device until the next turn, after the task
-    /// has given way to the stages downstream (on one CPU, the only ones
-    /// that can empty the edge), instead of the rest of a burst being
-    /// dropped.
-    pub fn hold(&mut self) -> bool {
-        core::mem::take(&mut self.hold)
     }
 
     /// Keeps an empty buffer at hand for every flow (so a datagram finds

@@ -448,11 +448,6 @@ impl State {
             let (status, len) = match unsafe { self.dev().receive_complete(token, buf) } {
                 Ok((hdr, len)) if hdr as u64 == HEADROOM => {
                     if self.steered(f, &buf[HEADROOM as usize..][..len]) {
-                        // A flow's edge filled: the rest of the burst waits
-                        // in the device for the next turn (`Stage::hold`).
-                        if self.flows.as_mut().is_some_and(|f| f.hold()) {
-                            return true;
-                        }
                         continue;
                     }
                     (Status::Ok, len as u32)
