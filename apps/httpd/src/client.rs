@@ -215,7 +215,8 @@ impl Client {
                     let out = if req.status_page {
                         // Counted first, so the page includes itself.
                         io.counters.request(Status::Ok);
-                        let text = io.counters.page(io.when.wall, io.uptime_ms);
+                        let mut text = io.counters.page(io.when.wall, io.uptime_ms);
+                        io.sockio.tally().write(&mut text);
                         answer::status_page(&req, text, io.when)
                     } else {
                         let out = answer::to(io.fs, &req, io.when);

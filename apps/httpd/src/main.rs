@@ -36,6 +36,7 @@ mod restart;
 #[cfg_attr(not(net_ring), allow(dead_code))]
 mod ring_io;
 mod sockio;
+mod tally;
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -283,7 +284,7 @@ fn socket_io(net: &mut Net) -> Box<dyn SocketIo> {
     #[cfg(not(net_ring))]
     {
         let _ = net;
-        Box::new(sockio::IpcIo)
+        Box::new(sockio::IpcIo::default())
     }
 }
 

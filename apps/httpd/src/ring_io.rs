@@ -24,6 +24,7 @@ use conflux_net_client::{
 use conflux_socket_protocol::ops as net_ops;
 
 use crate::sockio::{pages_operands, PagesSpan, Read, SocketIo};
+use crate::tally::Tally;
 
 /// Bytes of one prefetched receive's slot (one round's read, as in the
 /// IPC mode).
@@ -63,6 +64,7 @@ pub struct RingIo {
     fetched: Vec<Fetched>,
     /// How long to poll for an answer before sleeping on it.
     spin: Spin,
+    tally: Tally,
 }
 
 impl RingIo {
@@ -82,6 +84,7 @@ impl RingIo {
             } else {
                 Spin::shared()
             },
+            tally: Tally::default(),
         })
     }
 
@@ -99,14 +102,31 @@ impl RingIo {
             self.spin.slept();
         }
         // Looks again before sleeping, and sleeps only if there is none.
+        self.tally.sleeps += 1;
         net.ring_wait()
+    }
+
+    /// Posts one entry (counted).
+    fn submit(&mut self, net: &mut Net, op: u16, operands: &[Operand]) -> Result<Ticket, NetErr> {
+        let t = net.ring_submit(op, operands)?;
+        self.tally.entries += 1;
+        Ok(t)
+    }
+
+    /// Ends a submission: the doorbell if the server sleeps (counted).
+    fn flush(&mut self, net: &mut Net) -> Result<(), NetErr> {
+        self.tally.submissions += 1;
+        if net.ring_flush()? {
+            self.tally.doorbells += 1;
+        }
+        Ok(())
     }
 
     /// One entry, waited for; answers of entries an earlier failure left
     /// behind are dropped on the way.
     fn one(&mut self, net: &mut Net, op: u16, operands: &[Operand]) -> Result<u64, NetErr> {
-        let ticket = net.ring_submit(op, operands)?;
-        net.ring_flush()?;
+        let ticket = self.submit(net, op, operands)?;
+        self.flush(net)?;
         loop {
             let r = self.next(net)?;
             if r.ticket == ticket {
@@ -124,11 +144,11 @@ impl RingIo {
             let room = r.room.min(RECV_SLOT as usize) as u32;
             let operands = recv_operands(r.sock, self.bufs, offset, room);
             // A receive that cannot be posted is made alone by `recv`.
-            if let Ok(t) = net.ring_submit(net_ops::RECV, &operands) {
+            if let Ok(t) = self.submit(net, net_ops::RECV, &operands) {
                 posted.push((t, r.sock, offset));
             }
         }
-        net.ring_flush()?;
+        self.flush(net)?;
         while !posted.is_empty() {
             let r = self.next(net)?;
             let Some(at) = posted.iter().position(|p| p.0 == r.ticket) else {
@@ -172,6 +192,7 @@ impl SocketIo for RingIo {
             Operand::Value(entries.len() as u64),
             Operand::Value(timeout_ms),
         ];
+        self.tally.rounds += 1;
         let ready = self.one(net, net_ops::WAIT, &operands)?;
         let area = net.data(self.bufs).ok_or(NetErr::NoRing)?;
         for (e, bytes) in entries
@@ -189,6 +210,10 @@ impl SocketIo for RingIo {
     fn reopen(&mut self, net: &mut Net) -> Result<(), NetErr> {
         self.fetched.clear();
         net.ring_open(self.caps.ring, self.caps.ring_addr).map(drop)
+    }
+
+    fn tally(&self) -> Tally {
+        self.tally
     }
 
     fn prefetch(&mut self, net: &mut Net, reads: &[Read]) {

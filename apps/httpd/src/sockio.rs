@@ -17,6 +17,8 @@
 use conflux_net_client::{Error as NetErr, Net, Operand, PollEntry, Socket};
 use conflux_socket_protocol::ops as net_ops;
 
+use crate::tally::Tally;
+
 /// A receive the round is about to make: the socket and the most bytes
 /// it may take (the request side's room).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,11 +58,16 @@ pub trait SocketIo {
         -> Result<usize, NetErr>;
     /// After a reconnect: sets up again what the old session held.
     fn reopen(&mut self, net: &mut Net) -> Result<(), NetErr>;
+    /// What the operations cost so far, for the status page.
+    fn tally(&self) -> Tally;
 }
 
 /// One IPC per operation.
 #[cfg_attr(net_ring, allow(dead_code))]
-pub struct IpcIo;
+#[derive(Default)]
+pub struct IpcIo {
+    tally: Tally,
+}
 
 impl SocketIo for IpcIo {
     fn wait(
@@ -69,6 +76,8 @@ impl SocketIo for IpcIo {
         entries: &mut [PollEntry],
         timeout_ms: u64,
     ) -> Result<usize, NetErr> {
+        self.tally.rounds += 1;
+        self.tally.calls += 1;
         net.wait(entries, timeout_ms)
     }
 
@@ -78,11 +87,17 @@ impl SocketIo for IpcIo {
         Ok(())
     }
 
+    fn tally(&self) -> Tally {
+        self.tally
+    }
+
     fn recv(&mut self, net: &mut Net, sock: Socket, buf: &mut [u8]) -> Result<usize, NetErr> {
+        self.tally.calls += 1;
         net.recv(sock, buf)
     }
 
     fn send(&mut self, net: &mut Net, sock: Socket, data: &[u8]) -> Result<usize, NetErr> {
+        self.tally.calls += 1;
         net.send(sock, data)
     }
 
@@ -92,6 +107,7 @@ impl SocketIo for IpcIo {
         sock: Socket,
         span: PagesSpan,
     ) -> Result<usize, NetErr> {
+        self.tally.calls += 1;
         let sent = net.call(net_ops::SEND, &pages_operands(sock, span))?;
         Ok((sent as usize).min(span.len as usize))
     }
