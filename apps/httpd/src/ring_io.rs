@@ -75,7 +75,6 @@ struct Posted {
 
 /// The ring mode.
 pub struct RingIo {
-    caps: RingCaps,
     /// The buffers region's number in the session.
     bufs: u8,
     fetched: Vec<Fetched>,
@@ -99,7 +98,6 @@ impl RingIo {
         }
         net.ring_open(caps.ring, caps.ring_addr)?;
         Ok(RingIo {
-            caps,
             bufs,
             fetched: Vec::new(),
             posted: Vec::new(),
@@ -302,14 +300,17 @@ impl SocketIo for RingIo {
     }
 
     /// After a reconnect (the network server restarted): the session
-    /// shared the buffers region again under the same number, but its
-    /// rings went with the old server.
+    /// shared the buffers region again under the same number, and
+    /// `Net::reconnect` opened the rings again in theirs (a `ring_open`
+    /// here would attach that region a second time); what was in flight
+    /// went with the old server. Fails with `NoRing` if the rings are
+    /// not open.
     fn reopen(&mut self, net: &mut Net) -> Result<(), NetErr> {
         self.fetched.clear();
         self.posted.clear();
         self.sent.clear();
         self.sends_used = 0;
-        net.ring_open(self.caps.ring, self.caps.ring_addr).map(drop)
+        net.ring_in_flight().map(drop)
     }
 
     fn tally(&self) -> Tally {
