@@ -87,6 +87,20 @@ pub struct Client {
     /// a header flood, say).
     linger: Option<(u64, u64)>,
     pub end: End,
+    /// The peer closed its side (a receive got 0) this round.
+    peer_closed: bool,
+    /// A send of its answer waits in the round's batch; where to go on.
+    posted: Option<Stage>,
+}
+
+/// Where a connection stopped for a posted send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    /// Pumping the answer left from an earlier round, before the read
+    /// of this round's `revents`.
+    BeforeRead(Events),
+    /// Pumping an answer started this round, after the read.
+    Answering,
 }
 
 impl Client {
@@ -102,6 +116,8 @@ impl Client {
             due: None,
             linger: None,
             end: End::Open,
+            peer_closed: false,
+            posted: None,
         }
     }
 
@@ -188,7 +204,8 @@ impl Client {
 
     /// Moves it on at `now`: sends what is pending, reads what arrived
     /// (`revents`), and starts the answers to the requests now complete,
-    /// in order.
+    /// in order. A send posted in the round's batch stops it there, until
+    /// [`Client::resume`].
     pub fn serve(&mut self, revents: Events, io: &mut Io<'_>, now: u64) {
         if self.end != End::Open {
             return;
@@ -198,15 +215,46 @@ impl Client {
             return;
         }
         self.due = None;
-        if !self.pump(io, now) {
+        self.peer_closed = false;
+        if !self.pump(io, now, Stage::BeforeRead(revents)) {
             return;
         }
+        self.read_then_answer(revents, io, now);
+    }
+
+    /// Whether a send of its answer waits in the round's batch.
+    pub fn posted(&self) -> bool {
+        self.posted.is_some()
+    }
+
+    /// After the round's batch of sends was settled: goes on where the
+    /// posted send stopped [`Client::serve`], as if it had not.
+    pub fn resume(&mut self, io: &mut Io<'_>, now: u64) {
+        let Some(stage) = self.posted.take() else {
+            return;
+        };
+        if self.end != End::Open || !self.pump(io, now, stage) {
+            return;
+        }
+        match stage {
+            Stage::BeforeRead(revents) => self.read_then_answer(revents, io, now),
+            Stage::Answering => self.answer(io, now),
+        }
+    }
+
+    fn read_then_answer(&mut self, revents: Events, io: &mut Io<'_>, now: u64) {
         let Some(peer_closed) = self.read(revents, io, now) else {
             return;
         };
+        self.peer_closed = peer_closed;
+        self.answer(io, now);
+    }
+
+    /// Starts the answers to the requests now complete, in order.
+    fn answer(&mut self, io: &mut Io<'_>, now: u64) {
         loop {
             let mut step = self.conn.next(now);
-            if peer_closed && matches!(step, Step::WaitUntil(_)) {
+            if self.peer_closed && matches!(step, Step::WaitUntil(_)) {
                 step = self.conn.peer_closed();
             }
             match step {
@@ -215,7 +263,8 @@ impl Client {
                     let out = if req.status_page {
                         // Counted first, so the page includes itself.
                         io.counters.request(Status::Ok);
-                        let text = io.counters.page(io.when.wall, io.uptime_ms);
+                        let mut text = io.counters.page(io.when.wall, io.uptime_ms);
+                        io.sockio.tally().write(&mut text);
                         answer::status_page(&req, text, io.when)
                     } else {
                         let out = answer::to(io.fs, &req, io.when);
@@ -238,7 +287,7 @@ impl Client {
                     return;
                 }
             }
-            if !self.pump(io, now) {
+            if !self.pump(io, now, Stage::Answering) {
                 return;
             }
         }
@@ -312,8 +361,9 @@ impl Client {
 
     /// Sends the pending answer; true when it is all out and the
     /// connection stays open for the next request. An answer that must
-    /// wait for the peer is held to its deadlines here.
-    fn pump(&mut self, io: &mut Io<'_>, now: u64) -> bool {
+    /// wait for the peer is held to its deadlines here; one whose send
+    /// was posted notes `stage`, where [`Client::resume`] goes on.
+    fn pump(&mut self, io: &mut Io<'_>, now: u64, stage: Stage) -> bool {
         let Some(out) = self.out.as_mut() else {
             return true;
         };
@@ -323,6 +373,10 @@ impl Client {
         let pumped = out.pump(io.net, io.sockio, io.fs, self.sock, io.pages, slot, now);
         io.counters.bytes_sent += out.progress().0 - before;
         match pumped {
+            Pumped::Posted => {
+                self.posted = Some(stage);
+                false
+            }
             Pumped::Blocked => {
                 match out.check(now) {
                     Verdict::OnTime { check_at } => self.due = Some(check_at),

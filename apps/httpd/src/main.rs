@@ -18,8 +18,8 @@
 //!
 //! Socket operations go through [`sockio::SocketIo`]: one IPC each, or,
 //! when the manifest gives httpd a `net_ring` region, entries on its
-//! session's rings with a round's receives posted as one batch
-//! ([`ring_io`]).
+//! session's rings with a round's receives posted as one batch and its
+//! sends as another ([`ring_io`]).
 #![no_std]
 #![no_main]
 #![forbid(unsafe_code)]
@@ -36,6 +36,7 @@ mod restart;
 #[cfg_attr(not(net_ring), allow(dead_code))]
 mod ring_io;
 mod sockio;
+mod tally;
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -168,6 +169,7 @@ fn main() {
             let revents = entries.get(i + 1).map_or(Events::default(), |e| e.revents);
             c.serve(revents, &mut io, now);
         }
+        settle_sends(&mut clients, &mut io, now);
         if !entries[0].revents.is_empty() && !restart::seen() {
             admit::accept_all(
                 &mut net,
@@ -189,6 +191,28 @@ fn main() {
             c.end == End::Open
         });
         notes.flush(now);
+    }
+}
+
+/// The round's batches of sends: each posts the sends that stopped a
+/// connection (one doorbell at most) and reaps their answers, then those
+/// connections go on, which may post their next sends (an answer's body
+/// after its head, the rest of a short send) for the next batch, until
+/// none is left. The IPC mode never posts, so it never loops.
+fn settle_sends(clients: &mut [Client], io: &mut Io<'_>, now: u64) {
+    loop {
+        io.sockio.settle(io.net);
+        if restart::seen() {
+            return; // the rest went with the server
+        }
+        let mut resumed = false;
+        for c in clients.iter_mut().filter(|c| c.posted()) {
+            c.resume(io, now);
+            resumed = true;
+        }
+        if !resumed {
+            return;
+        }
     }
 }
 
@@ -283,7 +307,7 @@ fn socket_io(net: &mut Net) -> Box<dyn SocketIo> {
     #[cfg(not(net_ring))]
     {
         let _ = net;
-        Box::new(sockio::IpcIo)
+        Box::new(sockio::IpcIo::default())
     }
 }
 

@@ -19,7 +19,7 @@ use conflux_http::pace::{Pace, Verdict};
 use conflux_http::Status;
 use conflux_net_client::{Error as NetErr, Net, NetError, Operand};
 
-use crate::sockio::{PagesSpan, SocketIo};
+use crate::sockio::{PagesSpan, Sent, SocketIo};
 
 use conflux_net_client::Socket;
 
@@ -82,6 +82,9 @@ pub enum Pumped {
     Done,
     /// The socket is full: wait until it is writable.
     Blocked,
+    /// A send waits in the round's batch: pump again after
+    /// [`SocketIo::settle`].
+    Posted,
     /// The connection cannot go on: close it.
     Broken(Broken),
 }
@@ -156,10 +159,11 @@ impl Out {
         let pace = self.pace.get_or_insert_with(|| Pace::new(total, now));
         while self.sent < self.text.len() {
             match io.send(net, sock, &self.text[self.sent..]) {
-                Ok(n) => {
+                Ok(Sent::Took(n)) => {
                     self.sent += n;
                     pace.sent(n as u64, now);
                 }
+                Ok(Sent::Posted) => return Pumped::Posted,
                 Err(e) => return blocked_or_broken(e),
             }
         }
@@ -206,11 +210,12 @@ impl Out {
             };
             let sent = io.send_pages(net, sock, span);
             match sent {
-                Ok(n) => {
+                Ok(Sent::Took(n)) => {
                     let n = (n as u32).min(f.end - f.start);
                     f.start += n;
                     pace.sent(u64::from(n), now);
                 }
+                Ok(Sent::Posted) => return Pumped::Posted,
                 Err(e) => return blocked_or_broken(e),
             }
         }

@@ -9,6 +9,14 @@
 //! the ring mode posts as one batch (one doorbell at most) and the IPC
 //! mode leaves to [`SocketIo::recv`].
 //!
+//! Sends are batched the same way: in the ring mode a send may answer
+//! [`Sent::Posted`] (the entry waits in the round's batch of sends); the
+//! connection stops there, and once the loop has served every
+//! connection, [`SocketIo::settle`] posts the batch (one doorbell at
+//! most) and reaps every answer, and each such connection resumes: it
+//! makes the same send again and gets the count the batch reaped. The
+//! IPC mode always answers [`Sent::Took`].
+//!
 //! `wait` goes the same way (in the ring mode, an entry the network
 //! server parks until a socket is ready or the timeout passes).
 //! Connection setup and teardown (`accept`, `close`, options) stay IPC in
@@ -16,6 +24,8 @@
 
 use conflux_net_client::{Error as NetErr, Net, Operand, PollEntry, Socket};
 use conflux_socket_protocol::ops as net_ops;
+
+use crate::tally::Tally;
 
 /// A receive the round is about to make: the socket and the most bytes
 /// it may take (the request side's room).
@@ -34,6 +44,16 @@ pub struct PagesSpan {
     pub len: u32,
 }
 
+/// How a send went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sent {
+    /// The network server queued this many bytes.
+    Took(usize),
+    /// Posted in the round's batch of sends: make the same send again
+    /// after [`SocketIo::settle`] for its count.
+    Posted,
+}
+
 /// The socket operations httpd makes per request.
 pub trait SocketIo {
     /// Waits until one of `entries` is ready or `timeout_ms` passes;
@@ -50,17 +70,25 @@ pub trait SocketIo {
     /// Up to `buf.len()` bytes from `sock` (non-blocking).
     fn recv(&mut self, net: &mut Net, sock: Socket, buf: &mut [u8]) -> Result<usize, NetErr>;
     /// Queues up to `data.len()` bytes of httpd's memory on `sock`.
-    fn send(&mut self, net: &mut Net, sock: Socket, data: &[u8]) -> Result<usize, NetErr>;
+    fn send(&mut self, net: &mut Net, sock: Socket, data: &[u8]) -> Result<Sent, NetErr>;
     /// Queues a span of the pages region on `sock` (zero copy).
-    fn send_pages(&mut self, net: &mut Net, sock: Socket, span: PagesSpan)
-        -> Result<usize, NetErr>;
+    fn send_pages(&mut self, net: &mut Net, sock: Socket, span: PagesSpan) -> Result<Sent, NetErr>;
+    /// Posts the round's batch of sends and reaps every answer, so that
+    /// each send that answered [`Sent::Posted`] gets its count when made
+    /// again.
+    fn settle(&mut self, net: &mut Net);
     /// After a reconnect: sets up again what the old session held.
     fn reopen(&mut self, net: &mut Net) -> Result<(), NetErr>;
+    /// What the operations cost so far, for the status page.
+    fn tally(&self) -> Tally;
 }
 
 /// One IPC per operation.
 #[cfg_attr(net_ring, allow(dead_code))]
-pub struct IpcIo;
+#[derive(Default)]
+pub struct IpcIo {
+    tally: Tally,
+}
 
 impl SocketIo for IpcIo {
     fn wait(
@@ -69,6 +97,8 @@ impl SocketIo for IpcIo {
         entries: &mut [PollEntry],
         timeout_ms: u64,
     ) -> Result<usize, NetErr> {
+        self.tally.rounds += 1;
+        self.tally.calls += 1;
         net.wait(entries, timeout_ms)
     }
 
@@ -78,23 +108,27 @@ impl SocketIo for IpcIo {
         Ok(())
     }
 
+    fn tally(&self) -> Tally {
+        self.tally
+    }
+
     fn recv(&mut self, net: &mut Net, sock: Socket, buf: &mut [u8]) -> Result<usize, NetErr> {
+        self.tally.calls += 1;
         net.recv(sock, buf)
     }
 
-    fn send(&mut self, net: &mut Net, sock: Socket, data: &[u8]) -> Result<usize, NetErr> {
-        net.send(sock, data)
+    fn send(&mut self, net: &mut Net, sock: Socket, data: &[u8]) -> Result<Sent, NetErr> {
+        self.tally.calls += 1;
+        net.send(sock, data).map(Sent::Took)
     }
 
-    fn send_pages(
-        &mut self,
-        net: &mut Net,
-        sock: Socket,
-        span: PagesSpan,
-    ) -> Result<usize, NetErr> {
+    fn send_pages(&mut self, net: &mut Net, sock: Socket, span: PagesSpan) -> Result<Sent, NetErr> {
+        self.tally.calls += 1;
         let sent = net.call(net_ops::SEND, &pages_operands(sock, span))?;
-        Ok((sent as usize).min(span.len as usize))
+        Ok(Sent::Took((sent as usize).min(span.len as usize)))
     }
+
+    fn settle(&mut self, _net: &mut Net) {}
 }
 
 /// A SEND of `span`'s bytes on `sock`, as both modes post it.

@@ -79,6 +79,16 @@ impl SessionRings {
         addr: u64,
     ) -> Result<(Self, [u64; 4]), RingFailure> {
         let region = session.attach(slot, addr)?;
+        Self::reopen(session, region)
+    }
+
+    /// After [`Session::reconnect`], which shared every data region
+    /// again under its old number (the rings' region too): formats the
+    /// rings in data region `region` afresh and names it with RING to the
+    /// new server. Attaching the region again instead would take a
+    /// second region slot in the session for the same memory (and fail
+    /// once the server's slots run out).
+    pub fn reopen(session: &mut Session, region: u8) -> Result<(Self, [u64; 4]), RingFailure> {
         let bytes = session.data(region).ok_or(RingFailure::NoRing)?;
         let parts = Parts::format(bytes)?;
         let len = parts.data.len();

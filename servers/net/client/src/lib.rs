@@ -99,13 +99,16 @@ impl Net {
     /// and every data region again in the same order, so region numbers
     /// stay valid. After [`Error::ServerRestarted`] this is how a client
     /// reaches the new server instance: its sockets are gone, listeners
-    /// must be opened again, and so must the rings ([`Net::ring_open`]).
+    /// must be opened again. Rings the old session had are opened again
+    /// in their region (already shared again) by this call; calling
+    /// [`Net::ring_open`] again would attach their region a second time.
     /// The first call through a capability made for
     /// the old instance fails with `ServerRestarted` too (the kernel
     /// refreshes the capability then), so that is tried again.
     pub fn reconnect(&mut self) -> Result<(), Error> {
-        // The old session's rings went with it: open them again.
-        self.rings = None;
+        // The old session's rings went with it; their region is shared
+        // again with the others, under the same number: open them there.
+        let rings = self.rings.take().map(|r| r.region());
         let mut result = self.session.reconnect().map_err(Error::from);
         for _ in 0..RECONNECT_TRIES {
             if result != Err(Error::ServerRestarted) {
@@ -113,7 +116,13 @@ impl Net {
             }
             result = self.session.reconnect().map_err(Error::from);
         }
-        result
+        result?;
+        if let Some(region) = rings {
+            let (reopened, _) =
+                conflux_cosy_ipc::client_ring::SessionRings::reopen(&mut self.session, region)?;
+            self.rings = Some(reopened);
+        }
+        Ok(())
     }
 
     /// Shares the region in `slot` (mapped by the manifest at `addr`) as

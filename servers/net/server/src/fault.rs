@@ -1,13 +1,17 @@
 //! Test systems only: in the systems named in [`SYSTEMS`], the server's
 //! first instance faults on purpose once it has sent
 //! [`BYTES_BEFORE_FAULT`] bytes of frames, in the middle of a transfer
-//! (an HTTP answer; a flow's `tcp` sink), so the in-guest test checks
-//! what host clients and the server's own clients see when init restarts
-//! it. Every other system, and every restarted instance, never takes
+//! (an HTTP answer, by IPC or through httpd's rings; a flow's `tcp`
+//! sink), so the in-guest test checks what host clients and the server's
+//! own clients see when init restarts it. Every other system, and every restarted instance, never takes
 //! this path.
 
 /// The test systems whose server faults on purpose.
-const SYSTEMS: [&str; 2] = ["net-server-restart", "flow-tcp-restart"];
+const SYSTEMS: [&str; 3] = [
+    "net-server-restart",
+    "flow-tcp-restart",
+    "httpd-ring-restart-2cpu",
+];
 
 /// Frame bytes the first instance sends before it faults: about a third
 /// of the test's 2 MiB answer.
