@@ -28,6 +28,12 @@ pub struct Busy {
 }
 
 impl Busy {
+    /// CPUs busy as a benchmark records them (`host_cpus_busy`, unit
+    /// `cores`): to a hundredth.
+    pub fn recorded(&self) -> f64 {
+        (self.cores * 100.0).round() / 100.0
+    }
+
     /// True when the host had (almost) no CPU time to spare: within a
     /// tenth of a core of all of them.
     pub fn saturated(&self) -> bool {
@@ -45,6 +51,12 @@ impl fmt::Display for Busy {
 /// Linux), so callers print nothing rather than a wrong figure.
 pub fn sample() -> Option<Sample> {
     parse(&std::fs::read_to_string("/proc/stat").ok()?)
+}
+
+/// The host's use of its CPUs from `start` (a [`sample`]) to now; `None`
+/// if either end could not be read.
+pub fn since(start: Option<Sample>) -> Option<Busy> {
+    sample()?.since(&start?)
 }
 
 /// The counters in a `/proc/stat` text: its aggregate `cpu` line
@@ -118,6 +130,7 @@ mod tests {
         assert!((busy.cores - 2.0 * 100.0 / 150.0).abs() < 1e-9);
         assert!(!busy.saturated());
         assert_eq!(busy.to_string(), "1.33/2");
+        assert_eq!(busy.recorded(), 1.33);
     }
 
     #[test]

@@ -210,7 +210,7 @@ fn feed(console: &Console, manifest: &Manifest) -> Result<Vec<Fed>, String> {
         if !console.wait_until(deadline, |out| out.contains(&done)) {
             return Err(format!("no result for {config} {size} B"));
         }
-        let host = start.zip(host_cpu::sample()).and_then(|(a, b)| b.since(&a));
+        let host = host_cpu::since(start);
         offered.push(Fed { rate, host });
     }
     Ok(offered)
@@ -471,8 +471,7 @@ fn report(
         // A stage alone is a rate to compare the flow with; what it lost
         // is in the table.
         let kept = if stage { 3 } else { 4 };
-        let host =
-            host_of(o).map(|b| ("host_cpus_busy", (b.cores * 100.0).round() / 100.0, "cores"));
+        let host = host_of(o).map(|b| ("host_cpus_busy", b.recorded(), "cores"));
         for (metric, value, unit) in metrics.into_iter().take(kept).chain(host) {
             records.push(Record {
                 bench: "flow",

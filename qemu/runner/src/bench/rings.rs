@@ -146,7 +146,7 @@ pub fn run() -> Result<(), String> {
         let run = qemu::run_captured(&built, Accel::Tcg, TIMEOUT, "")?;
         // How busy the host was over the boot: its 2-CPU figures measure
         // the host too when every host CPU was busy.
-        let host = start.zip(host_cpu::sample()).and_then(|(a, b)| b.since(&a));
+        let host = host_cpu::since(start);
         if run.output.contains("CHECK FAILED") || !run.output.contains("ringbench: done") {
             return Err(format!(
                 "{system}: the ringbench task or a client failed or did not finish; console:\n{}",
@@ -164,7 +164,7 @@ pub fn run() -> Result<(), String> {
             config: system,
             param: "boot",
             metric: "host_cpus_busy",
-            value: (b.cores * 100.0).round() / 100.0,
+            value: b.recorded(),
             unit: "cores",
             mode: "tcg",
         });

@@ -115,7 +115,7 @@ fn measure(port: u16, body: &Arc<[u8]>) -> Result<Vec<Point>, String> {
             rps: quantile(&mut rates, 0.5),
             median_us: quantile(&mut latencies, 0.5),
             p99_us: quantile(&mut latencies, 0.99),
-            host: start.zip(host_cpu::sample()).and_then(|(a, b)| b.since(&a)),
+            host: host_cpu::since(start),
         });
     }
     Ok(points)
@@ -135,9 +135,7 @@ fn records(system: &str, points: &[Point]) -> Result<(), String> {
     let params: Vec<String> = CLIENTS.iter().map(u32::to_string).collect();
     let mut out = Vec::new();
     for (p, param) in points.iter().zip(&params) {
-        let host = p
-            .host
-            .map(|b| ("host_cpus_busy", (b.cores * 100.0).round() / 100.0, "cores"));
+        let host = p.host.map(|b| ("host_cpus_busy", b.recorded(), "cores"));
         for (metric, value, unit) in [
             ("httpd_rps", p.rps.round(), "requests_per_s"),
             ("httpd_latency_median", p.median_us.round(), "us"),
