@@ -341,7 +341,7 @@ impl Client {
 
     /// Reads and drops what a lingering connection still gets.
     fn drain(&mut self, io: &mut Io<'_>, until: u64, now: u64) {
-        let mut buf = [0u8; 4096];
+        let mut buf = [0u8; RECV_BUF];
         loop {
             match io.sockio.recv(io.net, self.sock, &mut buf) {
                 Ok(0) => break,
