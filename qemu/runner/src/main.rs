@@ -16,6 +16,7 @@ mod forwards;
 mod guest_test;
 mod host_cpu;
 mod host_test;
+mod host_wait;
 mod http_peer;
 mod image;
 mod lint;

@@ -380,7 +380,7 @@ pub fn run_captured_full(
         let times = nmi_after_ms.to_vec();
         std::thread::spawn(move || inject_nmis(&path, &times, spawned, timeout, &shared))
     });
-    let console = Console::new(Arc::clone(&shared), spawned);
+    let console = Console::new(Arc::clone(&shared), spawned, Some(child.id()));
     let stop_after_beside = beside.as_ref().is_some_and(|b| b.stop);
     let beside = beside.map(|b| {
         let console = console.clone();

@@ -37,6 +37,7 @@ use conflux_manifest::{Manifest, Protocol};
 use super::{append, Record};
 use crate::accel::Accel;
 use crate::host_cpu::{self, Busy};
+use crate::host_wait::{self, Waited};
 use crate::image;
 use crate::qemu::{whole_lines, Console};
 use crate::udp_peer::Blast;
@@ -163,12 +164,14 @@ fn host_port(manifest: &Manifest, port: u16) -> Option<u16> {
 }
 
 /// What one run was given: the rate it was offered (`None`: the guest's
-/// own records) and how busy the host's CPUs were from the start of the
-/// run to its result (`None`: not readable here).
+/// own records), how busy the host's CPUs were from the start of the
+/// run to its result, and how long QEMU's threads waited for one
+/// meanwhile (`None`: not readable here).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Fed {
     pub rate: Option<u32>,
     pub host: Option<Busy>,
+    pub waited: Option<Waited>,
 }
 
 /// Feeds every run the guest announces until it prints `done`; a run on
@@ -199,6 +202,8 @@ fn feed(console: &Console, manifest: &Manifest) -> Result<Vec<Fed>, String> {
             .count();
         let done = format!("flowbench: result config={config} size={size} ");
         let start = host_cpu::sample();
+        let pid = console.qemu_pid();
+        let threads = pid.and_then(host_wait::sample);
         let rate = if port == 0 {
             println!("bench flow: {config} {size} B: the guest's own records");
             None
@@ -211,7 +216,8 @@ fn feed(console: &Console, manifest: &Manifest) -> Result<Vec<Fed>, String> {
             return Err(format!("no result for {config} {size} B"));
         }
         let host = host_cpu::since(start);
-        offered.push(Fed { rate, host });
+        let waited = pid.and_then(|p| host_wait::since(p, threads.as_ref()));
+        offered.push(Fed { rate, host, waited });
     }
     Ok(offered)
 }
@@ -403,9 +409,11 @@ fn compare(placements: &[(&str, Vec<Outcome>)], tsc_hz: f64) -> Vec<String> {
 /// into a `null` sink, counted), the flow/memory-centric ratio of the best
 /// runs beside the paper's, and the flow's share of its slowest stage
 /// alone. `fed[i]` is what run `i` was given: its offered rate (`None`:
-/// the guest's own records) and the host's CPU use meanwhile, printed
-/// beside each run and recorded for the best ones (`host_cpus_busy`), since
-/// a run that had the host's every core busy measured the host.
+/// the guest's own records), the host's CPU use meanwhile and the share
+/// of their runnable time QEMU's threads waited for a host CPU, printed
+/// beside each run and recorded for the best ones (`host_cpus_busy`,
+/// `qemu_cpu_wait_share`), since a run that had the host's every core
+/// busy, or QEMU waiting for one, measured the host.
 fn report(
     results: &[Outcome],
     fed: &[Fed],
@@ -421,8 +429,16 @@ fn report(
     let mut table = vec![
         format!("bench flow, placement {placement} ({what}; {mode}; {COUNT} datagrams per run, offered at {RATES:?}/s; rates count records read back whole from the disk (null sinks: records counted there), over guest time; best run recorded; stage-crypto and stage-disk make their own records)"),
         format!(
-            "  {:<15} {:>6} {:>9} {:>8} {:>8} {:>12} {:>12} {:>10}",
-            "config", "size", "offered", "stored", "lost", "packets/s", "MiB/s", "host busy"
+            "  {:<15} {:>6} {:>9} {:>8} {:>8} {:>12} {:>12} {:>10} {:>12}",
+            "config",
+            "size",
+            "offered",
+            "stored",
+            "lost",
+            "packets/s",
+            "MiB/s",
+            "host busy",
+            "qemu waited"
         ),
     ];
     let rate_of = |o: &Outcome| rate_of(o, tsc_hz);
@@ -430,7 +446,7 @@ fn report(
         let pps = rate_of(o);
         let given = fed.get(i);
         table.push(format!(
-            "  {:<15} {:>6} {:>9} {:>8} {:>8} {:>12.0} {:>12.2} {:>10}",
+            "  {:<15} {:>6} {:>9} {:>8} {:>8} {:>12.0} {:>12.2} {:>10} {:>12}",
             o.config,
             o.size,
             match given {
@@ -444,15 +460,20 @@ fn report(
             pps * f64::from(o.size) / (1024.0 * 1024.0),
             given
                 .and_then(|g| g.host)
-                .map_or("?".into(), |b| b.to_string())
+                .map_or("?".into(), |b| b.to_string()),
+            given
+                .and_then(|g| g.waited)
+                .map_or("?".into(), |w| w.to_string())
         ));
     }
     let best = best_runs(results, tsc_hz);
-    // The host's CPU use during a best run.
-    let host_of = |o: &Outcome| -> Option<Busy> {
+    // What a best run was given.
+    let fed_of = |o: &Outcome| -> Option<Fed> {
         let i = results.iter().position(|r| std::ptr::eq(r, o))?;
-        fed.get(i)?.host
+        fed.get(i).copied()
     };
+    let host_of = |o: &Outcome| fed_of(o)?.host;
+    let waited_of = |o: &Outcome| fed_of(o)?.waited;
     for o in &best {
         let pps = rate_of(o);
         let bps = pps * f64::from(o.size);
@@ -472,7 +493,8 @@ fn report(
         // is in the table.
         let kept = if stage { 3 } else { 4 };
         let host = host_of(o).map(|b| ("host_cpus_busy", b.recorded(), "cores"));
-        for (metric, value, unit) in metrics.into_iter().take(kept).chain(host) {
+        let waited = waited_of(o).map(|w| ("qemu_cpu_wait_share", w.recorded(), "share"));
+        for (metric, value, unit) in metrics.into_iter().take(kept).chain(host).chain(waited) {
             records.push(Record {
                 bench: "flow",
                 config,
@@ -509,6 +531,14 @@ fn report(
         {
             table.push(format!(
                 "  (the host's CPUs were all busy during that flow run, {b} cores: the host set its pace, not the guest)"
+            ));
+        }
+        if let Some(w) = find("flow")
+            .and_then(|f| waited_of(f))
+            .filter(Waited::starved)
+        {
+            table.push(format!(
+                "  (QEMU's threads waited for a host CPU {w} of the time they could have run during that flow run: the host held the guest up)"
             ));
         }
         // Each stage's utilisation in the flow: the flow's rate as a share
@@ -622,15 +652,21 @@ flowbench: done
     #[test]
     fn the_report_compares_in_one_run_and_names_the_paper() {
         let busy = |cores| Some(Busy { cores, cpus: 2 });
-        let fed = |rate, host| Fed { rate, host };
-        // The flow's run had both host CPUs busy; the last run was not
-        // measured.
+        let waited = |wait_ns| {
+            Some(Waited {
+                run_ns: 1000 - wait_ns,
+                wait_ns,
+            })
+        };
+        let fed = |rate, host, waited| Fed { rate, host, waited };
+        // The flow's run had both host CPUs busy and QEMU waiting a
+        // quarter of the time; the last run was not measured.
         let given = [
-            fed(Some(100), busy(0.5)),
-            fed(Some(100), busy(1.95)),
-            fed(Some(100), busy(1.0)),
-            fed(None, busy(1.2)),
-            fed(None, None),
+            fed(Some(100), busy(0.5), waited(0)),
+            fed(Some(100), busy(1.95), waited(250)),
+            fed(Some(100), busy(1.0), waited(99)),
+            fed(None, busy(1.2), waited(20)),
+            fed(None, None, None),
         ];
         let (records, table) = report(&outcomes(CONSOLE), &given, 1e9, ("1cpu", "one CPU", "tcg"));
         let pps: Vec<f64> = records
@@ -708,6 +744,31 @@ flowbench: done
             table
                 .iter()
                 .any(|l| l.contains("all busy during that flow run, 1.95/2 cores")),
+            "{table:?}"
+        );
+        // QEMU's waits for a host CPU likewise.
+        let waits: Vec<(&str, f64)> = records
+            .iter()
+            .filter(|r| r.metric == "qemu_cpu_wait_share")
+            .map(|r| (r.config, r.value))
+            .collect();
+        assert_eq!(
+            waits,
+            [
+                ("memory-centric-1cpu", 0.0),
+                ("flow-1cpu", 0.25),
+                ("stage-udp-1cpu", 0.099),
+                ("stage-crypto-1cpu", 0.02)
+            ]
+        );
+        assert!(
+            table.iter().any(|l| l.contains("1.95/2         25 %")),
+            "{table:?}"
+        );
+        assert!(
+            table
+                .iter()
+                .any(|l| l.contains("waited for a host CPU 25 % of the time")),
             "{table:?}"
         );
     }

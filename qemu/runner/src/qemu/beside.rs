@@ -40,15 +40,24 @@ pub struct Console {
     exited: Arc<AtomicBool>,
     /// When QEMU's process was spawned: where console times start.
     spawned: Instant,
+    /// QEMU's process id (`None` in tests of beside work).
+    pid: Option<u32>,
 }
 
 impl Console {
-    pub(super) fn new(shared: Arc<Shared>, spawned: Instant) -> Self {
+    pub(super) fn new(shared: Arc<Shared>, spawned: Instant, pid: Option<u32>) -> Self {
         Self {
             shared,
             exited: Arc::new(AtomicBool::new(false)),
             spawned,
+            pid,
         }
+    }
+
+    /// QEMU's process id, for reading what its threads did
+    /// (`host_wait`); `None` for a console of a test.
+    pub fn qemu_pid(&self) -> Option<u32> {
+        self.pid
     }
 
     /// Time since QEMU's start, on the clock of [`Console::first_seen`].
@@ -66,6 +75,7 @@ impl Console {
                 vec![(text.len(), Duration::ZERO)],
             ))),
             Instant::now(),
+            None,
         )
     }
 
