@@ -6,7 +6,7 @@ use crate::ladder::{FALLBACK, REDIRECT, RESTART, RETRY};
 use crate::refusal::{bad, NO_STAGE, STAGE_DEAD};
 use crate::*;
 use conflux_flow_protocol::api::{FlowRequest, FlowState, FlowStatus, REQUEST_WORDS};
-use conflux_flow_protocol::edge::EdgeStats;
+use conflux_flow_protocol::edge::{EdgeStats, MAX_BUFFERS};
 use conflux_flow_protocol::stage::{
     info, label, Cipher, Direction, Engine, Grant, Key, Mode, StageSpec, StageStatus, Start,
 };
@@ -1019,16 +1019,17 @@ fn a_bottleneck_stage_seen_three_looks_running_is_replicated_and_the_flow_resume
     let mut m = manager(&mut sys);
     let id = m.create(&mut sys, &device_round_trip(), APP).unwrap();
     let count = sys.formatted[0].2.count;
-    assert_eq!(count, 64);
+    assert_eq!(count, MAX_BUFFERS, "the pool holds more than a ring");
+    let hot = count * 3 / 4;
     // The cipher's input is 3/4 full, its output is not: hot.
-    set_edge(&mut sys, 0, 48, 60, 12);
-    set_edge(&mut sys, 1, 47, 12, 0);
+    set_edge(&mut sys, 0, hot, 60, 12);
+    set_edge(&mut sys, 1, hot - 1, 12, 0);
     m.watch(&mut sys);
     m.watch(&mut sys);
     // A look where it keeps up resets the count.
-    set_edge(&mut sys, 0, 47, 60, 13);
+    set_edge(&mut sys, 0, hot - 1, 60, 13);
     m.watch(&mut sys);
-    set_edge(&mut sys, 0, 48, 60, 12);
+    set_edge(&mut sys, 0, hot, 60, 12);
     m.watch(&mut sys);
     m.watch(&mut sys);
     assert!(sys.tasks[2].flows.is_empty(), "two looks are not enough");
@@ -1072,7 +1073,7 @@ fn a_replicated_flow_is_not_replicated_again_and_a_paused_one_not_at_all() {
     let mut sys = system();
     let mut m = manager(&mut sys);
     let id = m.create(&mut sys, &device_round_trip(), APP).unwrap();
-    set_edge(&mut sys, 0, 64, 64, 0);
+    set_edge(&mut sys, 0, MAX_BUFFERS, 64, 0);
     // STATS, however often, is not the scheduler's measure.
     for _ in 0..5 {
         m.stats(&mut sys, id.word(), APP).unwrap();
@@ -1088,7 +1089,7 @@ fn a_replicated_flow_is_not_replicated_again_and_a_paused_one_not_at_all() {
         m.watch(&mut sys);
     }
     assert_eq!(m.stats(&mut sys, id.word(), APP).unwrap().replications, 1);
-    set_edge(&mut sys, 0, 64, 64, 0);
+    set_edge(&mut sys, 0, MAX_BUFFERS, 64, 0);
     for _ in 0..6 {
         m.watch(&mut sys);
     }
@@ -1168,7 +1169,7 @@ fn a_sink_that_merges_is_settled_on_its_edge_before_the_replica_s() {
     let mut stale = EdgeStats::default();
     stale.downstream[0] = 1000;
     sys.edges.insert((0, 3), stale);
-    set_edge(&mut sys, 0, 60, 70, 10);
+    set_edge(&mut sys, 0, MAX_BUFFERS - 4, 70, 10);
     set_edge(&mut sys, 1, 0, 10, 10);
     for _ in 0..3 {
         m.watch(&mut sys);
@@ -1184,7 +1185,7 @@ fn a_split_the_stages_cannot_take_leaves_the_flow_running_unreplicated() {
     sys.tasks[0].no_lanes = true;
     let mut m = manager(&mut sys);
     let id = m.create(&mut sys, &device_round_trip(), APP).unwrap();
-    set_edge(&mut sys, 0, 60, 70, 10);
+    set_edge(&mut sys, 0, MAX_BUFFERS - 4, 70, 10);
     set_edge(&mut sys, 2, 0, 10, 10);
     for _ in 0..3 {
         m.watch(&mut sys);
@@ -1202,7 +1203,7 @@ fn a_split_the_stages_cannot_take_leaves_the_flow_running_unreplicated() {
     // And not tried again: no more rewiring however hot it stays.
     let stops = |sys: &Fake| sys.calls.iter().filter(|c| c.1 == label::STOP).count();
     let before = stops(&sys);
-    set_edge(&mut sys, 0, 60, 70, 10);
+    set_edge(&mut sys, 0, MAX_BUFFERS - 4, 70, 10);
     for _ in 0..6 {
         m.watch(&mut sys);
     }

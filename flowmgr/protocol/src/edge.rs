@@ -1,12 +1,13 @@
 //! One edge of a flow: the connection from one stage to the next.
 //!
-//! An edge is one page of its own (a region `flowmgr` owns per flow slot
-//! and edge), shared by exactly the two stages it joins:
+//! An edge is a region of its own (three pages, [`EDGE_BYTES`]; one per
+//! flow slot and edge, owned by `flowmgr`), shared by exactly the two
+//! stages it joins:
 //!
 //! ```text
-//! 0x000  full ring   (upstream → downstream: filled buffers), CAPACITY slots
-//! 0x500  free ring   (downstream → upstream: emptied buffers)
-//! 0xa00  counters    upstream's four words, then downstream's (see Counters)
+//! 0x0000  full ring   (upstream → downstream: filled buffers), CAPACITY slots
+//! 0x10c0  free ring   (downstream → upstream: emptied buffers)
+//! 0x2180  counters    upstream's four words, then downstream's (see Counters)
 //! ```
 //!
 //! The buffers themselves are in the flow's pool, a separate region; a
@@ -36,18 +37,27 @@ mod raw;
 
 pub use raw::{attach_input, attach_output, format, observe};
 
-/// Slots per ring: more buffers than an edge ever holds.
-pub const CAPACITY: u32 = 64;
-/// Bytes of an edge region.
-pub const EDGE_BYTES: usize = 4096;
+/// Slots per ring: more buffers than an edge ever holds. An edge holds
+/// what arrives while the stage downstream is not running: 256 buffers
+/// are 8 ms of datagrams at 32,000 a second, longer than the host
+/// scheduler's slice for which a TCG guest CPU's thread can wait for a
+/// core (measured: QEMU's threads waited 20-40 % of a flow's burst on
+/// this 2-core host; 64 buffers, 2 ms, were filled at the first edge).
+pub const CAPACITY: u32 = 256;
+/// Bytes of each ring's area: its header and slots, to a cache line.
+pub const RING_AREA: usize = match conflux_queue::ring_bytes(CAPACITY) {
+    Some(b) => b.next_multiple_of(64),
+    None => panic!("CAPACITY must be a power of two"),
+};
 /// Where the full ring starts.
-pub const FULL_RING: usize = 0x000;
+pub const FULL_RING: usize = 0;
 /// Where the free ring starts.
-pub const FREE_RING: usize = 0x500;
-/// Bytes of each ring's area.
-pub const RING_AREA: usize = 0x500;
-/// Where the counters start.
-pub const COUNTERS: usize = 0xa00;
+pub const FREE_RING: usize = RING_AREA;
+/// Where the counters start (two blocks of 64 bytes).
+pub const COUNTERS: usize = 2 * RING_AREA;
+/// Bytes of an edge region: the rings and counters, in whole pages.
+pub const EDGE_BYTES: usize = (COUNTERS + 128).next_multiple_of(4096);
+const _: () = assert!(FREE_RING == 0x10c0 && COUNTERS == 0x2180 && EDGE_BYTES == 3 * 4096);
 /// The most buffers one edge may own: every buffer must fit the free ring.
 pub const MAX_BUFFERS: u32 = CAPACITY;
 

@@ -70,6 +70,9 @@ impl Os for FakeOs {
 #[repr(C, align(4096))]
 struct Page([u8; 4096]);
 
+/// Pages of an edge region.
+const EDGE_PAGES: usize = EDGE_BYTES / 4096;
+
 fn memory(pages: usize) -> (*mut u8, usize) {
     let v: Vec<Page> = (0..pages).map(|_| Page([0; 4096])).collect();
     (
@@ -155,7 +158,7 @@ struct Rig {
 impl Rig {
     fn new() -> Self {
         let pool = memory(4);
-        let edges = [memory(1), memory(1)];
+        let edges = [memory(EDGE_PAGES), memory(EDGE_PAGES)];
         for (e, span) in edges.iter().zip([IN, OUT]) {
             // Safety: leaked page-aligned memory; flowmgr's role.
             unsafe { edge::format(e.0, EDGE_BYTES, pool.1 as u64, span) }.unwrap();
@@ -725,7 +728,7 @@ impl Split {
         let edges: Vec<_> = SPLIT_SPANS
             .iter()
             .map(|span| {
-                let e = memory(1);
+                let e = memory(EDGE_PAGES);
                 // Safety: leaked page-aligned memory; flowmgr's role.
                 unsafe { edge::format(e.0, EDGE_BYTES, pool.1 as u64, *span) }.unwrap();
                 Cap::Region(e.0, e.1)

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{message, ok, SYSTEM};
-use conflux_manifest::{task_constants, ObjectSpec, SinkContent, BELL_BIT};
+use conflux_manifest::{task_constants, ObjectSpec, SinkContent, BELL_BIT, EDGE_SIZE};
 
 const TASKS: &str = "\
 [tasks.blk]\ncrate = \"virtio-blk\"\npriority = 1\nstart_order = 1\n\
@@ -12,6 +12,15 @@ const TASKS: &str = "\
 [tasks.mgr]\ncrate = \"flowmgr\"\npriority = 2\nstart_order = 3\n\
 [tasks.app]\ncrate = \"app\"\npriority = 3\nstart_order = 4\n\
 [devices.disk0]\nkind = \"virtio-blk\"\ndriver = \"blk\"\nsize_mib = 8\n";
+
+#[test]
+fn an_edge_region_holds_the_protocols_edge() {
+    assert_eq!(
+        EDGE_SIZE,
+        conflux_flow_protocol::edge::EDGE_BYTES as u64,
+        "the manifest makes edge regions of the size the stages and flowmgr check"
+    );
+}
 
 fn system(flows: &str) -> String {
     format!("{SYSTEM}{TASKS}[flows]\n{flows}")

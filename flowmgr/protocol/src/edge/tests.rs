@@ -139,6 +139,41 @@ fn a_broken_ring_is_an_error_not_a_loop() {
 }
 
 #[test]
+fn an_edge_of_max_buffers_holds_every_one_in_flight_at_once() {
+    let full = Span {
+        lo: 0,
+        count: MAX_BUFFERS,
+        size: 64,
+    };
+    let pool = u64::from(MAX_BUFFERS) * 64;
+    let p = page();
+    // Safety: a leaked page, used only through this crate.
+    let (mut out, mut inp) = unsafe {
+        format(p, EDGE_BYTES, pool, full).unwrap();
+        (
+            attach_output(p, EDGE_BYTES, pool, full).unwrap(),
+            attach_input(p, EDGE_BYTES, pool, full).unwrap(),
+        )
+    };
+    let mut bufs = Vec::new();
+    while let Some(b) = out.take_empty().unwrap() {
+        bufs.push(b.unwrap());
+    }
+    assert_eq!(bufs.len(), MAX_BUFFERS as usize);
+    // Every buffer queued downstream at once: the full ring holds them.
+    for (seq, b) in bufs.iter().enumerate() {
+        out.send(b, 64, seq as u32, 0).unwrap();
+    }
+    assert_eq!(stats(p).queued, MAX_BUFFERS);
+    for seq in 0..MAX_BUFFERS {
+        let b = inp.take_full().unwrap().unwrap().unwrap();
+        assert_eq!(b.seq, seq);
+        inp.recycle(&b, 64, 0).unwrap();
+    }
+    assert!(inp.take_full().unwrap().is_none());
+}
+
+#[test]
 fn spans_that_do_not_fit_the_pool_or_the_ring_are_refused() {
     let p = page();
     let too_many = Span {
