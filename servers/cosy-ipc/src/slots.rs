@@ -53,11 +53,6 @@ impl SlotPool {
         was
     }
 
-    /// Whether `slot` is one of this pool's slots (taken or not).
-    pub fn holds(&self, slot: usize) -> bool {
-        self.index(slot).is_some()
-    }
-
     /// Slots free now.
     pub fn free(&self) -> usize {
         self.count - self.taken.count_ones() as usize
@@ -129,7 +124,6 @@ mod tests {
         assert!(!pool.give(11), "the other slot was never taken");
         assert_eq!(pool.take(), Some(11));
         assert_eq!(a, Some(10));
-        assert!(pool.holds(10) && pool.holds(11) && !pool.holds(12));
     }
 
     #[test]
