@@ -62,6 +62,12 @@ impl Fs {
         Ok(SessionRings::doorbell(&mut self.session, wait)?)
     }
 
+    /// Entries submitted and not reaped yet.
+    pub fn ring_in_flight(&mut self) -> Result<u32, Error> {
+        let rings = self.rings.as_mut().ok_or(Error::NoRing)?;
+        Ok(rings.in_flight(&mut self.session)?)
+    }
+
     /// The next answer, if one is there.
     pub fn ring_reap(&mut self) -> Result<Option<Reaped>, Error> {
         let rings = self.rings.as_mut().ok_or(Error::NoRing)?;
