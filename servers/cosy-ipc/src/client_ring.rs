@@ -11,6 +11,9 @@
 //! is there and `wait` sleeps until one is (one [`RING_ENTER`] with
 //! [`RING_WAIT`], after raising the completion ring's signal-me flag).
 //! `fs-client` and `net-client` wrap these with their own error types.
+//! After the server restarted, [`SessionRings::reconnect`] remakes the
+//! session and opens the rings again in their region (entries in flight
+//! are lost: `docs/rings.md`, "Across a server restart").
 //!
 //! The rings live in the region's window, which the session keeps
 //! mapped; each call attaches them again and resumes the client's slot
@@ -215,7 +218,10 @@ impl SessionRings {
     }
 
     /// The next answer, sleeping until there is one: the doorbell, if the
-    /// server asked, and the wait are one RING_ENTER.
+    /// server asked, and the wait are one RING_ENTER. Answers already in
+    /// the completion ring are reaped first; if the server dies, the
+    /// RING_ENTER it held or never took fails with `DeadPeer`, so this
+    /// returns that error instead of sleeping for ever.
     pub fn wait(&mut self, session: &mut Session) -> Result<Reaped, RingFailure> {
         loop {
             if let Some(r) = self.reap(session)? {
