@@ -60,6 +60,24 @@ pub struct ClientState {
     in_flight: u32,
 }
 
+impl ClientState {
+    /// The state to resume over rings formatted afresh in the same
+    /// region after the server that served them restarted: every entry
+    /// that was in flight is forgotten (the new server never saw it and
+    /// never answers it), its slot free again with its use count moved
+    /// on, as if it had been reaped. So a ticket from before the restart
+    /// can never be taken for an entry submitted after it, and a client
+    /// still holding one sees no answer for it, never a stranger's.
+    pub fn restarted(mut self) -> Self {
+        for slot in self.slots.iter_mut().filter(|s| s.in_flight) {
+            slot.in_flight = false;
+            slot.tag = slot.tag.wrapping_add(1 << SLOT_BITS);
+        }
+        self.in_flight = 0;
+        self
+    }
+}
+
 /// The client's end of its rings.
 pub struct RingClient<'a> {
     submissions: Producer<'a>,

@@ -49,6 +49,8 @@ mod server;
 mod tests;
 #[cfg(test)]
 mod tests_defer;
+#[cfg(test)]
+mod tests_restart;
 
 pub use client::{ClientState, Reaped, RingClient, Ticket};
 pub use completion::Completion;

@@ -95,7 +95,7 @@ impl Side {
     }
 
     /// Serves until the ring is empty or backlogged; the completions.
-    fn serve(
+    pub(super) fn serve(
         &mut self,
         server: &mut RingServer<'_>,
         data: &mut [u8],

@@ -78,6 +78,12 @@ impl Operand {
     }
 }
 
+/// Further tries of a reconnect that found the server gone (`DeadPeer`:
+/// a capability still naming the old instance, or a server that died
+/// again meanwhile). Bounded: a server that keeps dying is reported, not
+/// chased.
+pub const RECONNECT_TRIES: usize = 3;
+
 /// A connection to a Cosy server.
 pub struct Session {
     caps: Caps,
@@ -127,8 +133,25 @@ impl Session {
     }
 
     /// Connects again (after the server restarted): the control region
-    /// and every data region are shared again, in the same order.
+    /// and every data region are shared again, in the same order, so
+    /// region numbers stay valid. The first call through a capability
+    /// made for the old server instance fails with `DeadPeer` (the kernel
+    /// refreshes the capability then), and a server that died again
+    /// meanwhile does too: such a reconnect is tried again, at most
+    /// [`RECONNECT_TRIES`] more times, then its `DeadPeer` returned.
     pub fn reconnect(&mut self) -> Result<(), Failure> {
+        let mut result = self.connect_again();
+        for _ in 0..RECONNECT_TRIES {
+            if result != Err(Failure::Ipc(SysError::DeadPeer)) {
+                break;
+            }
+            result = self.connect_again();
+        }
+        result
+    }
+
+    /// One try of [`Session::reconnect`].
+    fn connect_again(&mut self) -> Result<(), Failure> {
         self.prepared.clear();
         self.hello()?;
         let slots: Vec<usize> = self.data.iter().map(|(slot, _)| *slot).collect();

@@ -11,6 +11,9 @@
 //! is there and `wait` sleeps until one is (one [`RING_ENTER`] with
 //! [`RING_WAIT`], after raising the completion ring's signal-me flag).
 //! `fs-client` and `net-client` wrap these with their own error types.
+//! After the server restarted, [`SessionRings::reconnect`] remakes the
+//! session and opens the rings again in their region (entries in flight
+//! are lost: `docs/rings.md`, "Across a server restart").
 //!
 //! The rings live in the region's window, which the session keeps
 //! mapped; each call attaches them again and resumes the client's slot
@@ -79,26 +82,50 @@ impl SessionRings {
         addr: u64,
     ) -> Result<(Self, [u64; 4]), RingFailure> {
         let region = session.attach(slot, addr)?;
-        Self::reopen(session, region)
+        let mut rings = SessionRings {
+            region,
+            state: None,
+        };
+        let reply = rings.name(session)?;
+        Ok((rings, reply))
     }
 
-    /// After [`Session::reconnect`], which shared every data region
-    /// again under its old number (the rings' region too): formats the
-    /// rings in data region `region` afresh and names it with RING to the
-    /// new server. Attaching the region again instead would take a
-    /// second region slot in the session for the same memory (and fail
-    /// once the server's slots run out).
-    pub fn reopen(session: &mut Session, region: u8) -> Result<(Self, [u64; 4]), RingFailure> {
-        let bytes = session.data(region).ok_or(RingFailure::NoRing)?;
-        let parts = Parts::format(bytes)?;
-        let len = parts.data.len();
-        let state = RingClient::new(parts.submissions, parts.completions, len).suspend();
-        let reply = session.exchange(&message(RING, &[u64::from(region)]))?;
-        let rings = SessionRings {
-            region,
-            state: Some(state),
+    /// After the server restarted: remakes `session`
+    /// ([`Session::reconnect`], which shares every data region again
+    /// under its old number, the rings' region too) and, if it had
+    /// `rings`, formats them afresh in that same region and names them
+    /// with RING to the new server. Attaching the region again instead
+    /// (a second [`SessionRings::open`]) would take a second region slot
+    /// in the session for the same memory, and fail once the server's
+    /// slots run out.
+    ///
+    /// Entries in flight went with the old server: the new rings start
+    /// empty, nothing counts as in flight, and their tickets are never
+    /// answered, nor taken for a later entry's
+    /// (`ClientState::restarted`). Whether such an entry took effect
+    /// before the server died is unknown, as for an IPC call that failed
+    /// with `DeadPeer`. If naming the rings fails (the server died
+    /// again), that error is returned and the next reconnect names them
+    /// again; meanwhile a ring call that reaches the server fails.
+    pub fn reconnect(session: &mut Session, rings: &mut Option<Self>) -> Result<(), RingFailure> {
+        session.reconnect()?;
+        let Some(rings) = rings.as_mut() else {
+            return Ok(());
         };
-        Ok((rings, reply))
+        rings.state = rings.state.take().map(ClientState::restarted);
+        rings.name(session).map(drop)
+    }
+
+    /// Formats the rings in their region (the client's slot table carries
+    /// on if it has one) and names them with RING; the reply's words.
+    fn name(&mut self, session: &mut Session) -> Result<[u64; 4], RingFailure> {
+        let bytes = session.data(self.region).ok_or(RingFailure::NoRing)?;
+        let parts = Parts::format(bytes)?;
+        if self.state.is_none() {
+            let len = parts.data.len();
+            self.state = Some(RingClient::new(parts.submissions, parts.completions, len).suspend());
+        }
+        Ok(session.exchange(&message(RING, &[u64::from(self.region)]))?)
     }
 
     /// The region's number (buffer operands of entries cannot name it:
@@ -191,7 +218,10 @@ impl SessionRings {
     }
 
     /// The next answer, sleeping until there is one: the doorbell, if the
-    /// server asked, and the wait are one RING_ENTER.
+    /// server asked, and the wait are one RING_ENTER. Answers already in
+    /// the completion ring are reaped first; if the server dies, the
+    /// RING_ENTER it held or never took fails with `DeadPeer`, so this
+    /// returns that error instead of sleeping for ever.
     pub fn wait(&mut self, session: &mut Session) -> Result<Reaped, RingFailure> {
         loop {
             if let Some(r) = self.reap(session)? {

@@ -19,7 +19,8 @@ pub enum Error {
     /// The verifier refused a compound: its code and the op it names.
     Rejected { code: u16, op: Option<u16> },
     /// The file server died or restarted: the session is gone (handles
-    /// too). Call [`crate::Fs::reconnect`] and open files again.
+    /// too, and ring entries in flight). Call [`crate::Fs::reconnect`]
+    /// (which opens the rings again) and open files again.
     ServerRestarted,
     /// The IPC itself failed.
     Ipc(SysError),

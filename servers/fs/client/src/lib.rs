@@ -49,6 +49,7 @@ use alloc::vec::Vec;
 
 use conflux_cosy_ipc::client::Session;
 pub use conflux_cosy_ipc::client::{Caps, Operand};
+use conflux_cosy_ipc::client_ring::SessionRings;
 use conflux_fs_protocol::ipc::{self, BufArg, RunReply};
 use conflux_fs_protocol::recipes::{list_long, ListLayout, LIST_TRUNCATED};
 use conflux_fs_protocol::record::{Dirent, Stat};
@@ -87,7 +88,7 @@ const PATHS: usize = 2 * 4096;
 pub struct Fs {
     session: Session,
     /// The ring path, once [`Fs::ring_open`] set it up.
-    rings: Option<conflux_cosy_ipc::client_ring::SessionRings>,
+    rings: Option<SessionRings>,
 }
 
 impl Fs {
@@ -110,9 +111,18 @@ impl Fs {
 
     /// Connects again after [`Error::ServerRestarted`]: the new server
     /// instance gets the control region and every data region again, in
-    /// the same order. Handles and prepared compounds are gone.
+    /// the same order, so region numbers stay valid. Handles and
+    /// prepared compounds are gone. Rings the old session had are opened
+    /// again in their region by this call (calling [`Fs::ring_open`]
+    /// again would attach that region a second time); entries that were
+    /// in flight are never answered (whether they took effect is
+    /// unknown, as for a call that failed), and their tickets never
+    /// match a later answer. A reconnect that finds the server gone (a
+    /// capability still naming the old instance, or a server that died
+    /// again) is tried again a few times
+    /// (`conflux_cosy_ipc::client_ring::SessionRings::reconnect`).
     pub fn reconnect(&mut self) -> Result<(), Error> {
-        Ok(self.session.reconnect()?)
+        Ok(SessionRings::reconnect(&mut self.session, &mut self.rings)?)
     }
 
     /// Whether a call found the file server gone (it died or restarted)

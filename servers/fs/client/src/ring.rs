@@ -10,7 +10,8 @@
 //! [`Fs::ring_reap`] takes an answer if one is there and
 //! [`Fs::ring_wait`] sleeps until one is. The mechanics are shared with
 //! every Cosy client (`conflux_cosy_ipc::client_ring`); this module gives
-//! them the file server's error type.
+//! them the file server's error type. After a server restart,
+//! [`Fs::reconnect`] opens the rings again in their region.
 
 use conflux_cosy_ipc::client::Operand;
 use conflux_cosy_ipc::client_ring::SessionRings;
@@ -62,6 +63,12 @@ impl Fs {
         Ok(SessionRings::doorbell(&mut self.session, wait)?)
     }
 
+    /// Entries submitted and not reaped yet.
+    pub fn ring_in_flight(&mut self) -> Result<u32, Error> {
+        let rings = self.rings.as_mut().ok_or(Error::NoRing)?;
+        Ok(rings.in_flight(&mut self.session)?)
+    }
+
     /// The next answer, if one is there.
     pub fn ring_reap(&mut self) -> Result<Option<Reaped>, Error> {
         let rings = self.rings.as_mut().ok_or(Error::NoRing)?;
@@ -69,7 +76,9 @@ impl Fs {
     }
 
     /// The next answer, sleeping until there is one: the doorbell, if the
-    /// server asked, and the wait are one RING_ENTER.
+    /// server asked, and the wait are one RING_ENTER. If the server dies
+    /// meanwhile this is [`Error::ServerRestarted`], not a sleep for ever:
+    /// [`Fs::reconnect`], and the entries still in flight are lost.
     pub fn ring_wait(&mut self) -> Result<Reaped, Error> {
         let rings = self.rings.as_mut().ok_or(Error::NoRing)?;
         Ok(rings.wait(&mut self.session)?)

@@ -44,13 +44,7 @@ const REPLY_SLOTS: usize = MAX_CLIENTS + 1;
 /// SHUTDOWN call, to be answered once the disk is clean. Reply slots are
 /// `replies..replies + MAX_CLIENTS + 1`; transferred capabilities land in
 /// `received`.
-pub fn serve(
-    server: &mut Server,
-    ep: Endpoint,
-    replies: usize,
-    received: usize,
-    injection: &mut crate::fault::Injection,
-) -> usize {
+pub fn serve(server: &mut Server, ep: Endpoint, replies: usize, received: usize) -> usize {
     let mut slots = ReplySlots::new(replies, REPLY_SLOTS);
     // The answer to the last request, sent with the next receive.
     let mut pending: Option<(usize, Message)> = None;
@@ -91,7 +85,7 @@ pub fn serve(
                 }
                 return slot;
             }
-            injection.before(got.msg.label);
+            server.injection.before(got.msg.label);
             // `None`: a running compound holds the slot, and its first
             // slice just ran: look at the queue again before another.
             let started = match server.handle(got.badge, &got.msg, slot) {

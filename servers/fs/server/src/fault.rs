@@ -1,12 +1,15 @@
-//! Test systems only: in the systems named `fs-restart` and
-//! `flow-file-restart`, the server's first
-//! instance faults on purpose in the middle of a client's workload: once
-//! files were fsynced, when an fsync arrives while writes made since the
-//! previous one sit in the cache, it dies in that fsync's write-back with
-//! writes on the device. So the in-guest test checks what survives a
-//! file-server restart, what its clients see, and that the block driver
-//! keeps the old session's completions out of the new one. Every other
-//! system, and every restarted instance, never takes this path.
+//! Test systems only: in the systems named `fs-restart`,
+//! `flow-file-restart`, `fs-ring-restart` and `fs-ring-restart-2cpu`, the
+//! server's first instance faults on purpose in the middle of a client's
+//! workload: once files were fsynced, when an fsync arrives while writes
+//! made since the previous one sit in the cache, it dies in that fsync's
+//! write-back with writes on the device. The operations are counted the
+//! same whether they come by IPC or through a session's rings (in the
+//! `fs-ring-restart` systems, an fsync entry with more entries in flight
+//! behind it). So the in-guest tests check what survives a file-server
+//! restart, what its clients see, and that the block driver keeps the old
+//! session's completions out of the new one. Every other system, and
+//! every restarted instance, never takes this path.
 
 use core::sync::atomic::{AtomicBool, Ordering};
 
@@ -41,13 +44,13 @@ pub struct Injection {
 }
 
 impl Injection {
-    /// Armed in `fs-restart` and `flow-file-restart` for an instance that
-    /// was not restarted.
+    /// Armed in the systems the module names, for an instance that was
+    /// not restarted.
     pub fn new(restarted: bool) -> Self {
         Injection {
             armed: matches!(
                 crate::config::SYSTEM_NAME,
-                "fs-restart" | "flow-file-restart"
+                "fs-restart" | "flow-file-restart" | "fs-ring-restart" | "fs-ring-restart-2cpu"
             ) && !restarted,
             fsyncs: 0,
             unsynced: 0,
@@ -61,14 +64,22 @@ impl Injection {
     #[inline]
     pub fn before(&mut self, label: u32) {
         if self.armed {
-            self.count(label);
+            self.count(label.checked_sub(ipc::VAN_BASE).map(|op| op as u16));
+        }
+    }
+
+    /// [`Injection::before`] for each call a ring entry makes (its one
+    /// operation, or each of its compound's).
+    #[inline]
+    pub fn before_ring_op(&mut self, op: u16) {
+        if self.armed {
+            self.count(Some(op));
         }
     }
 
     /// [`Injection::before`] for an armed server.
     #[inline(never)]
-    fn count(&mut self, label: u32) {
-        let op = label.checked_sub(ipc::VAN_BASE).map(|op| op as u16);
+    fn count(&mut self, op: Option<u16>) {
         match op {
             Some(ops::FSYNC | ops::SYNC) if self.fsyncs >= FSYNCS && self.unsynced >= UNSYNCED => {
                 conflux_userlib::println!(

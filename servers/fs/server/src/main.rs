@@ -166,15 +166,9 @@ fn main() {
         MAX_CLIENTS,
         pool.capacity()
     );
-    let mut server = Server::new(fs, Clients::new(CONTROL_CAPS, pool));
-    let mut injection = fault::Injection::new(restarted);
-    let shutdown = endpoint_loop::serve(
-        &mut server,
-        Endpoint(config::caps::FS),
-        REPLIES,
-        RECEIVED,
-        &mut injection,
-    );
+    let injection = fault::Injection::new(restarted);
+    let mut server = Server::new(fs, Clients::new(CONTROL_CAPS, pool), injection);
+    let shutdown = endpoint_loop::serve(&mut server, Endpoint(config::caps::FS), REPLIES, RECEIVED);
     println!("shutting down: writing everything back and unmounting");
     let answer = match server.fs.unmount() {
         Ok(()) => {

@@ -33,6 +33,7 @@ use cosy_abi::ring::{
 use cosy_abi::{Insn, OpResult};
 
 use crate::clients::{Client, MAX_CLIENTS};
+use crate::fault::Injection;
 use crate::jobs::fs_fail;
 use crate::request::buf_operand;
 use crate::serve::{Fs, Server};
@@ -76,12 +77,16 @@ const SYNC_WORK: u32 = RING_MAX_STEPS / 10;
 /// paused at a sync so other clients go first and resumes later; an
 /// entry has no later slice (`cosy_abi::ring`: past its work it stops
 /// with `ENTRY_WORK_EXHAUSTED`), and a write, a sync and an exit must
-/// still fit in one.
-struct EntryWork<'a>(FileService<'a, conflux_fs_core::BlockCache<crate::disk::BlkDisk>>);
+/// still fit in one. Each call is shown to the test systems' fault
+/// injection first, as each IPC request is.
+struct EntryWork<'a> {
+    files: FileService<'a, conflux_fs_core::BlockCache<crate::disk::BlkDisk>>,
+    injection: &'a mut Injection,
+}
 
 impl cosy_abi::Service for EntryWork<'_> {
     fn ops(&self) -> cosy_abi::OpTable<'_> {
-        self.0.ops()
+        self.files.ops()
     }
 
     fn call(
@@ -89,11 +94,12 @@ impl cosy_abi::Service for EntryWork<'_> {
         opcode: u16,
         args: &mut cosy_abi::Args<'_, '_>,
     ) -> Result<u64, cosy_abi::CallError> {
-        self.0.call(opcode, args)
+        self.injection.before_ring_op(opcode);
+        self.files.call(opcode, args)
     }
 
     fn work(&self, opcode: u16, value: Option<u64>) -> u32 {
-        match self.0.work(opcode, value) {
+        match self.files.work(opcode, value) {
             // A sync: `FileService::work`'s "end the slice now".
             u32::MAX => SYNC_WORK,
             bytes => bytes,
@@ -121,20 +127,34 @@ fn with_rings<R>(
     Ok(f(&mut server, parts.data, &mut slices, session))
 }
 
+/// What serving a client's rings works with: the file system and the
+/// scratch storage entries are verified into.
+struct Work<'a> {
+    fs: &'a mut Fs,
+    inodes: &'a mut Inodes,
+    insns: &'a mut [Insn],
+    results: &'a mut [OpResult],
+    injection: &'a mut Injection,
+}
+
 /// Serves up to a depth of `client`'s entries; how many.
-fn serve_client(
-    fs: &mut Fs,
-    inodes: &mut Inodes,
-    insns: &mut [Insn],
-    results: &mut [OpResult],
-    client: &mut Client,
-) -> Result<u32, RingError> {
+fn serve_client(work: &mut Work<'_>, client: &mut Client) -> Result<u32, RingError> {
+    let Work {
+        fs,
+        inodes,
+        insns,
+        results,
+        injection,
+    } = work;
     with_rings(client, |server, data, regions, session| {
-        let mut service = EntryWork(FileService {
-            fs,
-            inodes,
-            session,
-        });
+        let mut service = EntryWork {
+            files: FileService {
+                fs,
+                inodes,
+                session,
+            },
+            injection,
+        };
         let mut scratch = Scratch { insns, results };
         let mut served = 0;
         let until = rdtsc().saturating_add(TURN_TSC);
@@ -234,20 +254,19 @@ impl Server {
 
     /// One pass over every session's rings; entries served.
     pub fn serve_rings(&mut self) -> u32 {
-        let mut insns = core::mem::take(&mut self.insns);
-        let mut results = core::mem::take(&mut self.results);
+        let mut work = Work {
+            fs: &mut self.fs,
+            inodes: &mut self.inodes,
+            insns: &mut self.insns,
+            results: &mut self.results,
+            injection: &mut self.injection,
+        };
         let mut total = 0;
         for i in 0..MAX_CLIENTS {
             let Some(client) = self.clients.at(i).filter(|c| c.rings.is_some()) else {
                 continue;
             };
-            match serve_client(
-                &mut self.fs,
-                &mut self.inodes,
-                &mut insns,
-                &mut results,
-                client,
-            ) {
+            match serve_client(&mut work, client) {
                 Ok(0) => {}
                 Ok(n) => {
                     total += n;
@@ -258,8 +277,6 @@ impl Server {
                 Err(e) => drop_rings(client, &mut self.outbox, e),
             }
         }
-        self.insns = insns;
-        self.results = results;
         total
     }
 

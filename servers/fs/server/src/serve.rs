@@ -55,6 +55,9 @@ pub struct Server {
     /// only then does the loop look at rings (one test per request
     /// otherwise).
     pub rings_used: bool,
+    /// Test systems' fault on purpose (`fault`): sees each operation,
+    /// by IPC or from a ring, before it runs.
+    pub injection: crate::fault::Injection,
 }
 
 /// A failure reply.
@@ -63,7 +66,7 @@ fn fail(code: u16) -> Message {
 }
 
 impl Server {
-    pub fn new(fs: Fs, clients: Clients) -> Self {
+    pub fn new(fs: Fs, clients: Clients, injection: crate::fault::Injection) -> Self {
         Server {
             fs,
             inodes: Inodes::default(),
@@ -73,6 +76,7 @@ impl Server {
             outbox: Vec::new(),
             next_job: 0,
             rings_used: false,
+            injection,
         }
     }
 

@@ -42,6 +42,7 @@ mod ring;
 mod van;
 
 use conflux_cosy_ipc::client::Session;
+use conflux_cosy_ipc::client_ring::SessionRings;
 use conflux_cosy_ipc::RunReply;
 use cosy_abi::typed::{op_values, OpValue};
 
@@ -74,15 +75,11 @@ macro_rules! manifest_caps {
     };
 }
 
-/// Further tries of a reconnect answered `ServerRestarted` (a stale
-/// capability, or a server that died again meanwhile).
-const RECONNECT_TRIES: usize = 3;
-
 /// A connection to the network server.
 pub struct Net {
     session: Session,
     /// The ring path, once [`Net::ring_open`] set it up.
-    rings: Option<conflux_cosy_ipc::client_ring::SessionRings>,
+    rings: Option<SessionRings>,
 }
 
 impl Net {
@@ -100,29 +97,15 @@ impl Net {
     /// stay valid. After [`Error::ServerRestarted`] this is how a client
     /// reaches the new server instance: its sockets are gone, listeners
     /// must be opened again. Rings the old session had are opened again
-    /// in their region (already shared again) by this call; calling
-    /// [`Net::ring_open`] again would attach their region a second time.
-    /// The first call through a capability made for
-    /// the old instance fails with `ServerRestarted` too (the kernel
-    /// refreshes the capability then), so that is tried again.
+    /// in their region by this call (calling [`Net::ring_open`] again
+    /// would attach that region a second time); entries that were in
+    /// flight are never answered, and their tickets never match a later
+    /// answer. A reconnect that finds the server gone (a capability
+    /// still naming the old instance, or a server that died again) is
+    /// tried again a few times
+    /// (`conflux_cosy_ipc::client_ring::SessionRings::reconnect`).
     pub fn reconnect(&mut self) -> Result<(), Error> {
-        // The old session's rings went with it; their region is shared
-        // again with the others, under the same number: open them there.
-        let rings = self.rings.take().map(|r| r.region());
-        let mut result = self.session.reconnect().map_err(Error::from);
-        for _ in 0..RECONNECT_TRIES {
-            if result != Err(Error::ServerRestarted) {
-                break;
-            }
-            result = self.session.reconnect().map_err(Error::from);
-        }
-        result?;
-        if let Some(region) = rings {
-            let (reopened, _) =
-                conflux_cosy_ipc::client_ring::SessionRings::reopen(&mut self.session, region)?;
-            self.rings = Some(reopened);
-        }
-        Ok(())
+        Ok(SessionRings::reconnect(&mut self.session, &mut self.rings)?)
     }
 
     /// Shares the region in `slot` (mapped by the manifest at `addr`) as

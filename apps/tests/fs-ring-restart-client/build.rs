@@ -1,0 +1,3 @@
+fn main() {
+    conflux_manifest::build_script_main()
+}
