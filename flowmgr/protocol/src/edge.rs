@@ -1,13 +1,13 @@
 //! One edge of a flow: the connection from one stage to the next.
 //!
-//! An edge is a region of its own (three pages, [`EDGE_BYTES`]; one per
-//! flow slot and edge, owned by `flowmgr`), shared by exactly the two
-//! stages it joins:
+//! An edge is one page of its own ([`EDGE_BYTES`]; a region `flowmgr`
+//! owns per flow slot and edge), shared by exactly the two stages it
+//! joins:
 //!
 //! ```text
-//! 0x0000  full ring   (upstream → downstream: filled buffers), CAPACITY slots
-//! 0x10c0  free ring   (downstream → upstream: emptied buffers)
-//! 0x2180  counters    upstream's four words, then downstream's (see Counters)
+//! 0x000  full ring   (upstream → downstream: filled buffers), CAPACITY slots
+//! 0x4c0  free ring   (downstream → upstream: emptied buffers)
+//! 0x980  counters    upstream's four words, then downstream's (see Counters)
 //! ```
 //!
 //! The buffers themselves are in the flow's pool, a separate region; a
@@ -37,13 +37,10 @@ mod raw;
 
 pub use raw::{attach_input, attach_output, format, observe};
 
-/// Slots per ring: more buffers than an edge ever holds. An edge holds
-/// what arrives while the stage downstream is not running: 256 buffers
-/// are 8 ms of datagrams at 32,000 a second, longer than the host
-/// scheduler's slice for which a TCG guest CPU's thread can wait for a
-/// core (measured: QEMU's threads waited 20-40 % of a flow's burst on
-/// this 2-core host; 64 buffers, 2 ms, were filled at the first edge).
-pub const CAPACITY: u32 = 256;
+/// Slots per ring: more buffers than an edge ever holds. 256 were
+/// measured on 2026-11-29 (docs/flows.md, "Deeper edges") without a clear
+/// gain, so an edge stays one page.
+pub const CAPACITY: u32 = 64;
 /// Bytes of each ring's area: its header and slots, to a cache line.
 pub const RING_AREA: usize = match conflux_queue::ring_bytes(CAPACITY) {
     Some(b) => b.next_multiple_of(64),
@@ -57,7 +54,7 @@ pub const FREE_RING: usize = RING_AREA;
 pub const COUNTERS: usize = 2 * RING_AREA;
 /// Bytes of an edge region: the rings and counters, in whole pages.
 pub const EDGE_BYTES: usize = (COUNTERS + 128).next_multiple_of(4096);
-const _: () = assert!(FREE_RING == 0x10c0 && COUNTERS == 0x2180 && EDGE_BYTES == 3 * 4096);
+const _: () = assert!(FREE_RING == 0x4c0 && COUNTERS == 0x980 && EDGE_BYTES == 4096);
 /// The most buffers one edge may own: every buffer must fit the free ring.
 pub const MAX_BUFFERS: u32 = CAPACITY;
 

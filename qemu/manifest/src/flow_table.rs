@@ -12,7 +12,7 @@
 //! each stage task `T`, an endpoint `T.flow` it serves and, unless it
 //! drives a device (whose notification it already waits on), a
 //! notification `T.bell`; for each slot `N`, a region `flowN.pool`
-//! (`pool_size`) and five three-page regions `flowN.edgeE`. Capabilities (see
+//! (`pool_size`) and five one-page regions `flowN.edgeE`. Capabilities (see
 //! `slots`): `T` gets `flow` (read) and, for its own bell, `flow_bell`
 //! (read and write: its timer can ring it); the manager gets `stage_T` (the endpoint, write and grant, to
 //! hand capabilities over), `bell_T` (the doorbell, write, badged with

@@ -3,22 +3,25 @@
 //! (`/proc/<pid>/task/<tid>/schedstat`: nanoseconds run, nanoseconds
 //! waited runnable on a run queue, time slices).
 //!
-//! How busy the host's CPUs were on average (`host_cpu`) hides short
-//! overloads: a flow run's datagrams arrive in a burst of under a second,
-//! and during it each guest CPU's thread, QEMU's I/O thread (slirp, the
-//! devices' bottom halves) and the runner's sender all want a core. A
-//! thread that is runnable but waits for a core holds up whatever the
-//! guest does next on it, so the share of their runnable time QEMU's
-//! threads spent waiting says directly whether the host, not the guest,
-//! set the pace. A guest CPU that halted is not runnable and counts
+//! How busy the host's CPUs were on average (`host_cpu`) says nothing of
+//! what a guest CPU loses each time it is woken: a halted vCPU's thread,
+//! or QEMU's I/O thread (slirp, the devices' bottom halves) handed work,
+//! is runnable from its wake-up until a host CPU runs it, and the guest
+//! does nothing on it meanwhile. The share of their runnable time QEMU's
+//! threads spent waiting, and the mean wait per time slice (a slice per
+//! wake-up, mostly), tell the two causes apart: tens of microseconds
+//! per slice is the host's wake-up latency, paid thousands of times a
+//! second; milliseconds are threads queued behind each other for too
+//! few cores. A guest CPU that halted is not runnable and counts
 //! nothing.
 
 use std::collections::HashMap;
 use std::fmt;
 
-/// Each thread's nanoseconds run and waited, by thread id, at one moment.
+/// Each thread's nanoseconds run and waited and its slices, by thread
+/// id, at one moment.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Threads(HashMap<u32, (u64, u64)>);
+pub struct Threads(HashMap<u32, (u64, u64, u64)>);
 
 /// What a process's threads did between two samples.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -27,11 +30,9 @@ pub struct Waited {
     pub run_ns: u64,
     /// Nanoseconds they were runnable but waited for a host CPU.
     pub wait_ns: u64,
+    /// Time slices they ran in (one per wake-up or preemption).
+    pub slices: u64,
 }
-
-/// From this share of their runnable time spent waiting on, a run's
-/// figures describe the host more than the guest: a tenth.
-const STARVED: f64 = 0.10;
 
 impl Waited {
     /// The share of the threads' runnable time spent waiting for a CPU
@@ -51,25 +52,34 @@ impl Waited {
         (self.share() * 1000.0).round() / 1000.0
     }
 
-    /// True when the threads waited for a CPU at least a tenth of the
-    /// time they could have run.
-    pub fn starved(&self) -> bool {
-        self.share() >= STARVED
+    /// The mean wait before a time slice, in microseconds (0 for none).
+    pub fn per_slice_us(&self) -> f64 {
+        if self.slices == 0 {
+            0.0
+        } else {
+            self.wait_ns as f64 / self.slices as f64 / 1000.0
+        }
     }
 }
 
 impl fmt::Display for Waited {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:.0} %", self.share() * 100.0)
+        write!(
+            f,
+            "{:.0} %, {:.0} µs",
+            self.share() * 100.0,
+            self.per_slice_us()
+        )
     }
 }
 
-/// The run and wait nanoseconds of one `schedstat` text.
-pub fn parse(schedstat: &str) -> Option<(u64, u64)> {
+/// The run and wait nanoseconds and the slices of one `schedstat` text.
+pub fn parse(schedstat: &str) -> Option<(u64, u64, u64)> {
     let mut fields = schedstat.split_whitespace().map(str::parse::<u64>);
     let run = fields.next()?.ok()?;
     let wait = fields.next()?.ok()?;
-    Some((run, wait))
+    let slices = fields.next()?.ok()?;
+    Some((run, wait, slices))
 }
 
 /// Process `pid`'s threads now; `None` where the statistics cannot be
@@ -108,11 +118,13 @@ impl Threads {
         let mut w = Waited {
             run_ns: 0,
             wait_ns: 0,
+            slices: 0,
         };
-        for (tid, &(run, wait)) in &self.0 {
-            let (run0, wait0) = earlier.0.get(tid).copied().unwrap_or((0, 0));
+        for (tid, &(run, wait, slices)) in &self.0 {
+            let (run0, wait0, slices0) = earlier.0.get(tid).copied().unwrap_or((0, 0, 0));
             w.run_ns += run.saturating_sub(run0);
             w.wait_ns += wait.saturating_sub(wait0);
+            w.slices += slices.saturating_sub(slices0);
         }
         w
     }
@@ -123,12 +135,14 @@ mod tests {
     use super::*;
 
     fn threads(list: &[(u32, u64, u64)]) -> Threads {
-        Threads(list.iter().map(|&(t, r, w)| (t, (r, w))).collect())
+        // Each test thread ran in 10 slices more each time.
+        Threads(list.iter().map(|&(t, r, w)| (t, (r, w, r / 100))).collect())
     }
 
     #[test]
-    fn parses_run_and_wait_and_refuses_anything_else() {
-        assert_eq!(parse("192701 35 1\n"), Some((192_701, 35)));
+    fn parses_run_wait_and_slices_and_refuses_anything_else() {
+        assert_eq!(parse("192701 35 1\n"), Some((192_701, 35, 1)));
+        assert_eq!(parse("192701 35\n"), None);
         assert_eq!(parse("192701\n"), None);
         assert_eq!(parse("x 1 2"), None);
         assert_eq!(parse(""), None);
@@ -144,33 +158,31 @@ mod tests {
             w,
             Waited {
                 run_ns: 600 + 400 + 100,
-                wait_ns: 300 + 100
+                wait_ns: 300 + 100,
+                slices: 6 + 4 + 1,
             }
         );
         assert!((w.share() - 400.0 / 1500.0).abs() < 1e-12);
         assert_eq!(w.recorded(), 0.267);
-        assert_eq!(w.to_string(), "27 %");
-        assert!(w.starved());
+        // 400 ns over 11 slices: 0.036 µs each.
+        assert_eq!(w.to_string(), "27 %, 0 µs");
     }
 
     #[test]
-    fn a_thread_that_never_ran_waited_no_share_and_a_tenth_is_starved() {
+    fn threads_that_never_ran_waited_nothing_and_waits_per_slice_are_microseconds() {
         let none = Waited {
             run_ns: 0,
             wait_ns: 0,
+            slices: 0,
         };
-        assert_eq!(none.share(), 0.0);
-        assert!(!none.starved());
-        let tenth = Waited {
-            run_ns: 900,
-            wait_ns: 100,
+        assert_eq!((none.share(), none.per_slice_us()), (0.0, 0.0));
+        let woken = Waited {
+            run_ns: 700_000_000,
+            wait_ns: 300_000_000,
+            slices: 20_000,
         };
-        assert!(tenth.starved());
-        let less = Waited {
-            run_ns: 901,
-            wait_ns: 99,
-        };
-        assert!(!less.starved());
+        assert_eq!(woken.per_slice_us(), 15.0);
+        assert_eq!(woken.to_string(), "30 %, 15 µs");
     }
 
     #[test]

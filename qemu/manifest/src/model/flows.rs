@@ -38,10 +38,10 @@ pub struct FlowSlot {
 
 /// Edges per slot: a flow has at most this many stages plus one.
 pub const EDGES: usize = 5;
-/// Bytes of an edge region (three pages: two rings of 256 slots and
-/// counters; `conflux_flow_protocol::edge::EDGE_BYTES`, which a stage and
-/// `flowmgr` check a region against).
-pub const EDGE_SIZE: u64 = 3 * 4096;
+/// Bytes of an edge region (one page: two rings and counters;
+/// `conflux_flow_protocol::edge::EDGE_BYTES`, which a stage and `flowmgr`
+/// check a region against).
+pub const EDGE_SIZE: u64 = 4096;
 /// The doorbell bit a neighbouring stage rings (bit 0 of a device's
 /// notification is its interrupt, bits 1.. its clients' doorbells).
 pub const BELL_BIT: u64 = 1 << 62;
