@@ -534,7 +534,6 @@ fn report(
                 "  (the host's CPUs were all busy during that flow run, {b} cores: the host set its pace, not the guest)"
             ));
         }
-
         // Each stage's utilisation in the flow: the flow's rate as a share
         // of what the stage takes alone (1.0: the flow keeps it busy).
         if let Some(f) = find("flow") {

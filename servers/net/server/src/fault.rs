@@ -3,8 +3,8 @@
 //! [`BYTES_BEFORE_FAULT`] bytes of frames, in the middle of a transfer
 //! (an HTTP answer, by IPC or through httpd's rings; a flow's `tcp`
 //! sink), so the in-guest test checks what host clients and the server's
-//! own clients see when init restarts it. Every other system, and every restarted instance, never takes
-//! this path.
+//! own clients see when init restarts it. Every other system, and every
+//! restarted instance, never takes this path.
 
 /// The test systems whose server faults on purpose.
 const SYSTEMS: [&str; 3] = [
