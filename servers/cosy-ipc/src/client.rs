@@ -78,11 +78,7 @@ impl Operand {
     }
 }
 
-/// Further tries of a reconnect that found the server gone (`DeadPeer`:
-/// a capability still naming the old instance, or a server that died
-/// again meanwhile). Bounded: a server that keeps dying is reported, not
-/// chased.
-pub const RECONNECT_TRIES: usize = 3;
+pub use crate::retry::RECONNECT_TRIES;
 
 /// A connection to a Cosy server.
 pub struct Session {
@@ -140,14 +136,7 @@ impl Session {
     /// meanwhile does too: such a reconnect is tried again, at most
     /// [`RECONNECT_TRIES`] more times, then its `DeadPeer` returned.
     pub fn reconnect(&mut self) -> Result<(), Failure> {
-        let mut result = self.connect_again();
-        for _ in 0..RECONNECT_TRIES {
-            if result != Err(Failure::Ipc(SysError::DeadPeer)) {
-                break;
-            }
-            result = self.connect_again();
-        }
-        result
+        crate::retry::retry_while_gone(&Failure::Ipc(SysError::DeadPeer), || self.connect_again())
     }
 
     /// One try of [`Session::reconnect`].

@@ -45,6 +45,7 @@ mod compound;
 pub mod regions;
 #[cfg(feature = "server")]
 pub mod replies;
+pub mod retry;
 pub mod slots;
 mod words;
 
