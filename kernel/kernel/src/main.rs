@@ -122,5 +122,6 @@ extern "C" fn kernel_main(start_info: u64) -> ! {
     selftest::run(boot.cmdline());
     smp::start_aps(boot.rsdp());
     arch::apic::init();
+    selftest::late(boot.cmdline());
     sched::start(image)
 }

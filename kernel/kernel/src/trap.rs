@@ -17,6 +17,7 @@ use arch::apic;
 use conflux_abi::exit::Verdict;
 use conflux_abi::ipc::{FaultKind, FaultMessage};
 use conflux_kcore::{Kernel, Next};
+use core::sync::atomic::{AtomicU64, Ordering};
 
 /// First vector of hardware interrupts.
 const IRQ_BASE: u64 = 32;
@@ -49,8 +50,29 @@ fn interrupt(k: &mut Kernel<X86>, vector: u64) -> Next {
         }
         k.interrupt(line);
         apic::eoi();
+        return Next::Resume;
     }
-    Next::Resume // spurious vectors get no EOI
+    if vector != apic::SPURIOUS_VECTOR as u64 {
+        stray(vector);
+        apic::eoi();
+    }
+    Next::Resume // the spurious vector gets no EOI
+}
+
+/// Vectors already reported by [`stray`], a bit each.
+static STRAYS: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
+
+/// Reports an interrupt on a vector nothing uses, once per vector (a
+/// stray source could otherwise flood the console). The interrupted task
+/// carries on: the interrupt was not its doing.
+fn stray(vector: u64) {
+    let (word, bit) = ((vector / 64) as usize % 4, 1u64 << (vector % 64));
+    if STRAYS[word].fetch_or(bit, Ordering::Relaxed) & bit == 0 {
+        kprintln!(
+            "interrupt: unexpected vector {vector} on CPU {} (no device line, timer or IPI uses it); acknowledged and ignored, reported once per vector",
+            arch::cpu::this().cpu
+        );
+    }
 }
 
 #[no_mangle]

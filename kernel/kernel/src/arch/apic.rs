@@ -33,6 +33,7 @@ const REG_TPR: usize = 0x80;
 const REG_EOI: usize = 0xb0;
 const REG_SVR: usize = 0xf0;
 const REG_LVT_TIMER: usize = 0x320;
+const REG_LVT_LINT0: usize = 0x350;
 const REG_TIMER_INIT: usize = 0x380;
 const REG_TIMER_DIV: usize = 0x3e0;
 const REG_TIMER_CURRENT: usize = 0x390;
@@ -71,8 +72,12 @@ pub fn id() -> u32 {
 }
 
 /// Accepts interrupts: task priority 0 and the APIC software-enabled.
+/// LINT0 is masked: the firmware leaves it in virtual-wire mode (ExtINT),
+/// through which the legacy PICs deliver vectors of their own choosing;
+/// every device here comes through the I/O APIC.
 pub fn enable() {
     write(REG_TPR, 0);
+    write(REG_LVT_LINT0, LVT_MASKED);
     write(REG_SVR, SOFTWARE_ENABLE | SPURIOUS_VECTOR as u32);
 }
 
@@ -94,6 +99,12 @@ fn send_ipi(apic_id: u32, low: u32) {
     while read(REG_ICR_LOW) & ICR_PENDING != 0 {
         core::hint::spin_loop();
     }
+}
+
+/// Interrupts this CPU with `vector` (fixed delivery to itself), once it
+/// accepts interrupts.
+pub fn send_self(vector: u8) {
+    send_ipi(id(), ICR_ASSERT | vector as u32);
 }
 
 /// Interrupts the CPU `apic_id` with `vector` (fixed delivery).
