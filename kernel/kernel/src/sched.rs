@@ -104,11 +104,21 @@ fn run<const SPREAD: bool>(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, t: usize) 
     }
 }
 
-/// Points the CPU at a fresh idle-loop frame on its own idle stack, on the
-/// kernel's own tables. (The idle loop is not running: this CPU is in the
-/// kernel, and only it touches its block.)
+/// Points the CPU at a fresh idle-loop frame on its own idle stack. (The
+/// idle loop is not running: this CPU is in the kernel, and only it
+/// touches its block.)
+///
+/// The CPU idles on whatever tables it last ran, as Linux's lazy TLB mode
+/// does: the idle loop touches only the kernel half, which every space maps
+/// alike, and a CPU most often wakes to run the task it left (a driver
+/// waiting for its device). Each CR3 load drops every translation — under
+/// TCG the emulator's whole soft TLB and jump cache — so loading the
+/// kernel's tables to idle and the task's again to resume cost two of
+/// them for nothing. The space stays recorded as this CPU's
+/// (`active_root`), so unmapping in it still interrupts this CPU and
+/// destroying it moves the CPU to the kernel's tables first (`shootdown`,
+/// `AddressSpace::destroy`): CR3 still never points at freed tables.
 pub fn idle(pc: &mut cpu::PerCpu) {
-    paging::activate_kernel_tables();
     pc.active_root
         .store(paging::current_root(), Ordering::Relaxed);
     pc.idle_frame = TrapFrame::new_kernel(idle_loop as *const () as u64, pc.idle_stack_top);

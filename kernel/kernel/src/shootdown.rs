@@ -62,6 +62,22 @@ pub fn shootdown(root: u64, ending: Option<usize>) {
     }
 }
 
+/// Checks that no other CPU is still on the tables at `root`, which are
+/// about to be freed: after a shootdown for a destroyed space every CPU
+/// recorded on it has left, idle CPUs included (they idle on the tables
+/// they last ran). One still there would run on freed memory; that is a
+/// kernel bug, and stopping the machine here names it before the frames
+/// are handed out again.
+pub fn assert_left(root: u64) {
+    let me = cpu::this().cpu as usize;
+    for c in (0..smp::online()).filter(|&c| c != me) {
+        assert!(
+            smp::active_root(c) != root,
+            "kernel bug: CPU {c} is still on the page tables at {root:#x} after the shootdown for their destruction"
+        );
+    }
+}
+
 /// Carries out this CPU's pending shootdown request, if any.
 pub fn answer_shootdown() {
     let pc = cpu::this();

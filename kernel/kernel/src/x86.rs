@@ -32,6 +32,7 @@ impl Machine for X86 {
 
     fn destroy(space: AddressSpace, task: usize) {
         crate::shootdown::shootdown(space.root(), Some(task));
+        crate::shootdown::assert_left(space.root());
         space.destroy();
     }
 

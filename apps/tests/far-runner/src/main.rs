@@ -1,5 +1,5 @@
 //! Far runner (test revoke-stop-running-2cpu): the task on CPU 1 that the
-//! near driver on CPU 0 acts on while it runs, never while it waits in
+//! near driver on CPU 0 acts on while it runs, and once while it waits in
 //! the kernel. Each incarnation plays one part, counted in the shared
 //! `board` region (which outlives restarts):
 //!
@@ -12,7 +12,11 @@
 //! - incarnation 1 (restarted by init after that fault) counts in a loop,
 //!   with a `yield` now and then so the stop can also meet it inside the
 //!   kernel, until the driver stops it with `task_stop`.
-//! - incarnation 2 (restarted after the stop) says so and exits.
+//! - incarnation 2 (restarted after the stop) waits in `recv` on `hand`
+//!   for a message that never comes, so CPU 1 idles on this task's page
+//!   tables (it idles on the tables it last ran), until the driver stops
+//!   it: the kernel must move CPU 1 off the tables before freeing them.
+//! - incarnation 3 says so and exits.
 //!
 //! The board's words are laid out in [`board`]; the near driver uses the
 //! same offsets.
@@ -43,6 +47,7 @@ mod board {
     pub const REVOKED: u64 = 1;
     pub const READING: u64 = 1;
     pub const COUNTING: u64 = 2;
+    pub const WAITING: u64 = 3;
 }
 
 const REPLY: usize = caps::FIRST_FREE;
@@ -59,7 +64,8 @@ fn main() {
     match n {
         0 => read_until_revoked(&board),
         1 => count_until_stopped(&board),
-        _ => println!("incarnation {n}: started after the stop; exiting"),
+        2 => wait_until_stopped(&board),
+        _ => println!("incarnation {n}: started after the stops; exiting"),
     }
 }
 
@@ -112,4 +118,17 @@ fn count_until_stopped(board: &Mapped) -> ! {
             yield_now();
         }
     }
+}
+
+/// Incarnation 2: waits in the kernel for a message that never comes
+/// (the driver only calls `hand` in part 1), leaving CPU 1 idle on this
+/// task's tables, until stopped.
+fn wait_until_stopped(board: &Mapped) {
+    println!("incarnation 2: waiting on `hand` on CPU 1 until stopped");
+    board.write_u64(board::LOOP, board::WAITING).expect(WORD);
+    let got = Endpoint(caps::HAND).recv(REPLY, GOT);
+    println!(
+        "incarnation 2: `hand` delivered {:?} although nothing was sent; nothing to test",
+        got.map(|g| g.msg.label)
+    );
 }

@@ -13,6 +13,11 @@
 //!    CPU 1, it stops it through the console's capability; when the call
 //!    returns the counter must stand still (the task has left CPU 1 and
 //!    its space is gone), and init restarts it once more.
+//! 3. `task_stop` of a task waiting in the kernel on CPU 1: that CPU then
+//!    idles on the task's page tables, and must be moved off them before
+//!    the kernel frees them (the kernel checks this itself when it
+//!    destroys a space, and stops the machine if a CPU is still on it);
+//!    init restarts it once more and the new incarnation exits.
 //!
 //! Order comes from the board's words and from blocking calls, never from
 //! timing: every wait below polls a word the other task writes.
@@ -40,6 +45,7 @@ mod board {
     pub const REVOKED: u64 = 1;
     pub const READING: u64 = 1;
     pub const COUNTING: u64 = 2;
+    pub const WAITING: u64 = 3;
 }
 
 const COPY: usize = caps::FIRST_FREE;
@@ -56,6 +62,7 @@ fn main() {
     let board = Region(caps::BOARD).premapped(caps::BOARD_ADDR, caps::BOARD_SIZE);
     revoke_while_running(&mut c, &board);
     stop_while_running(&mut c, &board);
+    stop_while_waiting(&mut c, &board);
     c.finish();
 }
 
@@ -100,21 +107,46 @@ fn stop_while_running(c: &mut Checks, board: &Mapped) {
         core::hint::spin_loop();
     }
     wait_running(board, board::COUNTING);
-    let far = config::TASK_NAMES
-        .iter()
-        .position(|&n| n == "far")
-        .expect("the manifest names a task `far`");
     println!("stopping the far runner while it counts on CPU 1");
     let console = Input::new(caps::CONSOLE, caps::CONSOLE_NOTIFY);
     c.eq(
         "task_stop of the task running on CPU 1",
-        console.stop_task(far),
+        console.stop_task(far_index()),
         Ok(()),
     );
     let before = board.read_u64(board::COUNTER).expect(WORD);
     settle();
     let after = board.read_u64(board::COUNTER).expect(WORD);
     c.eq("the stopped task's counter stands still", after, before);
+}
+
+/// Part 3: stops the far runner's next incarnation while it waits in the
+/// kernel, CPU 1 idle on its tables.
+fn stop_while_waiting(c: &mut Checks, board: &Mapped) {
+    while board.read_u64(board::STARTS).expect(WORD) < 3
+        || board.read_u64(board::LOOP).expect(WORD) != board::WAITING
+    {
+        core::hint::spin_loop();
+    }
+    // The far runner wrote the word just before its `recv`: give it time
+    // to block, so the stop meets CPU 1 idle (a stop that met it still
+    // running is covered by part 2, and passes too).
+    settle();
+    println!("stopping the far runner while it waits on CPU 1");
+    let console = Input::new(caps::CONSOLE, caps::CONSOLE_NOTIFY);
+    c.eq(
+        "task_stop of the task waiting on CPU 1",
+        console.stop_task(far_index()),
+        Ok(()),
+    );
+}
+
+/// The far runner's task index.
+fn far_index() -> usize {
+    config::TASK_NAMES
+        .iter()
+        .position(|&n| n == "far")
+        .expect("the manifest names a task `far`")
 }
 
 /// Waits until the far runner runs loop `which` and its counter moves.
