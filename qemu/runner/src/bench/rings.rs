@@ -24,14 +24,17 @@
 //!
 //! Each system's boot also gets a record of how busy the host's CPUs
 //! were over it (`config` the system, `param` "boot", metric
-//! `host_cpus_busy`, from `/proc/stat`), printed as a line: 2-CPU figures
-//! from a boot that kept every host CPU busy measure the host too.
+//! `host_cpus_busy`, from `/proc/stat`) and of how long QEMU's threads
+//! waited for a host CPU (metric `qemu_cpu_wait_share`, `host_wait`),
+//! printed as a line: 2-CPU figures from a boot that kept every host CPU
+//! busy measure the host too, and a guest CPU whose thread waits for the
+//! host to wake it does nothing meanwhile.
 
 use std::time::Duration;
 
 use super::{append, host_tsc_hz, parse_bench_lines, Record};
-use crate::accel::Accel;
-use crate::{host_cpu, image, qemu};
+use crate::host_wait::{self, Waited};
+use crate::{host_cpu, image};
 use conflux_abi::bench::Stat;
 
 const BENCH: &str = "rings";
@@ -143,31 +146,42 @@ pub fn run() -> Result<(), String> {
     for (system, configs) in SYSTEMS {
         let built = image::build_named(system)?;
         let start = host_cpu::sample();
-        let run = qemu::run_captured(&built, Accel::Tcg, TIMEOUT, "")?;
+        let (waited, output) = super::measure_beside(
+            &format!("bench rings ({system})"),
+            &built,
+            TIMEOUT,
+            boot_waits,
+        )?;
         // How busy the host was over the boot: its 2-CPU figures measure
         // the host too when every host CPU was busy.
         let host = host_cpu::since(start);
-        if run.output.contains("CHECK FAILED") || !run.output.contains("ringbench: done") {
+        if output.contains("CHECK FAILED") || !output.contains(DONE) {
             return Err(format!(
-                "{system}: the ringbench task or a client failed or did not finish; console:\n{}",
-                run.output
+                "{system}: the ringbench task or a client failed or did not finish; console:\n{output}"
             ));
         }
-        let lines = parse_bench_lines(&run.output, &["bench"])?;
+        let lines = parse_bench_lines(&output, &["bench"])?;
         let rows: Vec<Row> = lines
             .iter()
             .filter(|l| l.stat() != Stat::Samples)
             .flat_map(|l| map(&configs, l.metric(), l.stat(), l.value(), hz))
             .collect();
-        let busy = host.map(|b| Record {
-            bench: BENCH,
-            config: system,
-            param: "boot",
-            metric: "host_cpus_busy",
-            value: b.recorded(),
-            unit: "cores",
-            mode: "tcg",
-        });
+        let host_records = [
+            host.map(|b| ("host_cpus_busy", b.recorded(), "cores")),
+            waited.map(|w| ("qemu_cpu_wait_share", w.recorded(), "share")),
+        ];
+        let busy = host_records
+            .into_iter()
+            .flatten()
+            .map(|(metric, value, unit)| Record {
+                bench: BENCH,
+                config: system,
+                param: "boot",
+                metric,
+                value,
+                unit,
+                mode: "tcg",
+            });
         let records: Vec<Record> = rows
             .iter()
             .map(|r| Record {
@@ -182,13 +196,53 @@ pub fn run() -> Result<(), String> {
             .chain(busy)
             .collect();
         append(&records)?;
-        if let Some(b) = host {
-            println!("bench rings: {system}: the host's CPUs were {b} busy over the boot");
+        if let Some(line) = boot_line(system, host.map(|b| b.to_string()), waited) {
+            println!("{line}");
         }
         all.extend(rows);
     }
     print!("{}", tables(&all, hz));
     Ok(())
+}
+
+/// The line that ends a boot of the ringbench task.
+const DONE: &str = "ringbench: done";
+
+/// Beside a ringbench boot: how long QEMU's threads waited for a host CPU
+/// from the start until the guest is done (or gone); `None` where the
+/// host's statistics cannot be read. The guest exits right after its last
+/// line, so the threads are read every 100 ms and the last reading kept.
+fn boot_waits(console: &crate::qemu::Console) -> Result<Option<Waited>, String> {
+    let Some(pid) = console.qemu_pid() else {
+        return Ok(None);
+    };
+    let start = host_wait::sample(pid);
+    let mut last = None;
+    let deadline = std::time::Instant::now() + TIMEOUT;
+    while !console.wait_until(
+        std::time::Instant::now() + std::time::Duration::from_millis(100),
+        |out| out.contains(DONE) || out.contains("CHECK FAILED"),
+    ) && !console.exited()
+        && std::time::Instant::now() < deadline
+    {
+        last = host_wait::sample(pid).or(last);
+    }
+    last = host_wait::sample(pid).or(last);
+    Ok(start.zip(last).map(|(start, last)| last.since(&start)))
+}
+
+/// What the host did over a boot, as printed: its CPUs' use and QEMU's
+/// threads' waits, whichever could be read.
+fn boot_line(system: &str, busy: Option<String>, waited: Option<Waited>) -> Option<String> {
+    let parts: Vec<String> = [
+        busy.map(|b| format!("the host's CPUs were {b} busy")),
+        waited.map(|w| format!("QEMU's threads waited {w} for a host CPU")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!parts.is_empty())
+        .then(|| format!("bench rings: {system}: over the boot {}", parts.join("; ")))
 }
 
 /// The value of `config`'s `metric` at `param`.
@@ -293,6 +347,24 @@ mod tests {
     use super::*;
 
     const TWO: [(&str, &str); 4] = SYSTEMS[1].1;
+
+    #[test]
+    fn a_boot_line_says_what_the_host_did_or_nothing() {
+        let waited = Waited {
+            run_ns: 3_000_000,
+            wait_ns: 1_000_000,
+            slices: 100,
+        };
+        assert_eq!(
+            boot_line("ringbench-2cpu", Some("1.50/2".into()), Some(waited)).as_deref(),
+            Some("bench rings: ringbench-2cpu: over the boot the host's CPUs were 1.50/2 busy; QEMU's threads waited 25 %, 10 µs for a host CPU")
+        );
+        assert_eq!(
+            boot_line("ringbench", None, Some(waited)).as_deref(),
+            Some("bench rings: ringbench: over the boot QEMU's threads waited 25 %, 10 µs for a host CPU")
+        );
+        assert_eq!(boot_line("ringbench", None, None), None);
+    }
 
     #[test]
     fn each_prefix_names_its_configuration_and_the_rest_its_workload() {

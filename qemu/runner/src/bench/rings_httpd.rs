@@ -14,9 +14,11 @@
 //! request of every round, host wall clock from sending a request to its
 //! answer's last byte. Records: `bench: "rings"`, `config` the system's
 //! name, `param` N, metrics `httpd_rps`, `httpd_latency_median`,
-//! `httpd_latency_p99`, and `host_cpus_busy` (the host's CPUs busy over
-//! the N's rounds, from `/proc/stat`); mode tcg. The table gives
-//! ring/sync per N, and the host's CPU use beside it.
+//! `httpd_latency_p99`, `host_cpus_busy` (the host's CPUs busy over
+//! the N's rounds, from `/proc/stat`) and `qemu_cpu_wait_share` (the
+//! share of their runnable time QEMU's threads waited for a host CPU,
+//! `host_wait`); mode tcg. The table gives ring/sync per N, and the
+//! host's CPU use and QEMU's waits beside it.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -24,6 +26,7 @@ use std::time::{Duration, Instant};
 use super::net::{fetch, generated, Get, SMALL};
 use super::{append, Record};
 use crate::host_cpu::{self, Busy};
+use crate::host_wait::{self, Waited};
 use crate::http_peer::Expected;
 use crate::image;
 
@@ -53,6 +56,8 @@ struct Point {
     /// The host's CPUs kept busy over the N's rounds (QEMU, the clients
     /// and anything else the host ran), if `/proc/stat` could be read.
     host: Option<Busy>,
+    /// How long QEMU's threads waited for a host CPU over the N's rounds.
+    waited: Option<Waited>,
 }
 
 /// Boots each system, measures every N, prints the table and appends
@@ -74,7 +79,7 @@ pub fn run() -> Result<(), String> {
                 if !ready {
                     return Err(format!("the guest never showed {READY:?}"));
                 }
-                measure(port, &body)
+                measure(port, &body, console.qemu_pid())
             },
         )?;
         records(system, &points)?;
@@ -95,8 +100,8 @@ fn keep_console(system: &str, console: &str) {
     }
 }
 
-/// Every N against one booted system.
-fn measure(port: u16, body: &Arc<[u8]>) -> Result<Vec<Point>, String> {
+/// Every N against one booted system, whose QEMU is process `pid`.
+fn measure(port: u16, body: &Arc<[u8]>, pid: Option<u32>) -> Result<Vec<Point>, String> {
     let expected = Expected::Bytes(body.clone());
     // Warm-up: the file server's caches and httpd's first connections.
     fetch(port, SMALL, &expected, Get, 4, 10)?;
@@ -106,6 +111,7 @@ fn measure(port: u16, body: &Arc<[u8]>) -> Result<Vec<Point>, String> {
         let mut rates = Vec::new();
         let mut latencies = Vec::new();
         let start = host_cpu::sample();
+        let threads = pid.and_then(host_wait::sample);
         for _ in 0..ROUNDS {
             let stats = fetch(port, SMALL, &expected, Get, n, per_client)?;
             rates.push(stats.requests_per_sec());
@@ -116,6 +122,7 @@ fn measure(port: u16, body: &Arc<[u8]>) -> Result<Vec<Point>, String> {
             median_us: quantile(&mut latencies, 0.5),
             p99_us: quantile(&mut latencies, 0.99),
             host: host_cpu::since(start),
+            waited: pid.and_then(|p| host_wait::since(p, threads.as_ref())),
         });
     }
     Ok(points)
@@ -131,19 +138,29 @@ fn quantile(v: &mut [f64], q: f64) -> f64 {
     v[rank - 1]
 }
 
+/// One N's records: metric, value, unit (the host's figures where they
+/// could be read).
+fn metrics(p: &Point) -> Vec<(&'static str, f64, &'static str)> {
+    let host = p.host.map(|b| ("host_cpus_busy", b.recorded(), "cores"));
+    let waited = p
+        .waited
+        .map(|w| ("qemu_cpu_wait_share", w.recorded(), "share"));
+    [
+        ("httpd_rps", p.rps.round(), "requests_per_s"),
+        ("httpd_latency_median", p.median_us.round(), "us"),
+        ("httpd_latency_p99", p.p99_us.round(), "us"),
+    ]
+    .into_iter()
+    .chain(host)
+    .chain(waited)
+    .collect()
+}
+
 fn records(system: &str, points: &[Point]) -> Result<(), String> {
     let params: Vec<String> = CLIENTS.iter().map(u32::to_string).collect();
     let mut out = Vec::new();
     for (p, param) in points.iter().zip(&params) {
-        let host = p.host.map(|b| ("host_cpus_busy", b.recorded(), "cores"));
-        for (metric, value, unit) in [
-            ("httpd_rps", p.rps.round(), "requests_per_s"),
-            ("httpd_latency_median", p.median_us.round(), "us"),
-            ("httpd_latency_p99", p.p99_us.round(), "us"),
-        ]
-        .into_iter()
-        .chain(host)
-        {
+        for (metric, value, unit) in metrics(p) {
             out.push(Record {
                 bench: BENCH,
                 config: system,
@@ -159,17 +176,19 @@ fn records(system: &str, points: &[Point]) -> Result<(), String> {
 }
 
 /// Per N and CPU count: sync and ring requests/s, their ratio, the
-/// median and p99 latencies, and how busy the host's CPUs were meanwhile
-/// (sync, ring): a run that had them all busy measured the host too.
+/// median and p99 latencies, how busy the host's CPUs were meanwhile
+/// (sync, ring): a run that had them all busy measured the host too, and
+/// how long QEMU's threads waited for a host CPU (sync, ring).
 fn print_table(figures: &[(&str, Vec<Point>)]) {
     println!(
         "bench rings-httpd (httpd, 1 KiB over keep-alive, N host clients; tcg, host wall clock)"
     );
     println!(
-        "  {:<5} {:>3} {:>10} {:>10} {:>6}   {:>17} {:>17}   host busy sync, ring",
+        "  {:<5} {:>3} {:>10} {:>10} {:>6}   {:>17} {:>17}   host busy sync, ring   qemu waited sync; ring",
         "cpus", "N", "sync r/s", "ring r/s", "ring/sync", "sync med/p99 ms", "ring med/p99 ms"
     );
     let busy = |p: &Point| p.host.map_or("?".to_owned(), |b| b.to_string());
+    let waited = |p: &Point| p.waited.map_or("?".to_owned(), |w| w.to_string());
     for cpus in ["2cpu", "1cpu"] {
         let find = |mode: &str| {
             figures
@@ -182,7 +201,7 @@ fn print_table(figures: &[(&str, Vec<Point>)]) {
         };
         for ((n, s), r) in CLIENTS.iter().zip(sync).zip(ring) {
             println!(
-                "  {cpus:<5} {n:>3} {:>10.0} {:>10.0} {:>9.2}   {:>8.2}/{:<8.2} {:>8.2}/{:<8.2}   {}, {}",
+                "  {cpus:<5} {n:>3} {:>10.0} {:>10.0} {:>9.2}   {:>8.2}/{:<8.2} {:>8.2}/{:<8.2}   {}, {}   {}; {}",
                 s.rps,
                 r.rps,
                 r.rps / s.rps.max(1e-9),
@@ -191,7 +210,9 @@ fn print_table(figures: &[(&str, Vec<Point>)]) {
                 r.median_us / 1000.0,
                 r.p99_us / 1000.0,
                 busy(s),
-                busy(r)
+                busy(r),
+                waited(s),
+                waited(r)
             );
         }
     }
@@ -199,7 +220,32 @@ fn print_table(figures: &[(&str, Vec<Point>)]) {
 
 #[cfg(test)]
 mod tests {
-    use super::quantile;
+    use super::{metrics, quantile, Point};
+    use crate::host_wait::Waited;
+
+    #[test]
+    fn each_n_records_qemu_s_waits_where_they_were_read() {
+        let mut p = Point {
+            rps: 1000.4,
+            median_us: 900.6,
+            p99_us: 2000.0,
+            host: None,
+            waited: None,
+        };
+        let names = |p: &Point| metrics(p).iter().map(|m| m.0).collect::<Vec<_>>();
+        assert_eq!(
+            names(&p),
+            ["httpd_rps", "httpd_latency_median", "httpd_latency_p99"]
+        );
+        p.waited = Some(Waited {
+            run_ns: 750,
+            wait_ns: 250,
+            slices: 10,
+        });
+        let m = metrics(&p);
+        assert_eq!(m.last(), Some(&("qemu_cpu_wait_share", 0.25, "share")));
+        assert_eq!(m[0], ("httpd_rps", 1000.0, "requests_per_s"));
+    }
 
     #[test]
     fn quantile_is_nearest_rank() {

@@ -84,6 +84,11 @@ impl Console {
         self.exited.store(true, Ordering::Relaxed);
     }
 
+    /// Whether QEMU has exited.
+    pub fn exited(&self) -> bool {
+        self.exited.load(Ordering::Relaxed)
+    }
+
     /// Everything printed so far (without carriage returns).
     pub fn text(&self) -> String {
         let g = self.shared.lock().expect("reader lock");
