@@ -66,6 +66,44 @@ fn constants_source(
     Ok((task_constants(&manifest, crate_name), sources))
 }
 
+/// Whether the task of crate `me` runs on another CPU than the task of
+/// crate `peer` — with `peer` `None`, than any other task — in `manifest`;
+/// false when either is not in it. A server polls for work, and a client
+/// for answers, only when its peer can run meanwhile: on a CPU of its own.
+pub fn runs_apart(manifest: &crate::Manifest, me: &str, peer: Option<&str>) -> bool {
+    let cpu_of = |name: &str| {
+        manifest
+            .tasks
+            .iter()
+            .find(|t| t.crate_name == name)
+            .map(|t| t.cpu)
+    };
+    let Some(mine) = cpu_of(me) else {
+        return false;
+    };
+    match peer {
+        Some(peer) => cpu_of(peer).is_some_and(|theirs| theirs != mine),
+        None => manifest
+            .tasks
+            .iter()
+            .any(|t| t.crate_name != me && t.cpu != mine),
+    }
+}
+
+/// For a task's build script, after [`build_script_main`]: declares
+/// `cfg(name)` and sets it when [`runs_apart`] holds for the manifest
+/// being built (never without one).
+pub fn cfg_when_apart(name: &str, me: &str, peer: Option<&str>) {
+    println!("cargo::rustc-check-cfg=cfg({name})");
+    let Some(path) = env::var_os(MANIFEST_ENV) else {
+        return;
+    };
+    // build_script_main has loaded (and checked) the manifest already.
+    if crate::load(Path::new(&path)).is_ok_and(|m| runs_apart(&m, me, peer)) {
+        println!("cargo::rustc-cfg={name}");
+    }
+}
+
 fn unset(crate_name: &str) -> String {
     let message = format!(
         "{MANIFEST_ENV} is not set, so task `{crate_name}` does not know which system it is built for; build tasks through `cargo make run` (or the qemu runner), which sets it, or set {MANIFEST_ENV} to the absolute path of a system manifest"
@@ -76,6 +114,26 @@ fn unset(crate_name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn system(name: &str) -> crate::Manifest {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../systems/{name}.toml"));
+        crate::load(&path).expect("the system's manifest loads")
+    }
+
+    #[test]
+    fn a_task_runs_apart_only_from_tasks_on_another_cpu() {
+        let one = system("ringbench");
+        assert!(!runs_apart(&one, "fs", None));
+        let two = system("ringbench-2cpu");
+        assert!(runs_apart(&two, "fs", None));
+        assert!(runs_apart(&two, "ringbench", Some("fs")));
+        let httpd = system("httpd-ring-2cpu");
+        assert!(runs_apart(&httpd, "httpd", Some("net")));
+        assert!(!runs_apart(&httpd, "httpd", Some("fs")));
+        // A task the manifest does not have is apart from nothing.
+        assert!(!runs_apart(&two, "no-such-crate", None));
+        assert!(!runs_apart(&two, "fs", Some("no-such-crate")));
+    }
 
     #[test]
     fn unset_manifest_gives_a_compile_error() {

@@ -332,7 +332,9 @@ mod validate;
 
 use std::path::{Path, PathBuf};
 
-pub use build_script::{build_script_main, CONSTANTS_FILE, MANIFEST_ENV};
+pub use build_script::{
+    build_script_main, cfg_when_apart, runs_apart, CONSTANTS_FILE, MANIFEST_ENV,
+};
 pub use codegen::{task_constants, task_values};
 pub use device_table::check_files;
 pub use error::{Error, ExchangeRule, ExtendsRule, FileRightsRule, GeneratedRule, Span};
