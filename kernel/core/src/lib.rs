@@ -23,6 +23,7 @@ pub mod deadline;
 pub mod elf;
 pub mod fastpath;
 pub mod frames;
+pub mod haltpoll;
 pub mod ipc;
 pub mod kernel;
 pub mod machine;

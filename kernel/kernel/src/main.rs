@@ -25,6 +25,7 @@ mod arch;
 mod boottrace;
 mod console;
 mod fault;
+mod idle;
 mod load;
 mod mem;
 mod object;
@@ -120,6 +121,8 @@ extern "C" fn kernel_main(start_info: u64) -> ! {
 
     boottrace::init(boot.cmdline());
     selftest::run(boot.cmdline());
+    idle::init(boot.cmdline());
+    cpu::this().halt_poll = idle::policy();
     smp::start_aps(boot.rsdp());
     arch::apic::init();
     selftest::late(boot.cmdline());

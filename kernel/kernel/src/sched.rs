@@ -24,12 +24,6 @@ pub static KERNEL: Mutex<Kernel<X86>> = Mutex::new(Kernel::new());
 /// when every task has ended, the count must be back here.
 static FRAMES_AT_START: spin::Once<usize> = spin::Once::new();
 
-fn idle_loop() -> ! {
-    loop {
-        x86_64::instructions::hlt();
-    }
-}
-
 /// Carries out `next` on this CPU: afterwards the per-CPU block names the
 /// frame the exit path restores. `SPREAD` false (every task on one CPU,
 /// `Placement::spread`) skips the records only other CPUs read; true is
@@ -50,8 +44,12 @@ pub fn finish<const SPREAD: bool>(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, nex
 /// IPC path carries none of it).
 #[inline(never)]
 fn reschedule(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, next: Next) {
+    let was_idle = pc.state.idle;
     match k.schedule(&mut pc.state, next) {
         Decision::Run(t) => {
+            if was_idle {
+                crate::idle::woke(pc);
+            }
             // A task's first run always comes through here (the fastpath
             // only hands off to a task that has run before).
             if let Some(task) = k.tasks[t].as_ref() {
@@ -59,7 +57,16 @@ fn reschedule(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, next: Next) {
             }
             run::<true>(k, pc, t)
         }
-        Decision::Idle => idle(pc),
+        // A tick that finds nothing to do leaves the spell as it was: the
+        // CPU halts again without polling.
+        Decision::Idle => {
+            let poll_until = if was_idle {
+                0
+            } else {
+                crate::idle::entering(pc)
+            };
+            idle(pc, poll_until)
+        }
         Decision::Halt => all_ended(k),
     }
 }
@@ -104,9 +111,10 @@ fn run<const SPREAD: bool>(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, t: usize) 
     }
 }
 
-/// Points the CPU at a fresh idle-loop frame on its own idle stack. (The
-/// idle loop is not running: this CPU is in the kernel, and only it
-/// touches its block.)
+/// Points the CPU at a fresh idle-loop frame on its own idle stack, that
+/// polls until the TSC passes `poll_until` (0: halts at once;
+/// `crate::idle`). (The idle loop is not running: this CPU is in the
+/// kernel, and only it touches its block.)
 ///
 /// The CPU idles on whatever tables it last ran, as Linux's lazy TLB mode
 /// does: the idle loop touches only the kernel half, which every space maps
@@ -118,10 +126,11 @@ fn run<const SPREAD: bool>(k: &mut Kernel<X86>, pc: &mut cpu::PerCpu, t: usize) 
 /// (`active_root`), so unmapping in it still interrupts this CPU and
 /// destroying it moves the CPU to the kernel's tables first (`shootdown`,
 /// `AddressSpace::destroy`): CR3 still never points at freed tables.
-pub fn idle(pc: &mut cpu::PerCpu) {
+pub fn idle(pc: &mut cpu::PerCpu, poll_until: u64) {
     pc.active_root
         .store(paging::current_root(), Ordering::Relaxed);
-    pc.idle_frame = TrapFrame::new_kernel(idle_loop as *const () as u64, pc.idle_stack_top);
+    pc.idle_frame = TrapFrame::new_kernel(crate::idle::run as *const () as u64, pc.idle_stack_top);
+    pc.idle_frame.rdi = poll_until;
     pc.ctx_ptr = &mut pc.idle_frame as *mut TrapFrame as u64;
 }
 

@@ -15,8 +15,8 @@
 //!
 //! Each of the last three must end in a page fault (protection violation);
 //! if the write or call succeeds, a line says the protection is missing.
-//! Any other argument but `boot-trace` (see `boottrace`) is reported and
-//! ignored.
+//! Any other argument but `boot-trace` (see `boottrace`) and `idle=halt`
+//! (see `idle`) is reported and ignored.
 
 use crate::arch::kmap::KERNEL_VMA;
 use crate::arch::paging::phys_to_virt;
@@ -71,7 +71,7 @@ pub fn run(cmdline: &str) {
             }
             // Sent by `late`, once the local APIC is enabled.
             "selftest=stray-vector" => {}
-            crate::boottrace::ARGUMENT => {}
+            crate::boottrace::ARGUMENT | crate::idle::HALT_ONLY => {}
             other => kprintln!("ignoring unknown kernel argument `{other}`"),
         }
     }

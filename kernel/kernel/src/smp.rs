@@ -201,7 +201,8 @@ extern "C" fn ap_main(n: u64) -> ! {
     );
     let pc = cpu::this();
     pc.state.idle = true; // its `current` names no task of its own yet
-    crate::sched::idle(pc);
+    pc.halt_poll = crate::idle::policy();
+    crate::sched::idle(pc, 0);
     ONLINE.fetch_add(1, Ordering::AcqRel);
     // Safety: `idle` pointed the block at this CPU's idle frame; nothing on
     // this stack is needed again.
@@ -226,7 +227,7 @@ pub fn wake(cpus: u64) {
 /// lock. The boot CPU's tick alone counts time.
 pub fn ap_idle_tick(pc: &mut PerCpu) {
     apic::eoi();
-    crate::sched::idle(pc);
+    crate::sched::idle(pc, 0);
 }
 
 /// The tables CPU `c` runs on (see `PerCpu::active_root`).

@@ -182,7 +182,7 @@ extern "C" fn trap_from_kernel(frame: &mut TrapFrame) {
         let pc = arch::cpu::this();
         if frame.vector == apic::SHOOTDOWN_VECTOR as u64 {
             apic::eoi();
-            return crate::sched::idle(pc); // only the idle loop was interrupted
+            return crate::sched::idle(pc, 0); // only the idle loop was interrupted
         }
         if pc.cpu != 0 && frame.vector == apic::TIMER_VECTOR as u64 {
             return crate::smp::ap_idle_tick(pc);

@@ -34,9 +34,6 @@ pub fn find_qemu() -> Result<PathBuf, String> {
         .ok_or_else(|| format!("{QEMU} not found on PATH: install it with `sudo apt-get install qemu-system-x86` (or run `bash qemu/setup.sh`)"))
 }
 
-/// The QEMU command for `built` under `accel`, without serial settings.
-/// (Callers add COM1 for the console and COM2 as a null device that tests
-/// drive through an I/O-port capability.)
 /// CPUs QEMU gets: the manifest's, except under icount, where a guest with
 /// more than one CPU may never finish booting (seen with Linux here).
 fn cpus(built: &Built, accel: Accel) -> u32 {
@@ -90,7 +87,32 @@ pub fn start_network(built: &Built) -> Result<NetRun, String> {
     })
 }
 
-pub(crate) fn command(built: &Built, accel: Accel, net: &NetRun) -> Result<Command, String> {
+/// The kernel command line for `kernel_args` under `accel`: under icount
+/// it adds `idle=halt`, since an idle CPU that polls before halting spends
+/// guest instructions — guest time there — for as long as the host takes
+/// to finish a device's work, which would make the counts depend on the
+/// host (docs/kernel.md, "Idle"). Linux reads the same word the same way.
+pub(crate) fn kernel_line(accel: Accel, kernel_args: &str) -> String {
+    let mut line = kernel_args.trim().to_owned();
+    if accel == Accel::Icount {
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str("idle=halt");
+    }
+    line
+}
+
+/// The QEMU command for `built` under `accel` with `kernel_args` on the
+/// kernel's command line ([`kernel_line`]), without serial settings.
+/// (Callers add COM1 for the console and COM2 as a null device that tests
+/// drive through an I/O-port capability.)
+pub(crate) fn command(
+    built: &Built,
+    accel: Accel,
+    net: &NetRun,
+    kernel_args: &str,
+) -> Result<Command, String> {
     let mut cmd = Command::new(find_qemu()?);
     let sys = &built.manifest.system;
     let cpus = cpus(built, accel);
@@ -114,6 +136,10 @@ pub(crate) fn command(built: &Built, accel: Accel, net: &NetRun) -> Result<Comma
     .arg("-initrd")
     .arg(&built.image)
     .args(accel.qemu_args());
+    let line = kernel_line(accel, kernel_args);
+    if !line.is_empty() {
+        cmd.args(["-append", &line]);
+    }
     let dir = built.image.parent().unwrap_or(std::path::Path::new("."));
     devices::prepare(&built.manifest, dir, built.fresh_disk)?;
     cmd.args(devices::args(&built.manifest, dir, |name| {
@@ -170,7 +196,7 @@ pub fn run_interactive(
     // A terminal goes to QEMU as it is (raw mode, Ctrl-A X); piped input
     // is typed once the kernel's banner is out, like a test's `input`.
     let piped = !std::io::stdin().is_terminal();
-    let mut cmd = command(&built, accel, &net)?;
+    let mut cmd = command(&built, accel, &net, "")?;
     cmd.args(["-serial", "mon:stdio", "-serial", "null"])
         .stdout(Stdio::piped());
     if piped {
@@ -322,10 +348,7 @@ pub fn run_captured_full(
     let start = Instant::now();
     // Dropped when this function returns: QEMU has exited by then.
     let net = start_network(built)?;
-    let mut cmd = command(built, accel, &net)?;
-    if !kernel_args.is_empty() {
-        cmd.args(["-append", kernel_args]);
-    }
+    let mut cmd = command(built, accel, &net, kernel_args)?;
     let qmp_socket = (!nmi_after_ms.is_empty()).then(qmp_socket_path);
     if let Some(path) = &qmp_socket {
         let _ = std::fs::remove_file(path);
@@ -621,10 +644,27 @@ pub fn run_gdb(system: &str) -> Result<(), String> {
         built.kernel.display()
     );
     eprintln!("conflux: task symbols: add-symbol-file target/x86_64-unknown-none/release/<task crate>; quit QEMU with Ctrl-A X");
-    let status = command(&built, accel, &net)?
+    let status = command(&built, accel, &net, "")?
         .args(["-serial", "mon:stdio", "-serial", "null", "-s", "-S"])
         .status()
         .map_err(|e| format!("cannot start QEMU: {e}"))?;
     eprintln!("conflux: QEMU exited: {}", verdict_text(status.code()));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_icount_turns_the_kernels_idle_polling_off() {
+        assert_eq!(kernel_line(Accel::Icount, ""), "idle=halt");
+        assert_eq!(
+            kernel_line(Accel::Icount, "selftest=panic "),
+            "selftest=panic idle=halt"
+        );
+        assert_eq!(kernel_line(Accel::Tcg, ""), "");
+        assert_eq!(kernel_line(Accel::Tcg, "boot-trace"), "boot-trace");
+        assert_eq!(kernel_line(Accel::Kvm, "boot-trace"), "boot-trace");
+    }
 }

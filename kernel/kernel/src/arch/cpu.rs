@@ -83,6 +83,11 @@ pub struct PerCpu {
     /// those. Written by its CPU under the kernel lock (or when answering
     /// a shootdown), read by others under the lock.
     pub active_root: AtomicU64,
+    /// How long this CPU polls before it halts when it next idles
+    /// (`crate::idle`).
+    pub halt_poll: conflux_kcore::haltpoll::HaltPoll,
+    /// The TSC when this CPU last went idle after running a task.
+    pub idle_since: u64,
 }
 
 impl PerCpu {
@@ -107,6 +112,8 @@ impl PerCpu {
             idle_frame: TrapFrame::ZERO,
             run_generation: 0,
             active_root: AtomicU64::new(0),
+            halt_poll: conflux_kcore::haltpoll::HaltPoll::OFF,
+            idle_since: 0,
         }
     }
 }

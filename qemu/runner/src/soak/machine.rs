@@ -27,7 +27,7 @@ impl Machine {
     /// Boots `built` under `accel`, copying the console to `log`.
     pub fn boot(built: &Built, accel: Accel, log: &Path) -> Result<Machine, String> {
         let net = qemu::start_network(built)?;
-        let mut child = qemu::command(built, accel, &net)?
+        let mut child = qemu::command(built, accel, &net, "")?
             .args(["-serial", "stdio", "-serial", "null", "-monitor", "none"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
