@@ -55,9 +55,17 @@ pub fn policy() -> HaltPoll {
 
 /// This CPU goes idle after running a task: the TSC until which its idle
 /// loop polls (0: halt at once), and the start of the spell recorded.
+///
+/// Only with more than one CPU online: polling pays where a wake-up comes
+/// from another CPU (a call or a doorbell across CPUs, by IPI), and on
+/// one CPU, where only devices wake it, `bench rings` measured the
+/// synchronous NOP a third slower with it (PERFORMANCE.md, rings).
 pub fn entering(pc: &mut PerCpu) -> u64 {
     let t = now();
     pc.idle_since = t;
+    if crate::smp::online() < 2 {
+        return 0;
+    }
     match pc.halt_poll.window() {
         0 => 0,
         w => t.saturating_add(w),
@@ -76,9 +84,12 @@ pub fn woke(pc: &mut PerCpu) {
 /// for good. An interrupt during either takes the CPU into the kernel, which
 /// builds a fresh frame the next time it idles.
 pub extern "sysv64" fn run(poll_until: u64) -> ! {
-    while now() < poll_until {
-        core::hint::spin_loop();
-    }
+    // No `pause` in this loop: under TCG each `pause` leaves the
+    // translated code for QEMU's CPU loop, which takes QEMU's global lock
+    // that the emulator's main loop needs to run the devices, so a
+    // polling CPU would slow the very device work it waits for (bench
+    // rings, one CPU: half the synchronous NOP rate with it).
+    while now() < poll_until {}
     loop {
         x86_64::instructions::hlt();
     }
