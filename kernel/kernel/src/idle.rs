@@ -57,9 +57,9 @@ pub fn policy() -> HaltPoll {
 /// loop polls (0: halt at once), and the start of the spell recorded.
 ///
 /// Only with more than one CPU online: polling pays where a wake-up comes
-/// from another CPU (a call or a doorbell across CPUs, by IPI), and on
-/// one CPU, where only devices wake it, `bench rings` measured the
-/// synchronous NOP a third slower with it (PERFORMANCE.md, rings).
+/// from another CPU (a call or a doorbell across CPUs, by IPI); on one
+/// CPU only devices wake it, and the one-CPU flow gained nothing from it
+/// (PERFORMANCE.md, flow runs 33–34).
 pub fn entering(pc: &mut PerCpu) -> u64 {
     let t = now();
     pc.idle_since = t;
@@ -87,8 +87,7 @@ pub extern "sysv64" fn run(poll_until: u64) -> ! {
     // No `pause` in this loop: under TCG each `pause` leaves the
     // translated code for QEMU's CPU loop, which takes QEMU's global lock
     // that the emulator's main loop needs to run the devices, so a
-    // polling CPU would slow the very device work it waits for (bench
-    // rings, one CPU: half the synchronous NOP rate with it).
+    // polling CPU would slow the very device work it waits for.
     while now() < poll_until {}
     loop {
         x86_64::instructions::hlt();
