@@ -130,6 +130,9 @@ pub(crate) fn command(
         "-smp",
         &cpus.to_string(),
     ])
+    // Named threads (`CPU 0/TCG`, ...): the benchmarks tell the guest
+    // CPUs' host threads from QEMU's others by them (host_wait.rs).
+    .args(["-name", &format!("{},debug-threads=on", sys.name)])
     .args(["-device", "isa-debug-exit,iobase=0xf4,iosize=4"])
     .arg("-kernel")
     .arg(&built.kernel)

@@ -470,7 +470,10 @@ fn compare(placements: &[(&str, Vec<Outcome>)], tsc_hz: f64) -> Vec<String> {
 /// beside each run and recorded for the best ones (`host_cpus_busy`,
 /// `qemu_cpu_wait_share`; the mean wait per time slice beside it), since
 /// a run that had the host's every core busy, or QEMU waiting for one,
-/// measured the host too.
+/// measured the host too. Beside them, the host cores the guest CPUs'
+/// threads and QEMU's other threads kept busy (`vcpus | rest`; recorded
+/// as `guest_cpus_busy`): a flow whose guest CPU was busy well short of
+/// a core was held back by waiting, not by its CPU.
 fn report(
     results: &[Outcome],
     fed: &[Fed],
@@ -487,7 +490,7 @@ fn report(
     let mut table = vec![
         format!("bench flow, placement {placement} ({what}; {mode}; {COUNT} datagrams per run, offered at {RATES:?}/s; rates count records read back whole from the disk (null sinks: records counted there), over guest time; best run recorded; stage-crypto and stage-disk make their own records)"),
         format!(
-            "  {:<15} {:>6} {:>9} {:>8} {:>8} {:>12} {:>12} {:>10} {:>14}",
+            "  {:<15} {:>6} {:>9} {:>8} {:>8} {:>12} {:>12} {:>10} {:>14} {:>14}",
             "config",
             "size",
             "offered",
@@ -496,7 +499,8 @@ fn report(
             "packets/s",
             "MiB/s",
             "host busy",
-            "qemu waited"
+            "qemu waited",
+            "vcpus | rest"
         ),
     ];
     let rate_of = |o: &Outcome| rate_of(o, tsc_hz);
@@ -504,7 +508,7 @@ fn report(
         let pps = rate_of(o);
         let given = fed.get(i);
         table.push(format!(
-            "  {:<15} {:>6} {:>9} {:>8} {:>8} {:>12.0} {:>12.2} {:>10} {:>14}",
+            "  {:<15} {:>6} {:>9} {:>8} {:>8} {:>12.0} {:>12.2} {:>10} {:>14} {:>14}",
             o.config,
             o.size,
             match given {
@@ -521,7 +525,10 @@ fn report(
                 .map_or("?".into(), |b| b.to_string()),
             given
                 .and_then(|g| g.waited)
-                .map_or("?".into(), |w| w.to_string())
+                .map_or("?".into(), |w| w.to_string()),
+            given
+                .and_then(|g| g.waited)
+                .map_or("?".into(), |w| w.busy_text())
         ));
     }
     let best = best_runs(results, tsc_hz);
@@ -552,7 +559,11 @@ fn report(
         let kept = if stage { 3 } else { 4 };
         let host = host_of(o).map(|b| ("host_cpus_busy", b.recorded(), "cores"));
         let waited = waited_of(o).map(|w| ("qemu_cpu_wait_share", w.recorded(), "share"));
-        for (metric, value, unit) in metrics.into_iter().take(kept).chain(host).chain(waited) {
+        let vcpus = waited_of(o)
+            .and_then(|w| w.guest_cpus_recorded())
+            .map(|c| ("guest_cpus_busy", c, "cores"));
+        let measured = host.into_iter().chain(waited).chain(vcpus);
+        for (metric, value, unit) in metrics.into_iter().take(kept).chain(measured) {
             records.push(Record {
                 bench: "flow",
                 config,
@@ -728,6 +739,9 @@ flowbench: done
                 run_ns: 1_000_000 - wait_ns,
                 wait_ns,
                 slices: 10,
+                // The guest CPU's thread ran 0.6 ms of every 1 ms.
+                guest_cpu_ns: 600_000,
+                wall_ns: 1_000_000,
             })
         };
         let fed = |rate, host, waited| Fed { rate, host, waited };
@@ -844,6 +858,21 @@ flowbench: done
             table.iter().any(|l| l.contains("1.95/2    25 %, 25 µs")),
             "{table:?}"
         );
+        // And how busy the guest's CPU and QEMU's other threads were:
+        // 0.6 of a core, and the rest of the 1 ms run less the wait.
+        assert!(
+            table
+                .iter()
+                .any(|l| l.contains("25 %, 25 µs    0.60 | 0.15")),
+            "{table:?}"
+        );
+        let vcpus: Vec<(&str, f64)> = records
+            .iter()
+            .filter(|r| r.metric == "guest_cpus_busy")
+            .map(|r| (r.config, r.value))
+            .collect();
+        assert_eq!(vcpus.len(), waits.len());
+        assert!(vcpus.iter().all(|&(_, c)| c == 0.6), "{vcpus:?}");
     }
 
     #[test]

@@ -354,6 +354,7 @@ mod tests {
             run_ns: 3_000_000,
             wait_ns: 1_000_000,
             slices: 100,
+            ..Waited::default()
         };
         assert_eq!(
             boot_line("ringbench-2cpu", Some("1.50/2".into()), Some(waited)).as_deref(),

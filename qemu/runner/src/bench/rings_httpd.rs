@@ -241,6 +241,7 @@ mod tests {
             run_ns: 750,
             wait_ns: 250,
             slices: 10,
+            ..Waited::default()
         });
         let m = metrics(&p);
         assert_eq!(m.last(), Some(&("qemu_cpu_wait_share", 0.25, "share")));
