@@ -237,10 +237,6 @@ mod tests {
         Threads { threads, at }
     }
 
-    fn threads(list: &[(u32, u64, u64)]) -> Threads {
-        threads_at(Instant::now(), list)
-    }
-
     #[test]
     fn parses_run_wait_and_slices_and_refuses_anything_else() {
         assert_eq!(parse("192701 35 1\n"), Some((192_701, 35, 1)));
