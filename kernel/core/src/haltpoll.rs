@@ -50,6 +50,12 @@ impl HaltPoll {
         }
     }
 
+    /// Whether this policy never polls (so an idle spell need not even
+    /// be timed).
+    pub const fn is_off(&self) -> bool {
+        self.max == 0
+    }
+
     /// How long the CPU polls when it next goes idle.
     pub const fn window(&self) -> u64 {
         self.window
@@ -93,6 +99,9 @@ mod tests {
     #[test]
     fn a_new_policy_does_not_poll_and_off_never_does() {
         assert_eq!(policy().window(), 0);
+        assert!(!policy().is_off() && HaltPoll::OFF.is_off());
+        // A TSC too slow to count a microsecond gives a policy that is off.
+        assert!(HaltPoll::new(0).is_off());
         let mut off = HaltPoll::OFF;
         for idle in [0, 1, 10, 1_000_000] {
             off.woke_after(idle);

@@ -40,32 +40,34 @@ pub fn init(cmdline: &str) {
     let rate = now().saturating_sub(start) / SPAN_US;
     TSC_PER_US.store(rate, Ordering::Relaxed);
     kprintln!(
-        "idle: CPUs poll up to {} µs for an interrupt before halting (TSC {rate} cycles/µs; `{HALT_ONLY}` turns this off)",
+        "idle: with more than one CPU, CPUs poll up to {} µs for an interrupt before halting (TSC {rate} cycles/µs; `{HALT_ONLY}` turns this off)",
         HaltPoll::MAX_US
     );
 }
 
-/// A fresh policy for one CPU: off when `init` measured no rate.
-pub fn policy() -> HaltPoll {
+/// A fresh policy for one CPU of `online`: off when `init` measured no
+/// rate, and off on a system of one CPU. Polling pays where a wake-up
+/// comes from another CPU (a call or a doorbell across CPUs, by IPI); on
+/// one CPU only devices wake it, and the one-CPU flow gained nothing from
+/// it (PERFORMANCE.md, flow runs 33–34). The boot CPU asks once the APs
+/// are up, so the number is final (CPUs never go offline).
+pub fn policy(online: usize) -> HaltPoll {
     match TSC_PER_US.load(Ordering::Relaxed) {
         0 => HaltPoll::OFF,
+        _ if online < 2 => HaltPoll::OFF,
         rate => HaltPoll::new(rate),
     }
 }
 
 /// This CPU goes idle after running a task: the TSC until which its idle
-/// loop polls (0: halt at once), and the start of the spell recorded.
-///
-/// Only with more than one CPU online: polling pays where a wake-up comes
-/// from another CPU (a call or a doorbell across CPUs, by IPI); on one
-/// CPU only devices wake it, and the one-CPU flow gained nothing from it
-/// (PERFORMANCE.md, flow runs 33–34).
+/// loop polls (0: halt at once), and the start of the spell recorded. A
+/// CPU whose policy is off does neither (no TSC read on its idle path).
 pub fn entering(pc: &mut PerCpu) -> u64 {
-    let t = now();
-    pc.idle_since = t;
-    if crate::smp::online() < 2 {
+    if pc.halt_poll.is_off() {
         return 0;
     }
+    let t = now();
+    pc.idle_since = t;
     match pc.halt_poll.window() {
         0 => 0,
         w => t.saturating_add(w),
@@ -75,6 +77,9 @@ pub fn entering(pc: &mut PerCpu) -> u64 {
 /// This CPU leaves an idle spell for a task: the window adapts to how long
 /// the spell lasted.
 pub fn woke(pc: &mut PerCpu) {
+    if pc.halt_poll.is_off() {
+        return;
+    }
     let spell = now().saturating_sub(pc.idle_since);
     pc.halt_poll.woke_after(spell);
 }

@@ -122,8 +122,9 @@ extern "C" fn kernel_main(start_info: u64) -> ! {
     boottrace::init(boot.cmdline());
     selftest::run(boot.cmdline());
     idle::init(boot.cmdline());
-    cpu::this().halt_poll = idle::policy();
     smp::start_aps(boot.rsdp());
+    // Once every AP is up: whether there is more than one CPU is final.
+    cpu::this().halt_poll = idle::policy(smp::online());
     arch::apic::init();
     selftest::late(boot.cmdline());
     sched::start(image)

@@ -201,7 +201,8 @@ extern "C" fn ap_main(n: u64) -> ! {
     );
     let pc = cpu::this();
     pc.state.idle = true; // its `current` names no task of its own yet
-    pc.halt_poll = crate::idle::policy();
+                          // An AP exists only beside the boot CPU: two or more are online.
+    pc.halt_poll = crate::idle::policy(2);
     crate::sched::idle(pc, 0);
     ONLINE.fetch_add(1, Ordering::AcqRel);
     // Safety: `idle` pointed the block at this CPU's idle frame; nothing on
